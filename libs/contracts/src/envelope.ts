@@ -1,0 +1,31 @@
+/** Who caused a message: the authenticated principal behind a command, or a service. */
+export interface Actor {
+  readonly tenant: string;
+  readonly principal: string;
+}
+
+/**
+ * The envelope of every command on the bus. Run events travel as OpenWOP `RunEventDoc`s
+ * (their own envelope); correlation and trace context ride in headers.
+ */
+export interface CommandEnvelope<TType extends string = string, TData = unknown> {
+  /** Unique per command; consumers dedupe on it. */
+  readonly id: string;
+  readonly type: TType;
+  readonly occurredAt: string;
+  readonly correlationId: string;
+  readonly causationId?: string;
+  readonly actor: Actor;
+  readonly data: TData;
+}
+
+/** A command's verdict, sent back on the requester's reply topic. */
+export type CommandReply<T = unknown> =
+  | { readonly ok: true; readonly data: T }
+  | { readonly ok: false; readonly error: ReplyError };
+
+export interface ReplyError {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: Record<string, unknown>;
+}

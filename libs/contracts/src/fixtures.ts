@@ -1,0 +1,33 @@
+import approval from './fixtures/conformance-approval.json';
+import approvalRejectLoopback from './fixtures/conformance-approval-reject-loopback.json';
+import approvalRejectRouted from './fixtures/conformance-approval-reject-routed.json';
+import approvalTimeout from './fixtures/conformance-approval-timeout.json';
+import approvalTimeoutApprove from './fixtures/conformance-approval-timeout-approve.json';
+import agentLowConfidence from './fixtures/conformance-agent-low-confidence.json';
+import clarification from './fixtures/conformance-clarification.json';
+import council from './fixtures/conformance-multi-party-council.json';
+import councilOversize from './fixtures/conformance-multi-party-council-oversize.json';
+import noop from './fixtures/conformance-noop.json';
+import { SUPPORTED_NODE_TYPES, type WorkflowDefinition } from './workflow';
+
+/** Every conformance workflow the project ships (see fixtures/ORIGIN.md). */
+export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
+  noop,
+  approval,
+  approvalRejectLoopback,
+  approvalRejectRouted,
+  approvalTimeout,
+  approvalTimeoutApprove,
+  agentLowConfidence,
+  clarification,
+  council,
+  councilOversize,
+] as unknown as readonly WorkflowDefinition[];
+
+/** Whether every node of the workflow has a typeId the engine executes. */
+export function isRunnable(definition: WorkflowDefinition): boolean {
+  return definition.nodes.every((n) => SUPPORTED_NODE_TYPES.includes(n.typeId));
+}
+
+/** The fixtures the engine seeds at boot and discovery lists: those it can run to the end. */
+export const SEEDED_FIXTURES: readonly WorkflowDefinition[] = CONFORMANCE_FIXTURES.filter(isRunnable);

@@ -1,0 +1,2 @@
+export { DomainError, assertNever } from './domain-error';
+export { fold, type Decider, type Message } from './decider';
