@@ -1,0 +1,78 @@
+import type { RunEventDoc, RunEventType } from '@openwop/contracts';
+
+/** The `GET /v1/runs/{runId}` body (`run-snapshot.schema.json`), as folded from the run's events. */
+export interface RunSnapshot {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly status: string;
+  readonly owner?: { readonly tenant: string; readonly principal?: string };
+  readonly currentNodeId?: string;
+  readonly inputs?: Record<string, unknown>;
+  readonly outputs?: Record<string, unknown>;
+  readonly error?: unknown;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly completedAt?: string;
+  /** Sequence of the last projected event. */
+  readonly lastSequence: number;
+}
+
+/** Event types this projection reacts to; others only advance `lastSequence`. */
+export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
+  'run.started',
+  'node.started',
+  'node.completed',
+  'node.failed',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+];
+
+/**
+ * Folds one event into the snapshot. Pure and deterministic, so a rebuild from the log gives
+ * the same rows. Returns `null` while the run has no `run.started` yet.
+ */
+export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventDoc): RunSnapshot | null {
+  if (event.type === 'run.started') {
+    const p = event.payload as { workflowId: string; inputs?: Record<string, unknown>; owner?: RunSnapshot['owner'] };
+    return {
+      runId: event.runId,
+      workflowId: p.workflowId,
+      status: 'running',
+      ...(p.owner ? { owner: p.owner } : {}),
+      ...(p.inputs ? { inputs: p.inputs } : {}),
+      createdAt: event.timestamp,
+      updatedAt: event.timestamp,
+      lastSequence: event.sequence,
+    };
+  }
+  if (!snapshot) return null;
+  const next = { ...snapshot, updatedAt: event.timestamp, lastSequence: event.sequence };
+  switch (event.type) {
+    case 'node.started':
+      return { ...next, currentNodeId: event.nodeId ?? snapshot.currentNodeId };
+    case 'run.completed':
+      return withoutCurrentNode({
+        ...next,
+        status: 'completed',
+        outputs: (event.payload as { outputs?: Record<string, unknown> }).outputs ?? {},
+        completedAt: event.timestamp,
+      });
+    case 'run.failed':
+      return { ...next, status: 'failed', error: (event.payload as { error?: unknown }).error, completedAt: event.timestamp };
+    case 'run.cancelled':
+      return { ...next, status: 'cancelled', completedAt: event.timestamp };
+    default:
+      return next;
+  }
+}
+
+function withoutCurrentNode(s: RunSnapshot): RunSnapshot {
+  const { currentNodeId: _drop, ...rest } = s;
+  return rest;
+}
+
+/** Whether a status is terminal: the run emits nothing after it. */
+export function isTerminalStatus(status: string): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
