@@ -1,0 +1,81 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from './migrations';
+import { READ_MODEL_ENTITIES } from './read-models';
+
+export interface DatabaseOptions {
+  readonly url: string;
+  /** Pool size per process (default 10). */
+  readonly poolSize?: number;
+  readonly applicationName?: string;
+  /**
+   * The process owns the database alone (the embedded mode): migrations run without the
+   * cross-instance advisory lock, which would need a second connection.
+   */
+  readonly exclusive?: boolean;
+}
+
+/** A TypeORM data source for `url` with the project's entities and migrations; not yet initialized. */
+export function createDataSource(options: DatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    entities: READ_MODEL_ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    logging: false,
+    uuidExtension: 'pgcrypto',
+    applicationName: options.applicationName ?? 'openwop',
+    extra: { max: options.poolSize ?? 10 },
+  });
+}
+
+/** Arbitrary constant for the advisory lock that serialises migration runs across instances. */
+const MIGRATION_LOCK = 7_420_001;
+
+/**
+ * Initializes the data source and applies pending migrations under a Postgres advisory lock,
+ * so several instances starting at once migrate exactly once.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
+  const ds = createDataSource(options);
+  await ds.initialize();
+  if (options.exclusive) {
+    await ds.runMigrations({ transaction: 'each' });
+    return ds;
+  }
+  const runner = ds.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await ds.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await runner.release();
+  }
+  return ds;
+}
+
+/** Connection to the server's maintenance database, for creating and dropping databases. */
+export function adminUrl(url: string): string {
+  const u = new URL(url);
+  u.pathname = '/postgres';
+  return u.toString();
+}
+
+/** Creates database `name` on the server of `url` when it does not exist. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const client = new Client({ connectionString: adminUrl(url) });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}

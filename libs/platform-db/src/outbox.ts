@@ -1,0 +1,131 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+export interface OutboxMessage {
+  readonly topic: string;
+  readonly key: string;
+  readonly value: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Appends messages to the outbox inside the caller's transaction: they publish iff it commits. */
+export async function appendToOutbox(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const params: unknown[] = [];
+  const rows = messages.map((m, i) => {
+    params.push(m.topic, m.key, JSON.stringify(m.value), JSON.stringify(m.headers ?? {}));
+    const b = i * 4;
+    return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb)`;
+  });
+  await manager.query(`INSERT INTO outbox (topic, key, value, headers) VALUES ${rows.join(', ')}`, params);
+}
+
+export type Publish = (
+  topic: string,
+  messages: readonly { key: string; value: unknown; headers?: Record<string, string> }[],
+) => Promise<void>;
+
+interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  value: unknown;
+  headers: Record<string, string>;
+}
+
+/** Arbitrary constant of the advisory lock that makes one relay at a time publish, in outbox order. */
+const RELAY_LOCK = 7_420_002;
+
+/**
+ * Publishes committed outbox rows in id order and deletes them in the same transaction.
+ * A crash between publish and delete re-publishes the rows: consumers dedupe by id.
+ * `kick()` after a commit publishes at once; a periodic sweep picks up what a crashed process left.
+ */
+export class OutboxRelay {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly publish: Publish,
+    private readonly options: { sweepMs?: number; batchSize?: number; onError?: (e: unknown) => void } = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const sweep = () => {
+      if (this.stopped) return;
+      void this.kick();
+      this.timer = setTimeout(sweep, this.options.sweepMs ?? 250);
+    };
+    sweep();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Requests a flush; returns a promise that settles when the flush that covers this request ends. */
+  kick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (await this.flushOnce()) {
+          /* a full batch: there may be more */
+        }
+      } catch (e) {
+        (this.options.onError ?? ((err) => console.error('outbox relay failed', err)))(e);
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Publishes one batch; true when the batch was full. */
+  private async flushOnce(): Promise<boolean> {
+    const limit = this.options.batchSize ?? 500;
+    return this.ds.transaction(async (m) => {
+      const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
+      if (!lock?.locked) {
+        this.again = true;
+        return false;
+      }
+      const rows = await m.query<OutboxRow[]>('SELECT id, topic, key, value, headers FROM outbox ORDER BY id LIMIT $1', [
+        limit,
+      ]);
+      if (rows.length === 0) return false;
+      for (const batch of byTopicRuns(rows)) {
+        await this.publish(
+          batch[0]!.topic,
+          batch.map((r) => ({ key: r.key, value: r.value, headers: r.headers })),
+        );
+      }
+      await m.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      return rows.length === limit;
+    });
+  }
+}
+
+/** Splits rows into consecutive runs of one topic, keeping their order. */
+function byTopicRuns(rows: readonly OutboxRow[]): OutboxRow[][] {
+  const runs: OutboxRow[][] = [];
+  for (const row of rows) {
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.topic === row.topic) last.push(row);
+    else runs.push([row]);
+  }
+  return runs;
+}

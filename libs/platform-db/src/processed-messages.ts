@@ -1,0 +1,38 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Claims `messageId` for `consumer` inside the caller's transaction. Returns `{ fresh: true }` the
+ * first time; on a redelivery returns the reply stored by the first processing. A concurrent
+ * duplicate waits on the row lock until the first transaction ends.
+ */
+export async function claimMessage(
+  manager: EntityManager,
+  consumer: string,
+  messageId: string,
+): Promise<{ fresh: true } | { fresh: false; reply: unknown }> {
+  const inserted = await manager.query<unknown[]>(
+    `INSERT INTO processed_messages (consumer, message_id) VALUES ($1, $2)
+     ON CONFLICT DO NOTHING RETURNING message_id`,
+    [consumer, messageId],
+  );
+  if (inserted.length === 1) return { fresh: true };
+  const rows = await manager.query<{ reply: unknown }[]>(
+    'SELECT reply FROM processed_messages WHERE consumer = $1 AND message_id = $2',
+    [consumer, messageId],
+  );
+  return { fresh: false, reply: rows[0]?.reply ?? null };
+}
+
+/** Stores the reply of a claimed message, so a redelivery answers the same. */
+export async function storeReply(
+  manager: EntityManager,
+  consumer: string,
+  messageId: string,
+  reply: unknown,
+): Promise<void> {
+  await manager.query('UPDATE processed_messages SET reply = $3::jsonb WHERE consumer = $1 AND message_id = $2', [
+    consumer,
+    messageId,
+    JSON.stringify(reply),
+  ]);
+}

@@ -1,0 +1,85 @@
+import { EventEmitter } from 'node:events';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Tells readers that the projector committed a run's events up to a sequence, so the gateway can
+ * answer read-your-writes and push SSE without polling hot. A lost notice only costs latency:
+ * readers fall back to re-reading the store on a short interval.
+ */
+export interface RunEventFeed {
+  /** Called by the projector after its transaction committed. */
+  published(runId: string, sequence: number): Promise<void>;
+  /** Calls `listener` for every notice of `runId`; returns the unsubscribe function. */
+  watch(runId: string, listener: (sequence: number) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** The embedded mode's feed: an in-process emitter. */
+export class InProcessRunEventFeed implements RunEventFeed {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  async published(runId: string, sequence: number): Promise<void> {
+    this.emitter.emit(runId, sequence);
+  }
+
+  watch(runId: string, listener: (sequence: number) => void): () => void {
+    this.emitter.on(runId, listener);
+    return () => this.emitter.off(runId, listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+const CHANNEL = 'openwop_run_events';
+
+/** The distributed feed: Postgres NOTIFY from projectors, one LISTEN connection per reading process. */
+export class PgRunEventFeed implements RunEventFeed {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private listener: Client | null = null;
+  private connecting: Promise<void> | null = null;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly url: string,
+  ) {}
+
+  async published(runId: string, sequence: number): Promise<void> {
+    await this.ds.query('SELECT pg_notify($1, $2)', [CHANNEL, `${sequence}:${runId}`]);
+  }
+
+  watch(runId: string, listener: (sequence: number) => void): () => void {
+    void this.ensureListening();
+    this.emitter.on(runId, listener);
+    return () => this.emitter.off(runId, listener);
+  }
+
+  private ensureListening(): Promise<void> {
+    this.connecting ??= (async () => {
+      const client = new Client({ connectionString: this.url, application_name: 'openwop-feed' });
+      client.on('notification', (n) => {
+        const text = n.payload ?? '';
+        const colon = text.indexOf(':');
+        this.emitter.emit(text.slice(colon + 1), Number(text.slice(0, colon)));
+      });
+      client.on('error', () => {
+        // The reader's polling fallback covers the gap; reconnect on next watch.
+        this.listener = null;
+        this.connecting = null;
+      });
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.listener = client;
+    })().catch(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+    await this.listener?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,47 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+
+/** Process configuration, read once from the environment. */
+export interface HostConfig {
+  readonly mode: 'embedded' | 'distributed';
+  readonly instanceId: string;
+  readonly kafkaBrokers: readonly string[];
+  readonly kafkaPartitions: number;
+  /** Prefix of every topic and consumer group (`OPENWOP_NAMESPACE`); empty for none. */
+  readonly namespace: string;
+  /** Undefined in embedded mode means "start PGlite". */
+  readonly databaseUrl: string | undefined;
+  /** PGlite data folder in embedded mode; undefined = in memory. */
+  readonly dataDir: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  /** Public base URL the gateway names in links (eventsUrl, callbackUrl). */
+  readonly publicUrl: string;
+  /** Timeout of a command request from the gateway. */
+  readonly commandTimeoutMs: number;
+}
+
+export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const port = intFrom(env.PORT, 8080, 'PORT');
+  const host = env.HOST ?? '127.0.0.1';
+  return {
+    mode,
+    instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    kafkaBrokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean),
+    kafkaPartitions: intFrom(env.KAFKA_PARTITIONS, 8, 'KAFKA_PARTITIONS'),
+    namespace: env.OPENWOP_NAMESPACE ?? '',
+    databaseUrl: env.DATABASE_URL || (mode === 'distributed' ? 'postgres://postgres@127.0.0.1:5432/openwop' : undefined),
+    dataDir: env.OPENWOP_DATA_DIR === 'memory' ? undefined : (env.OPENWOP_DATA_DIR ?? '.infra/embedded/pgdata'),
+    host,
+    port,
+    publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
+    commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, 10_000, 'COMMAND_TIMEOUT_MS'),
+  };
+}
+
+function intFrom(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return n;
+}

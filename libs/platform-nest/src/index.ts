@@ -1,0 +1,5 @@
+export { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+export { readHostConfig, type HostConfig } from './host-config';
+export { startPlatform, type Platform } from './platform';
+export { PlatformModule } from './platform.module';
+export { runServiceProcess, rootModule } from './run-service';

@@ -1,0 +1,19 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { Platform } from './platform';
+import { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+
+/** Makes one process's platform adapters injectable in every app module. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(platform: Platform): DynamicModule {
+    const providers = [
+      { provide: BUS, useValue: platform.bus },
+      { provide: DATA_SOURCE, useValue: platform.dataSource },
+      { provide: RUN_EVENT_FEED, useValue: platform.feed },
+      { provide: OUTBOX_RELAY, useValue: platform.relay },
+      { provide: HOST_CONFIG, useValue: platform.config },
+    ];
+    return { module: PlatformModule, providers, exports: providers.map((p) => p.provide) };
+  }
+}

@@ -1,0 +1,74 @@
+import type { DataSource } from 'typeorm';
+import { InProcessBus, KafkaBus, NamespacedBus, type Bus } from '@openwop/platform-bus';
+import {
+  ensureDatabase,
+  InProcessRunEventFeed,
+  openDatabase,
+  OutboxRelay,
+  PgRunEventFeed,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+  type RunEventFeed,
+} from '@openwop/platform-db';
+import type { HostConfig } from './host-config';
+
+/** The live adapters of one process: the bus, the database, the feed and the outbox relay. */
+export interface Platform {
+  readonly config: HostConfig;
+  readonly bus: Bus;
+  readonly dataSource: DataSource;
+  readonly feed: RunEventFeed;
+  readonly relay: OutboxRelay;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the adapters `config` asks for: Kafka + Postgres when distributed; the in-process bus and
+ * PGlite (or `DATABASE_URL`) when embedded. Migrations run before anything consumes.
+ */
+export async function startPlatform(config: HostConfig): Promise<Platform> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = config.databaseUrl;
+  if (url) {
+    await ensureDatabase(url);
+  } else {
+    embedded = await startEmbeddedPostgres(config.dataDir);
+    url = embedded.url;
+  }
+  const dataSource = await openDatabase({
+    url,
+    // PGlite serves one connection at a time: interleaved extended-protocol messages of two
+    // connections break its unnamed prepared statements, so the embedded pool has one connection.
+    poolSize: embedded ? 1 : 10,
+    exclusive: embedded !== undefined,
+    applicationName: `openwop-${config.instanceId}`,
+  });
+  const transport: Bus =
+    config.mode === 'distributed'
+      ? new KafkaBus({
+          brokers: [...config.kafkaBrokers],
+          clientId: 'openwop',
+          instanceId: config.instanceId,
+          partitions: config.kafkaPartitions,
+        })
+      : new InProcessBus({ partitions: config.kafkaPartitions });
+  const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
+  await bus.start();
+  const feed: RunEventFeed = embedded ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);
+  const relay = new OutboxRelay(dataSource, (topic, messages) => bus.publish(topic, messages));
+  relay.start();
+  return {
+    config,
+    bus,
+    dataSource,
+    feed,
+    relay,
+    async close() {
+      await relay.stop();
+      await bus.stop();
+      await feed.close();
+      await dataSource.destroy();
+      await embedded?.close();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { readHostConfig } from './host-config';
+import { startPlatform, type Platform } from './platform';
+import { PlatformModule } from './platform.module';
+
+/** The root module of one process: the platform adapters plus the given app modules. */
+export function rootModule(platform: Platform, modules: readonly (Type | DynamicModule)[]): DynamicModule {
+  @Module({})
+  class RootModule {}
+  return { module: RootModule, imports: [PlatformModule.forRoot(platform), ...modules] };
+}
+
+/**
+ * Entry point of a headless service process (engine, projector, interrupt, token) in the
+ * distributed mode: platform up, Nest context up, consumers joined; SIGTERM/SIGINT close in order.
+ */
+export async function runServiceProcess(name: string, modules: readonly (Type | DynamicModule)[]): Promise<void> {
+  const logger = new Logger(name);
+  const platform = await startPlatform(readHostConfig('distributed'));
+  const app = await NestFactory.createApplicationContext(rootModule(platform, modules), { bufferLogs: false });
+  await app.init();
+  logger.log(`${name} ${platform.config.instanceId} ready`);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal}: shutting down`);
+    void (async () => {
+      await app.close();
+      await platform.close();
+      process.exit(0);
+    })();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,6 @@
+/** DI tokens of the platform ports every app module receives. */
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+export const RUN_EVENT_FEED = Symbol('RUN_EVENT_FEED');
+export const OUTBOX_RELAY = Symbol('OUTBOX_RELAY');
+export const HOST_CONFIG = Symbol('HOST_CONFIG');
+export { BUS } from '@openwop/platform-bus';
