@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import {
+  assertCommand,
+  ConsumerGroups,
+  ENGINE_COMMAND_DATA,
+  SchemaValidationError,
+  Topics,
+  type CommandReply,
+  type EngineCommand,
+} from '@openwop/contracts';
+import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
+import { claimMessage, storeReply, type OutboxRelay } from '@openwop/platform-db';
+import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { StartRunHandler } from './start-run/start-run.handler';
+
+/**
+ * Serves the engine's command topic. Each command is handled once (dedupe by envelope id inside the
+ * same transaction as its effects); a redelivered command gets the stored reply. Transient failures
+ * throw, so the bus retries and, past its bound, dead-letters.
+ */
+@Injectable()
+export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EngineCommandsConsumer.name);
+  private subscription: Subscription | undefined;
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    private readonly startRun: StartRunHandler,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscription = await this.bus.serve({
+      group: ConsumerGroups.engine,
+      topic: Topics.engineCommands,
+      handler: (m) => this.handle(m),
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  async handle(message: IncomingMessage): Promise<CommandReply> {
+    let command: EngineCommand;
+    try {
+      command = assertCommand<EngineCommand>(message.value, ENGINE_COMMAND_DATA);
+    } catch (e) {
+      if (!(e instanceof SchemaValidationError)) throw e;
+      this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
+      return { ok: false, error: { code: 'validation_error', message: e.message, details: { errors: e.violations } } };
+    }
+    try {
+      const reply = await this.ds.transaction(async (manager) => {
+        const claim = await claimMessage(manager, ConsumerGroups.engine, command.id);
+        if (!claim.fresh) return claim.reply as CommandReply;
+        const result = await this.dispatch(manager, command);
+        // A refusal changes nothing, not even the dedupe table: roll back and answer.
+        if (!result.ok) throw new Refusal(result);
+        await storeReply(manager, ConsumerGroups.engine, command.id, result);
+        return result;
+      });
+      void this.relay.kick();
+      return reply;
+    } catch (e) {
+      if (e instanceof Refusal) return e.reply;
+      throw e;
+    }
+  }
+
+  private dispatch(manager: Parameters<StartRunHandler['handle']>[0], command: EngineCommand): Promise<CommandReply> {
+    switch (command.type) {
+      case 'run.start':
+        return this.startRun.handle(manager, command);
+    }
+  }
+}
+
+/** Carries a refusal out of the transaction so that it rolls back. */
+class Refusal extends Error {
+  constructor(readonly reply: CommandReply) {
+    super('refused');
+  }
+}

@@ -1,0 +1,2 @@
+export { EngineModule } from './engine.module';
+export { WorkflowRegistry } from './workflow-registry';

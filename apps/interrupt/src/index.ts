@@ -1,0 +1,1 @@
+export { InterruptModule } from './interrupt.module';

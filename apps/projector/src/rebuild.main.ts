@@ -1,0 +1,46 @@
+import 'reflect-metadata';
+import { Client } from 'pg';
+import { adminUrl, openDatabase } from '@openwop/platform-db';
+import { readHostConfig } from '@openwop/platform-nest';
+import { compareProjections, rebuildProjections } from './rebuild/rebuild-projections';
+
+/**
+ * `npm run projector:rebuild [-- --target <database url>] [--compare]`
+ * Drops and recreates the target database (default: the live one's name + `_rebuild`), migrates it,
+ * replays the run event topic from offset 0 into it, and with --compare checks it equals the live
+ * projection tables (exit 2 when they differ).
+ */
+async function main(): Promise<void> {
+  const config = readHostConfig('distributed');
+  const liveUrl = config.databaseUrl!;
+  const args = process.argv.slice(2);
+  const targetArg = args.indexOf('--target');
+  const target = new URL(targetArg >= 0 ? args[targetArg + 1]! : liveUrl);
+  if (targetArg < 0) target.pathname = `${new URL(liveUrl).pathname}_rebuild`;
+  if (target.toString() === new URL(liveUrl).toString()) throw new Error('refusing to rebuild into the live database');
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new Client({ connectionString: adminUrl(target.toString()) });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const ds = await openDatabase({ url: target.toString(), applicationName: 'openwop-rebuild' });
+  const result = await rebuildProjections([...config.kafkaBrokers], ds, config.namespace);
+  const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
+  console.log(`rebuilt ${name}: ${result.events} events read, ${result.applied} applied in ${result.seconds.toFixed(2)} s (${rate} events/s)`);
+  let code = 0;
+  if (args.includes('--compare')) {
+    const live = await openDatabase({ url: liveUrl, applicationName: 'openwop-rebuild-compare' });
+    const differing = await compareProjections(live, ds);
+    console.log(differing.length === 0 ? 'projections identical to the live tables' : `differ: ${differing.join(', ')}`);
+    if (differing.length) code = 2;
+    await live.destroy();
+  }
+  await ds.destroy();
+  process.exit(code);
+}
+
+main().catch((e: unknown) => {
+  console.error('rebuild failed:', e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import { Kafka, logLevel } from 'kafkajs';
+import type { DataSource } from 'typeorm';
+import { assertRunEvent, Topics } from '@openwop/contracts';
+import { applyRunEvent } from '../run-event.projection';
+
+export interface RebuildResult {
+  readonly events: number;
+  readonly applied: number;
+  readonly seconds: number;
+}
+
+/**
+ * Replays the run event topic from offset 0 into `target` (fresh, migrated tables) with the same
+ * projection code the live projector runs, up to the high watermarks read at start.
+ * Reads with plain partition assignment and commits nothing, so no consumer group is touched.
+ */
+export async function rebuildProjections(
+  brokers: string[],
+  target: DataSource,
+  namespace = '',
+): Promise<RebuildResult> {
+  const started = Date.now();
+  const topic = namespace ? `${namespace}.${Topics.runEvents}` : Topics.runEvents;
+  const kafka = new Kafka({ clientId: 'openwop-rebuild', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const watermarks = await admin.fetchTopicOffsets(topic).catch(() => []);
+  await admin.disconnect();
+  const pending = new Map(
+    watermarks.filter((w) => Number(w.high) > Number(w.low)).map((w) => [w.partition, Number(w.high)]),
+  );
+  let events = 0;
+  let applied = 0;
+  if (pending.size === 0) return { events, applied, seconds: (Date.now() - started) / 1000 };
+  const consumer = kafka.consumer({ groupId: `openwop-rebuild-${process.pid}-${Date.now()}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        autoCommit: false,
+        eachBatch: async (payload) => {
+          const { batch } = payload;
+          const high = pending.get(batch.partition);
+          if (high === undefined) return;
+          for (const message of batch.messages) {
+            if (Number(message.offset) >= high) break;
+            const event = assertRunEvent(JSON.parse(message.value?.toString() ?? 'null'));
+            events++;
+            if (await target.transaction((m) => applyRunEvent(m, event))) applied++;
+            if (Number(message.offset) === high - 1) pending.delete(batch.partition);
+          }
+          await payload.heartbeat();
+          if (pending.size === 0) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
+  return { events, applied, seconds: (Date.now() - started) / 1000 };
+}
+
+const TABLES = {
+  run_events: 'SELECT event_id, run_id, sequence, type, node_id, doc FROM run_events ORDER BY run_id, sequence',
+  runs: 'SELECT run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at FROM runs ORDER BY run_id',
+} as const;
+
+/** Compares the projection tables of two databases row by row; returns the names of tables that differ. */
+export async function compareProjections(a: DataSource, b: DataSource): Promise<string[]> {
+  const differing: string[] = [];
+  for (const [table, sql] of Object.entries(TABLES)) {
+    const [ra, rb] = await Promise.all([a.query<unknown[]>(sql), b.query<unknown[]>(sql)]);
+    if (JSON.stringify(ra) !== JSON.stringify(rb)) differing.push(table);
+  }
+  return differing;
+}

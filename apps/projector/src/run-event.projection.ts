@@ -1,0 +1,57 @@
+import type { EntityManager } from 'typeorm';
+import type { RunEventDoc } from '@openwop/contracts';
+import { evolveRunSnapshot, type RunSnapshot } from '@openwop/projection-domain';
+
+/** A run event arrived before its predecessor: never expected (single writer, one partition per run). */
+export class SequenceGapError extends Error {
+  constructor(runId: string, expected: number, got: number) {
+    super(`run ${runId}: expected sequence ${expected}, got ${got}`);
+    this.name = 'SequenceGapError';
+  }
+}
+
+/**
+ * Applies one run event to the event store and the run snapshot, inside the caller's transaction.
+ * Idempotent: an event already stored (same `eventId`) changes nothing and returns false.
+ * Deterministic: the same log gives the same rows, so a rebuild from offset 0 equals the live tables.
+ */
+export async function applyRunEvent(manager: EntityManager, event: RunEventDoc): Promise<boolean> {
+  const current = await manager.query<{ last_sequence: number; snapshot: RunSnapshot }[]>(
+    'SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE',
+    [event.runId],
+  );
+  const seen = await manager.query<unknown[]>('SELECT 1 FROM run_events WHERE event_id = $1', [event.eventId]);
+  if (seen.length > 0) return false;
+  const last = current[0]?.last_sequence ?? -1;
+  if (event.sequence !== last + 1) {
+    if (event.sequence <= last) {
+      throw new Error(`run ${event.runId}: sequence ${event.sequence} already taken by another event than ${event.eventId}`);
+    }
+    throw new SequenceGapError(event.runId, last + 1, event.sequence);
+  }
+  await manager.query(
+    'INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+    [event.eventId, event.runId, event.sequence, event.type, event.nodeId ?? null, JSON.stringify(event)],
+  );
+  const next = evolveRunSnapshot(current[0]?.snapshot ?? null, event);
+  if (next) {
+    await manager.query(
+      `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+       ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, current_node_id = EXCLUDED.current_node_id,
+         last_sequence = EXCLUDED.last_sequence, snapshot = EXCLUDED.snapshot, updated_at = EXCLUDED.updated_at`,
+      [
+        next.runId,
+        next.owner?.tenant ?? 'default',
+        next.workflowId,
+        next.status,
+        next.currentNodeId ?? null,
+        next.lastSequence,
+        JSON.stringify(next),
+        next.createdAt,
+        next.updatedAt,
+      ],
+    );
+  }
+  return true;
+}

@@ -1,0 +1,1 @@
+export { TokenModule } from './token.module';
