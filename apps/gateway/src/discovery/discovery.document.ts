@@ -1,0 +1,33 @@
+import { SEEDED_FIXTURES } from '@openwop/contracts';
+import { SCOPES } from '../auth/scopes.constants';
+import { STREAM_MODES } from '../run-events/stream-mode.parser';
+import { GATEWAY_ROUTES } from './gateway-routes.constants';
+
+/** Name and version this host reports in discovery. */
+export const IMPLEMENTATION = { name: 'openwop-host', version: '0.1.0' } as const;
+
+/** Largest JSON request body the gateway accepts (advertised as `limits.maxRequestBodyBytes`). */
+export const MAX_REQUEST_BODY_BYTES = 1_048_576;
+
+/**
+ * The `GET /.well-known/openwop` document. Capability families sit at the document root, as the
+ * conformance suite reads them; families this host does not implement yet say so explicitly.
+ */
+export function buildDiscoveryDocument(): Record<string, unknown> {
+  return {
+    protocol: 'openwop',
+    protocolVersion: '1.0',
+    specVersion: '1.1',
+    implementation: { ...IMPLEMENTATION },
+    supportedEnvelopes: [],
+    schemaVersions: {},
+    limits: { clarificationRounds: 0, schemaRounds: 0, envelopesPerTurn: 0, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
+    fixtures: SEEDED_FIXTURES.map((f) => f.id),
+    conversationPrimitive: false,
+    multiPartyConversation: { supported: false },
+    replay: { supported: false },
+    auth: { schemes: ['bearer'], scopes: [...SCOPES] },
+    streamModes: [...STREAM_MODES],
+    endpoints: GATEWAY_ROUTES.map((r) => ({ ...r })),
+  };
+}

@@ -1,0 +1,19 @@
+/** One route the gateway serves, as discovery lists it. */
+export interface GatewayRoute {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  /** Required scope; absent for routes served without credentials. */
+  readonly scope?: string;
+}
+
+/** Every route the gateway serves; the discovery document's `endpoints`. */
+export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
+  { method: 'GET', path: '/.well-known/openwop' },
+  { method: 'GET', path: '/v1/openapi.json' },
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/readyz' },
+  { method: 'POST', path: '/v1/runs', scope: 'runs:create' },
+  { method: 'GET', path: '/v1/runs/{runId}', scope: 'runs:read' },
+  { method: 'GET', path: '/v1/runs/{runId}/events', scope: 'runs:read' },
+  { method: 'GET', path: '/v1/runs/{runId}/events/poll', scope: 'runs:read' },
+];

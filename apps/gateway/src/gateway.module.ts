@@ -1,0 +1,64 @@
+import { Logger, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
+import { createApiKeyRegistry } from './auth/api-key-registry.factory';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { CreateRunController } from './create-run/create-run.controller';
+import { CreateRunHandler } from './create-run/create-run.handler';
+import { DiscoveryController } from './discovery/discovery.controller';
+import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
+import { OpenApiController } from './discovery/openapi.controller';
+import { API_KEY_REGISTRY } from './gateway.di-tokens';
+import { GetRunController } from './get-run/get-run.controller';
+import { HealthController } from './health/health.controller';
+import { PollRunEventsController } from './poll-run-events/poll-run-events.controller';
+import { RunEventStreamer } from './run-events/run-event.streamer';
+import { RunEventsController } from './run-events/run-events.controller';
+import { RunEventsReader } from './run-events/run-events.reader';
+import { RunReadRepository } from './runs/run-read.repository';
+import { ShutdownSignal } from './runs/shutdown-signal.service';
+
+/**
+ * The gateway: the only HTTP edge (OpenWOP REST + SSE, discovery, health). It takes the bus, the
+ * data source, the run-event feed and the host config from the global `PlatformModule`; every
+ * route needs an API key unless marked public. Pair it with {@link configureGatewayApp}.
+ *
+ * @example
+ * ```ts
+ * const app = await NestFactory.create<NestExpressApplication>(
+ *   { module: class Host {}, imports: [PlatformModule.forRoot(platform), GatewayModule] } as never,
+ * );
+ * configureGatewayApp(app);
+ * await app.listen(config.port, config.host);
+ * ```
+ */
+@Module({
+  controllers: [
+    HealthController,
+    DiscoveryController,
+    OpenApiController,
+    CreateRunController,
+    GetRunController,
+    RunEventsController,
+    PollRunEventsController,
+  ],
+  providers: [
+    {
+      provide: API_KEY_REGISTRY,
+      inject: [HOST_CONFIG],
+      useFactory: (config: HostConfig) => {
+        const logger = new Logger('Gateway');
+        return createApiKeyRegistry(config, process.env, { log: (l) => logger.log(l), warn: (l) => logger.warn(l) });
+      },
+    },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    OpenApiDocumentHolder,
+    RunReadRepository,
+    RunEventsReader,
+    RunEventStreamer,
+    CreateRunHandler,
+    ShutdownSignal,
+  ],
+  exports: [API_KEY_REGISTRY],
+})
+export class GatewayModule {}

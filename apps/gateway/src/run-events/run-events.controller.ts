@@ -1,0 +1,53 @@
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Caller } from '../auth/api-key.registry';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { createQueryValidationPipe } from '../common/validation.pipe';
+import { RunReadRepository } from '../runs/run-read.repository';
+import { parseLastEventId, wantsJson } from './events-request.parser';
+import { RunEventStreamer } from './run-event.streamer';
+import { RunEventsQueryDto } from './run-events.query.dto';
+import { RunEventsReader } from './run-events.reader';
+import { parseStreamModes } from './stream-mode.parser';
+
+/** Most events one JSON answer of `/events` carries. */
+const JSON_PAGE = 10_000;
+
+/** `GET /v1/runs/{runId}/events`: the run's log as SSE, or as JSON for `Accept: application/json`. */
+@ApiTags('runs')
+@Controller()
+export class RunEventsController {
+  constructor(
+    private readonly runs: RunReadRepository,
+    private readonly reader: RunEventsReader,
+    private readonly streamer: RunEventStreamer,
+  ) {}
+
+  @Get('/v1/runs/:runId/events')
+  @RequireScope('runs:read')
+  @ApiProduces('text/event-stream', 'application/json')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event sequence.' })
+  @ApiOkResponse({ description: 'SSE frames `id: <sequence>`, `event: <type>`, `data: <RunEventDoc>`; or JSON `{events, nextAfter, runStatus, isComplete}`.' })
+  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
+  async events(
+    @Param('runId') runId: string,
+    @Query(createQueryValidationPipe()) query: RunEventsQueryDto,
+    @Headers('accept') accept: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res() res: Response,
+  ): Promise<void> {
+    // Validation gates run before the content-shape branch (stream-modes.md §Content negotiation).
+    const json = wantsJson(accept);
+    const selection = json && query.streamMode === undefined ? 'all' : parseStreamModes(query.streamMode);
+    const after = parseLastEventId(lastEventId) ?? query.after ?? -1;
+    const run = await this.runs.requireVisible(runId, caller.tenant);
+    if (json) {
+      res.json(await this.reader.page(run, after, selection, JSON_PAGE));
+      return;
+    }
+    await this.streamer.stream(res, run, selection === 'all' ? ['debug'] : selection, after);
+  }
+}

@@ -1,0 +1,76 @@
+import type { RunEventFeed } from '@openwop/platform-db';
+
+/**
+ * Feed notices of one run, remembered between reads: a notice that arrives while the reader is
+ * busy makes the next {@link wait} return at once, so none is lost. Call {@link close} when done.
+ */
+export class RunNotices {
+  private pending = false;
+  private wake: () => void = () => undefined;
+  private readonly unwatch: () => void;
+
+  constructor(feed: RunEventFeed, runId: string) {
+    this.unwatch = feed.watch(runId, () => {
+      this.pending = true;
+      this.wake();
+    });
+  }
+
+  /** Forgets earlier notices; call right before reading the store. */
+  reset(): void {
+    this.pending = false;
+  }
+
+  /** Resolves on the first notice since {@link reset}, after `ms`, or when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.pending || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.wake = () => undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      this.wake = done;
+    });
+  }
+
+  close(): void {
+    this.unwatch();
+  }
+}
+
+/** How long {@link waitForRun} waits and how often it re-reads when no notice arrives. */
+export interface WaitOptions {
+  readonly feed: RunEventFeed;
+  readonly runId: string;
+  /** Give up after this many milliseconds. */
+  readonly timeoutMs: number;
+  /** Re-probe at least this often, in case a feed notice was lost. */
+  readonly fallbackMs: number;
+  /** Stops waiting early (client gone, shutdown). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Probes until `probe` returns a value, re-probing on every feed notice for the run and at least
+ * every `fallbackMs`. Resolves `undefined` at the deadline or on abort.
+ */
+export async function waitForRun<T>(options: WaitOptions, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  const deadline = Date.now() + options.timeoutMs;
+  const notices = new RunNotices(options.feed, options.runId);
+  try {
+    for (;;) {
+      notices.reset();
+      const value = await probe();
+      if (value !== undefined) return value;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || options.signal?.aborted) return undefined;
+      await notices.wait(Math.min(options.fallbackMs, remaining), options.signal);
+    }
+  } finally {
+    notices.close();
+  }
+}
