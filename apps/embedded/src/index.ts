@@ -1,0 +1,2 @@
+// The embedded launcher has no library surface; see main.ts.
+export {};

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { EngineModule } from '@openwop/engine';
+import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
+import { InterruptModule } from '@openwop/interrupt';
+import { readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
+import { ProjectorModule } from '@openwop/projector';
+import { TokenModule } from '@openwop/token';
+
+/**
+ * The embedded host: every app in one process over the in-process bus and PGlite (or
+ * `DATABASE_URL`). Same modules, same API as the distributed stack.
+ */
+async function main(): Promise<void> {
+  const started = Date.now();
+  const logger = new Logger('embedded');
+  const platform = await startPlatform(readHostConfig('embedded'));
+  const app = await NestFactory.create<NestExpressApplication>(
+    rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, GatewayModule]),
+    { bufferLogs: false },
+  );
+  configureGatewayApp(app);
+  await app.listen(platform.config.port, platform.config.host);
+  logger.log(`OpenWOP host (embedded) listening on ${platform.config.publicUrl} in ${Date.now() - started} ms`);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal}: shutting down`);
+    void (async () => {
+      await app.close();
+      await platform.close();
+      process.exit(0);
+    })();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  console.error('embedded host failed to start:', e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { startApp, freePort, type AppProcess } from './processes';
+
+/** Test API keys: `t1` has every scope in tenant t1; `t2` is another tenant; `readonly` lacks writes. */
+export const TEST_KEYS = {
+  t1: 'test_t1_' + 'a'.repeat(24),
+  t2: 'test_t2_' + 'b'.repeat(24),
+  readonly: 'test_ro_' + 'c'.repeat(24),
+} as const;
+
+const ALL_SCOPES = ['manifest:read', 'runs:create', 'runs:read', 'runs:cancel', 'artifacts:read', 'webhooks:manage', 'approvals:respond'];
+
+export const TEST_API_KEYS_JSON = JSON.stringify([
+  { key: TEST_KEYS.t1, scopes: ALL_SCOPES, tenant: 't1', id: 'key-t1' },
+  { key: TEST_KEYS.t2, scopes: ALL_SCOPES, tenant: 't2', id: 'key-t2' },
+  { key: TEST_KEYS.readonly, scopes: ['runs:read', 'manifest:read'], tenant: 't1', id: 'key-ro' },
+]);
+
+/** A host under test: the gateway URLs and every process behind them. */
+export interface RunningHost {
+  readonly mode: 'embedded' | 'distributed';
+  readonly gateways: readonly string[];
+  readonly processes: AppProcess[];
+  readonly env: Record<string, string>;
+  /** Starts one more instance of an app (after a kill, or to scale out). */
+  restart(app: string): Promise<AppProcess>;
+  stop(): Promise<void>;
+}
+
+/** The embedded host as one process (PGlite in memory unless `databaseUrl`). */
+export async function startEmbeddedHost(options: { databaseUrl?: string } = {}): Promise<RunningHost> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PORT: String(port),
+    WOP_API_KEYS: TEST_API_KEYS_JSON,
+    OPENWOP_DATA_DIR: 'memory',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  };
+  const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /listening on/);
+  const processes = [proc];
+  return {
+    mode: 'embedded',
+    gateways: [`http://127.0.0.1:${port}`],
+    processes,
+    env,
+    restart: async () => {
+      const p = await startApp('embedded', 'apps/embedded/dist/main.js', env, /listening on/);
+      processes.push(p);
+      return p;
+    },
+    stop: () => stopAll(processes),
+  };
+}
+
+const SERVICES = ['engine', 'projector', 'interrupt', 'token'] as const;
+
+/**
+ * The distributed stack as separate processes over the real Kafka broker and Postgres:
+ * `instances` of every service and gateway. A fresh topic namespace isolates it from other tests.
+ */
+export async function startDistributedStack(options: {
+  databaseUrl: string;
+  instances?: number;
+  namespace?: string;
+}): Promise<RunningHost> {
+  const instances = options.instances ?? 1;
+  const env: Record<string, string> = {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+    OPENWOP_NAMESPACE: options.namespace ?? `test-${randomBytes(4).toString('hex')}`,
+    WOP_API_KEYS: TEST_API_KEYS_JSON,
+  };
+  const processes: AppProcess[] = [];
+  const gateways: string[] = [];
+  const startService = async (app: string) => {
+    if (app === 'gateway') {
+      const port = await freePort();
+      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, PORT: String(port) }, /listening on/);
+      gateways.push(`http://127.0.0.1:${port}`);
+      processes.push(p);
+      return p;
+    }
+    const p = await startApp(app, `apps/${app}/dist/main.js`, env, / ready/);
+    processes.push(p);
+    return p;
+  };
+  try {
+    for (let i = 0; i < instances; i++) {
+      await Promise.all(SERVICES.map((s) => startService(s)));
+    }
+    for (let i = 0; i < instances; i++) await startService('gateway');
+  } catch (e) {
+    await stopAll(processes);
+    throw e;
+  }
+  return {
+    mode: 'distributed',
+    gateways,
+    processes,
+    env,
+    restart: startService,
+    stop: () => stopAll(processes),
+  };
+}
+
+async function stopAll(processes: readonly AppProcess[]): Promise<void> {
+  await Promise.all(processes.map((p) => p.kill('SIGTERM')));
+}

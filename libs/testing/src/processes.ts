@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { waitFor } from './wait-for';
+
+export const REPO_ROOT = resolve(__dirname, '../../..');
+
+/** One app instance running as its own OS process, its output in a log file. */
+export interface AppProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  output(): string;
+  /** Sends a signal (SIGKILL for a crash) and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `node <script>` with `env`; resolves once `ready` matches its output. */
+export async function startApp(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<AppProcess> {
+  const logDir = resolve(REPO_ROOT, '.infra/test-logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = resolve(logDir, `${name}-${Date.now()}.log`);
+  const log = createWriteStream(logFile);
+  let text = '';
+  const child = spawn(process.execPath, [resolve(REPO_ROOT, script)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk: Buffer) => {
+    text += chunk.toString();
+    log.write(chunk);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  let exited = false;
+  const exit = new Promise<void>((r) => child.once('exit', () => ((exited = true), r())));
+  const proc: AppProcess = {
+    name,
+    child,
+    logFile,
+    output: () => text,
+    async kill(signal = 'SIGTERM') {
+      if (!exited) child.kill(signal);
+      await exit;
+    },
+  };
+  await waitFor(
+    () => {
+      if (exited) throw new Error(`${name} exited before it was ready:\n${text.slice(-3000)}`);
+      return ready.test(text);
+    },
+    { timeoutMs, what: `${name} to be ready`, intervalMs: 100 },
+  ).catch((e: unknown) => {
+    child.kill('SIGKILL');
+    throw e;
+  });
+  return proc;
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? res(addr.port) : rej(new Error('no port'))));
+    });
+  });
+}
