@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The distributed stack on one machine, without Docker: real Kafka (tools/kafka/kafka.sh when none
+# answers at KAFKA_BROKERS), Postgres at DATABASE_URL, every app its own process.
+#   stack.sh up | down | status
+# Env: INSTANCES (default 1) or INSTANCES_<APP> (e.g. INSTANCES_GATEWAY=2); PORT (first gateway, 8080;
+# the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS (generated when unset).
+# Logs and pids: .infra/stack/.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+PATH="$(bash tools/node/ensure-node.sh):$PATH"
+export PATH
+dir="$root/.infra/stack"
+mkdir -p "$dir"
+export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}"
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/openwop}"
+PORT="${PORT:-8080}"
+APPS=(engine projector interrupt token gateway)
+
+instances() { local v="INSTANCES_${1^^}"; echo "${!v:-${INSTANCES:-1}}"; }
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+up() {
+  local t0=$SECONDS
+  npx --no-install tsc -b tsconfig.build.json
+  if [ "$KAFKA_BROKERS" = "127.0.0.1:9092" ]; then
+    if ! bash tools/kafka/kafka.sh status >/dev/null 2>&1; then
+      bash tools/kafka/kafka.sh start
+      touch "$dir/kafka-started-by-stack"
+    fi
+  fi
+  if [ -z "${WOP_API_KEYS:-}" ]; then
+    [ -f "$dir/api-key" ] || node -e "process.stdout.write('wop_' + require('crypto').randomBytes(24).toString('base64url'))" > "$dir/api-key"
+    chmod 600 "$dir/api-key"
+    WOP_API_KEYS="$(node -e "const k=require('fs').readFileSync(process.argv[1],'utf8');console.log(JSON.stringify([{key:k,id:'stack-admin',tenant:'default',scopes:['manifest:read','runs:create','runs:read','runs:cancel','artifacts:read','webhooks:manage','approvals:respond']}]))" "$dir/api-key")"
+    echo "API key (all scopes, tenant default): $(cat "$dir/api-key")  (also in $dir/api-key)"
+  fi
+  export WOP_API_KEYS
+  for app in "${APPS[@]}"; do
+    local n; n="$(instances "$app")"
+    for ((i = 1; i <= n; i++)); do
+      local pidf="$dir/$app-$i.pid"
+      if alive "$pidf"; then echo "$app-$i already running (pid $(cat "$pidf"))"; continue; fi
+      local port_env=()
+      [ "$app" = gateway ] && port_env=(PORT=$((PORT + i - 1)))
+      env "${port_env[@]}" INSTANCE_ID="$app-$i-$$" nohup node "apps/$app/dist/main.js" >>"$dir/$app-$i.log" 2>&1 &
+      echo $! >"$pidf"
+      echo "started $app-$i (pid $!, log $dir/$app-$i.log)"
+      # The first instance of each app migrates the database before the others join.
+      [ "$app" = engine ] && [ "$i" = 1 ] && wait_ready_log "$dir/engine-1.log" "engine"
+    done
+  done
+  local deadline=$((SECONDS + 90))
+  until curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do
+    if ((SECONDS > deadline)); then echo "gateway not ready on :$PORT after 90 s; see $dir/gateway-1.log" >&2; exit 1; fi
+    sleep 0.3
+  done
+  echo "stack up in $((SECONDS - t0)) s: http://127.0.0.1:$PORT"
+}
+
+wait_ready_log() {
+  local deadline=$((SECONDS + 60))
+  until grep -q " ready" "$1" 2>/dev/null; do
+    if ((SECONDS > deadline)); then echo "$2 not ready after 60 s; see $1" >&2; exit 1; fi
+    sleep 0.2
+  done
+}
+
+down() {
+  for pidf in "$dir"/*.pid; do
+    [ -e "$pidf" ] || continue
+    if alive "$pidf"; then kill "$(cat "$pidf")" 2>/dev/null || true; fi
+  done
+  local deadline=$((SECONDS + 20))
+  for pidf in "$dir"/*.pid; do
+    [ -e "$pidf" ] || continue
+    while alive "$pidf"; do
+      if ((SECONDS > deadline)); then kill -9 "$(cat "$pidf")" 2>/dev/null || true; break; fi
+      sleep 0.2
+    done
+    rm -f "$pidf"
+  done
+  if [ -f "$dir/kafka-started-by-stack" ]; then bash tools/kafka/kafka.sh stop; rm -f "$dir/kafka-started-by-stack"; fi
+  echo "stack down"
+}
+
+status() {
+  local any=1
+  for pidf in "$dir"/*.pid; do
+    [ -e "$pidf" ] || continue
+    if alive "$pidf"; then echo "$(basename "$pidf" .pid): running (pid $(cat "$pidf"))"; any=0; else echo "$(basename "$pidf" .pid): dead"; fi
+  done
+  return $any
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
