@@ -1,0 +1,100 @@
+/**
+ * The message bus port. Two adapters implement it with the same guarantees:
+ * Kafka (production, `KafkaBus`) and in-process (embedded mode and unit tests, `InProcessBus`).
+ *
+ * Guarantees every adapter keeps (pinned by the contract suite in `testing/bus.contract.ts`):
+ * - per-key order: messages published with one key reach a group's handler in publish order;
+ * - one owner per key within a consumer group: at any moment one subscriber of the group handles a key;
+ * - at-least-once: a message is committed only after its handler resolved; what a stopped or crashed
+ *   subscriber had not committed is redelivered to the group's next owner of that key;
+ * - bounded retries: a handler that keeps throwing is retried `maxAttempts` times in place (the
+ *   partition waits), then the message goes to the dead-letter topic with the reason in headers;
+ * - request/reply: `request` resolves with the value a `serve` handler returned, or rejects with
+ *   {@link RequestTimeoutError} after `timeoutMs`.
+ */
+export interface Bus {
+  /** Connects producers; idempotent. */
+  start(): Promise<void>;
+  /** Stops every subscription (committing what was handled) and disconnects. */
+  stop(): Promise<void>;
+  /** Publishes messages in order; resolves once the broker acknowledged them all (acks=all). */
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  /** Joins `group` and handles messages of `topics` until the subscription stops. */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Like `subscribe`, but the handler's return value is sent to the request's reply topic. */
+  serve(options: ServeOptions): Promise<Subscription>;
+  /** Sends a request and waits for the reply. */
+  request<TReply = unknown>(
+    topic: string,
+    message: OutgoingMessage,
+    options: RequestOptions,
+  ): Promise<TReply>;
+  /** True when the broker answers. */
+  healthy(): Promise<boolean>;
+}
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json | undefined };
+
+export interface OutgoingMessage<T = unknown> {
+  readonly key: string;
+  readonly value: T;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface IncomingMessage<T = unknown> {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string;
+  readonly value: T;
+  readonly headers: Readonly<Record<string, string>>;
+  /** 1 on first delivery to this handler, then 2, 3, … on in-place retries. */
+  readonly attempt: number;
+}
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+export type RequestHandler = (message: IncomingMessage) => Promise<unknown>;
+
+export interface SubscribeOptions {
+  readonly group: string;
+  readonly topics: readonly string[];
+  readonly handler: MessageHandler;
+  /** Attempts before dead-lettering (default 5). */
+  readonly maxAttempts?: number;
+  /** Start from the earliest offset when the group has no committed offset (default false). */
+  readonly fromBeginning?: boolean;
+  /** Where messages go after `maxAttempts` failures (default `Topics.deadLetter`). */
+  readonly deadLetterTopic?: string;
+}
+
+export interface ServeOptions {
+  readonly group: string;
+  readonly topic: string;
+  readonly handler: RequestHandler;
+  readonly maxAttempts?: number;
+  /** Where requests go after `maxAttempts` failures (default `Topics.deadLetter`). */
+  readonly deadLetterTopic?: string;
+}
+
+export interface RequestOptions {
+  readonly timeoutMs: number;
+}
+
+export interface Subscription {
+  /** Leaves the group after the in-flight message; uncommitted messages go to the next owner. */
+  stop(): Promise<void>;
+}
+
+/** `request` saw no reply within its timeout. The request may still take effect. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly topic: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no reply on ${topic} within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** DI token for the bus in Nest modules. */
+export const BUS = Symbol('BUS');

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { Topics } from '@openwop/contracts';
+import type {
+  Bus,
+  OutgoingMessage,
+  RequestOptions,
+  ServeOptions,
+  SubscribeOptions,
+  Subscription,
+} from './bus.port';
+import { GroupMember } from './in-process/group.member';
+import { InProcessBroker } from './in-process/in-process.broker';
+import { InProcessSubscription } from './in-process/in-process.subscription';
+import { resolveMaxAttempts } from './shared/bounded-retry.policy';
+import { ReplyChannel, replyingHandler } from './shared/request-reply.channel';
+
+export interface InProcessBusOptions {
+  /** Partitions per topic of a private broker (default 8). Ignored when `broker` is given. */
+  readonly partitions?: number;
+  /** A broker shared with other buses, to act as several processes of one deployment. */
+  readonly broker?: InProcessBroker;
+  /** Names this instance's reply topic (default: a random UUID). */
+  readonly instanceId?: string;
+}
+
+/**
+ * The bus for embedded mode and unit tests, with the guarantees of {@link Bus} in one process:
+ * N partitions per topic chosen by a stable hash of the key; per consumer group one owner per
+ * partition among the live subscribers (round-robin, rebalanced on join, stop and crash);
+ * sequential delivery per partition; offsets committed after the handler resolved; bounded
+ * in-place retries, then `Topics.deadLetter`. Delivery is asynchronous (never inside
+ * `publish`), and values are JSON copies. Nothing is persisted: the log lives as long as the broker.
+ */
+export class InProcessBus implements Bus {
+  readonly broker: InProcessBroker;
+  private readonly subscriptions = new Set<InProcessSubscription>();
+  private readonly replies: ReplyChannel;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  private nextMemberId = 1;
+
+  constructor(options: InProcessBusOptions = {}) {
+    this.broker = options.broker ?? new InProcessBroker({ partitions: options.partitions });
+    this.replies = new ReplyChannel({
+      instanceId: options.instanceId ?? randomUUID(),
+      subscribe: (o) => this.subscribe(o),
+      publish: (topic, messages) => this.publish(topic, messages),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+  }
+
+  /** Stops every subscription (they finish and commit their in-flight messages). */
+  stop(): Promise<void> {
+    if (!this.started) return Promise.resolve();
+    this.stopping ??= this.drain().finally(() => {
+      this.started = false;
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    this.assertStarted('publish');
+    this.broker.publish(topic, messages);
+  }
+
+  /** Joins the group; messages published after this resolves reach the group. */
+  async subscribe(options: SubscribeOptions): Promise<InProcessSubscription> {
+    this.assertStarted('subscribe');
+    if (options.topics.length === 0) throw new RangeError('subscribe needs at least one topic');
+    const member = new GroupMember(
+      this.nextMemberId++,
+      [...new Set(options.topics)],
+      options.handler,
+      resolveMaxAttempts(options.maxAttempts),
+      options.deadLetterTopic ?? Topics.deadLetter,
+    );
+    const group = this.broker.group(options.group);
+    const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));
+    this.subscriptions.add(subscription);
+    group.join(member, options.fromBeginning ?? false);
+    return subscription;
+  }
+
+  async serve(options: ServeOptions): Promise<Subscription> {
+    return this.subscribe({
+      group: options.group,
+      topics: [options.topic],
+      maxAttempts: options.maxAttempts,
+      deadLetterTopic: options.deadLetterTopic,
+      handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
+    });
+  }
+
+  async request<TReply = unknown>(
+    topic: string,
+    message: OutgoingMessage,
+    options: RequestOptions,
+  ): Promise<TReply> {
+    this.assertStarted('request');
+    return this.replies.request<TReply>(topic, message, options);
+  }
+
+  async healthy(): Promise<boolean> {
+    return this.started;
+  }
+
+  private async drain(): Promise<void> {
+    await this.replies.close('bus stopped');
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+  }
+
+  private assertStarted(operation: string): void {
+    if (!this.started)
+      throw new Error(`InProcessBus.${operation}: the bus is not started (call start() first)`);
+  }
+}

@@ -1,0 +1,22 @@
+import type { MessageHandler } from '../bus.port';
+
+/** One subscriber of a consumer group. `crashed` members never commit again. */
+export class GroupMember {
+  private dead = false;
+
+  constructor(
+    readonly id: number,
+    readonly topics: readonly string[],
+    readonly handler: MessageHandler,
+    readonly maxAttempts: number,
+    readonly deadLetterTopic: string,
+  ) {}
+
+  get crashed(): boolean {
+    return this.dead;
+  }
+
+  markCrashed(): void {
+    this.dead = true;
+  }
+}

@@ -1,0 +1,59 @@
+import type { OutgoingMessage } from '../bus.port';
+import { copyHeaders, encodeJson } from '../shared/json.codec';
+import { ConsumerGroup } from './consumer.group';
+import type { StoredRecord } from './partition.log';
+import { TopicLog } from './topic.log';
+
+export interface InProcessBrokerOptions {
+  /** Partitions per topic (default 8). */
+  readonly partitions?: number;
+}
+
+/**
+ * The in-memory "cluster" behind {@link InProcessBus}: topics and consumer groups. Several bus
+ * instances may share one broker to act as several processes of one deployment.
+ * Logs are kept for the broker's lifetime (no retention).
+ */
+export class InProcessBroker {
+  readonly partitions: number;
+  private readonly topics = new Map<string, TopicLog>();
+  private readonly groups = new Map<string, ConsumerGroup>();
+
+  constructor(options: InProcessBrokerOptions = {}) {
+    const partitions = options.partitions ?? 8;
+    if (!Number.isInteger(partitions) || partitions < 1) {
+      throw new RangeError(`partitions must be an integer >= 1, got ${partitions}`);
+    }
+    this.partitions = partitions;
+  }
+
+  /** The topic's log, created on first use. */
+  topic(name: string): TopicLog {
+    let log = this.topics.get(name);
+    if (!log) {
+      log = new TopicLog(name, this.partitions);
+      this.topics.set(name, log);
+    }
+    return log;
+  }
+
+  /** The consumer group, created on first use. */
+  group(name: string): ConsumerGroup {
+    let group = this.groups.get(name);
+    if (!group) {
+      group = new ConsumerGroup(name, this);
+      this.groups.set(name, group);
+    }
+    return group;
+  }
+
+  /** Appends copies of the messages in order; all or nothing (every value is encoded first). */
+  publish(topic: string, messages: readonly OutgoingMessage[]): void {
+    const records: StoredRecord[] = messages.map((m) => {
+      if (typeof m.key !== 'string') throw new TypeError(`message key must be a string on ${topic}`);
+      return { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(m.headers)) };
+    });
+    const log = this.topic(topic);
+    for (const record of records) log.append(record);
+  }
+}

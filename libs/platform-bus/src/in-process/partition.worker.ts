@@ -1,0 +1,102 @@
+import type { IncomingMessage } from '../bus.port';
+import { deliverWithRetries } from '../shared/bounded-retry.policy';
+import { deadLetterOf } from '../shared/dead-letter.mapper';
+import { decodeJson } from '../shared/json.codec';
+import type { GroupMember } from './group.member';
+import type { PartitionLog, StoredRecord } from './partition.log';
+
+export interface PartitionWorkerContext {
+  readonly topic: string;
+  readonly partition: number;
+  readonly log: PartitionLog;
+  readonly member: GroupMember;
+  readonly committed: () => number;
+  readonly commit: (nextOffset: number) => void;
+  readonly publish: (
+    topic: string,
+    messages: readonly { key: string; value: unknown; headers?: Readonly<Record<string, string>> }[],
+  ) => void;
+}
+
+/**
+ * Delivers one partition to its owner, one message at a time, from the group's committed
+ * offset. The offset advances only after the handler resolved (or the message was
+ * dead-lettered). A revoked worker finishes its in-flight message first; a crashed owner's
+ * worker stops at once and commits nothing more.
+ */
+export class PartitionWorker {
+  readonly done: Promise<void>;
+  private readonly revoked = new AbortController();
+
+  constructor(
+    private readonly ctx: PartitionWorkerContext,
+    private readonly previous: Promise<void>,
+  ) {
+    this.done = this.run().catch((error: unknown) => {
+      // Unreachable unless this class has a bug: fail loudly rather than stall the partition.
+      setImmediate(() => {
+        throw error;
+      });
+    });
+  }
+
+  get member(): GroupMember {
+    return this.ctx.member;
+  }
+
+  get isRevoked(): boolean {
+    return this.revoked.signal.aborted;
+  }
+
+  revoke(): void {
+    this.revoked.abort();
+  }
+
+  /** Resolves when the next owner may start: after the in-flight message, or at once after a crash. */
+  handover(): Promise<void> {
+    return this.ctx.member.crashed ? this.previous : this.done;
+  }
+
+  private get active(): boolean {
+    return !this.revoked.signal.aborted && !this.ctx.member.crashed;
+  }
+
+  private async run(): Promise<void> {
+    await this.previous;
+    const { log, member } = this.ctx;
+    while (this.active) {
+      const offset = this.ctx.committed();
+      if (!(await log.waitFor(offset, this.revoked.signal))) return;
+      // Never deliver inside publish()'s call stack, and let other partitions take turns.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const record = log.at(offset);
+      if (!this.active || !record) return;
+      const message = (attempt: number) => this.toMessage(record, offset, attempt);
+      const outcome = await deliverWithRetries({
+        handler: member.handler,
+        message,
+        maxAttempts: member.maxAttempts,
+        alive: () => !member.crashed,
+      });
+      if (member.crashed || outcome.kind === 'abandoned') return;
+      if (outcome.kind === 'exhausted') {
+        this.ctx.publish(member.deadLetterTopic, [
+          deadLetterOf(message(outcome.attempts), outcome.error, outcome.attempts),
+        ]);
+      }
+      this.ctx.commit(offset + 1);
+    }
+  }
+
+  private toMessage(record: StoredRecord, offset: number, attempt: number): IncomingMessage {
+    return {
+      topic: this.ctx.topic,
+      partition: this.ctx.partition,
+      offset: String(offset),
+      key: record.key,
+      value: decodeJson(record.value),
+      headers: { ...record.headers },
+      attempt,
+    };
+  }
+}

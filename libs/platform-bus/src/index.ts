@@ -1,0 +1,20 @@
+export {
+  BUS,
+  RequestTimeoutError,
+  type Bus,
+  type IncomingMessage,
+  type MessageHandler,
+  type OutgoingMessage,
+  type RequestHandler,
+  type RequestOptions,
+  type ServeOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.port';
+export { InProcessBus, type InProcessBusOptions } from './in-process.bus';
+export { InProcessBroker, type InProcessBrokerOptions } from './in-process/in-process.broker';
+export { InProcessSubscription } from './in-process/in-process.subscription';
+export { KafkaBus } from './kafka.bus';
+export { NamespacedBus } from './namespaced.bus';
+export { brokersFromEnv, type KafkaBusOptions } from './kafka/kafka-bus.options';
+export { BrokerUnreachableError } from './kafka/broker-unreachable.error';

@@ -1,0 +1,86 @@
+import { Headers, Topics } from '@openwop/contracts';
+import { Kafka, logLevel } from 'kafkajs';
+import { BrokerUnreachableError } from './kafka/broker-unreachable.error';
+import { brokersFromEnv } from './kafka/kafka-bus.options';
+import { KafkaBus } from './kafka.bus';
+import { describeBusContract } from './testing/bus.contract';
+import { kafkaCrashHarness } from './testing/kafka-crash.harness';
+import { MessageRecorder } from './testing/message.recorder';
+import { uniqueName } from './testing/unique-name.util';
+import { waitFor } from './testing/wait-for.util';
+
+// A real broker: KAFKA_BROKERS, or the local one started by `bash tools/kafka/kafka.sh start`.
+const brokers = brokersFromEnv(process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092');
+
+describeBusContract(
+  'KafkaBus',
+  async () => new KafkaBus({ brokers, clientId: 'bus-contract', logLevel: logLevel.ERROR }),
+  {
+    deliveryTimeoutMs: 20_000,
+    // The killed consumer's 6 s session timeout, then the next owner's join and fetch.
+    crashRecoveryTimeoutMs: 25_000,
+    startCrashableConsumer: kafkaCrashHarness(brokers),
+    testTimeoutMs: 60_000,
+  },
+);
+
+describe('KafkaBus specifics', () => {
+  const bus = new KafkaBus({ brokers, clientId: 'bus-specifics', logLevel: logLevel.ERROR });
+  beforeAll(() => bus.start(), 30_000);
+  afterAll(() => bus.stop(), 30_000);
+
+  it('dead-letters a value that is not JSON at once, and goes on with the partition', async () => {
+    const topic = uniqueName('raw');
+    const dead = new MessageRecorder();
+    const dlq = await bus.subscribe({
+      group: uniqueName('raw-dlq'),
+      topics: [Topics.deadLetter],
+      handler: dead.handler('dlq'),
+    });
+    const handled = new MessageRecorder();
+    const sub = await bus.subscribe({
+      group: uniqueName('raw-g'),
+      topics: [topic],
+      fromBeginning: true,
+      handler: handled.handler('g'),
+    });
+    const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    try {
+      await producer.send({ topic, messages: [{ key: 'k', value: 'not json' }] });
+    } finally {
+      await producer.disconnect();
+    }
+    await bus.publish(topic, [{ key: 'k', value: { ok: true } }]);
+    const mine = () => dead.by('dlq').filter((m) => m.headers[Headers.deadLetterTopic] === topic);
+    await waitFor(() => handled.count === 1 && mine().length === 1, {
+      timeoutMs: 20_000,
+      what: 'the dead letter and the next message',
+    });
+    expect(handled.by('g').map((m) => m.value)).toEqual([{ ok: true }]);
+    expect(mine()[0]).toMatchObject({ key: 'k', value: 'not json', headers: { [Headers.attempts]: '0' } });
+    expect(mine()[0]?.headers[Headers.deadLetterReason]).toMatch(/^SyntaxError/);
+    await Promise.all([sub.stop(), dlq.stop()]);
+  }, 60_000);
+
+  it('is unhealthy once stopped', async () => {
+    const other = new KafkaBus({ brokers, logLevel: logLevel.ERROR });
+    await other.start();
+    expect(await other.healthy()).toBe(true);
+    await other.stop();
+    expect(await other.healthy()).toBe(false);
+  }, 30_000);
+});
+
+describe('KafkaBus without a broker', () => {
+  it('fails start() with a clear BrokerUnreachableError', async () => {
+    const bus = new KafkaBus({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING });
+    const error: unknown = await bus.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(BrokerUnreachableError);
+    expect((error as Error).message).toMatch(/no Kafka broker answered at 127\.0\.0\.1:1 \(KAFKA_BROKERS\)/);
+    expect(await bus.healthy()).toBe(false);
+  }, 30_000);
+});

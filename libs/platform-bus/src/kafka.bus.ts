@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import type {
+  Bus,
+  OutgoingMessage,
+  RequestOptions,
+  ServeOptions,
+  SubscribeOptions,
+  Subscription,
+} from './bus.port';
+import { BrokerUnreachableError, isConnectionFailure } from './kafka/broker-unreachable.error';
+import {
+  CLIENT_RETRY,
+  CONNECTION_TIMEOUT_MS,
+  DEFAULT_JOIN_TIMEOUT_MS,
+  HEALTH_TIMEOUT_MS,
+  type KafkaBusOptions,
+} from './kafka/kafka-bus.options';
+import { kafkaLogCreator } from './kafka/kafka-log.creator';
+import { toKafkaMessage } from './kafka/kafka-message.codec';
+import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
+import { KafkaSubscription } from './kafka/kafka.subscription';
+import { ReplyChannel, replyingHandler } from './shared/request-reply.channel';
+
+/**
+ * The production bus, on kafkajs. One idempotent producer (acks=all, one request in flight, so
+ * retries never reorder a partition); one consumer per subscription; topics created on first
+ * use; request/reply over a per-instance reply topic. Guarantees: see {@link Bus}.
+ *
+ * @example
+ * const bus = new KafkaBus({ brokers: brokersFromEnv(), clientId: 'engine' });
+ * await bus.start(); // throws BrokerUnreachableError when no broker answers
+ */
+export class KafkaBus implements Bus {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly admin: Admin;
+  private readonly topics: KafkaTopicRegistry;
+  private readonly replies: ReplyChannel;
+  private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly partitions: number;
+  private starting: Promise<void> | undefined;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    if (options.brokers.length === 0) throw new RangeError('KafkaBus needs at least one broker');
+    this.partitions = options.partitions ?? 8;
+    this.kafka = new Kafka({
+      brokers: [...options.brokers],
+      clientId: options.clientId ?? 'openwop',
+      logLevel: options.logLevel ?? logLevel.WARN,
+      logCreator: kafkaLogCreator,
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      retry: CLIENT_RETRY,
+    });
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    this.admin = this.kafka.admin();
+    this.topics = new KafkaTopicRegistry(this.admin, this.partitions, options.replicationFactor ?? 1);
+    this.replies = new ReplyChannel({
+      instanceId: options.instanceId ?? randomUUID(),
+      subscribe: (o) => this.subscribe(o),
+      publish: (topic, messages) => this.publish(topic, messages),
+      prepareReplyTopic: (topic) => this.topics.ensure([topic], 1),
+    });
+  }
+
+  /** Connects the admin client and the producer; idempotent. @throws BrokerUnreachableError */
+  start(): Promise<void> {
+    this.starting ??= this.connect();
+    return this.starting;
+  }
+
+  /** Stops every subscription (they finish and commit their in-flight messages), then disconnects. */
+  stop(): Promise<void> {
+    if (!this.starting) return Promise.resolve();
+    this.stopping ??= this.disconnect().finally(() => {
+      this.starting = undefined;
+      this.started = false;
+      this.stopping = undefined;
+      this.topics.clear();
+    });
+    return this.stopping;
+  }
+
+  async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    this.assertStarted('publish');
+    if (messages.length === 0) return;
+    const encoded = messages.map(toKafkaMessage);
+    await this.topics.ensure([topic]);
+    await this.producer.send({ topic, acks: -1, messages: encoded });
+  }
+
+  /**
+   * Joins `group` and resolves once the consumer fetched: a message published after that reaches
+   * the group. Without `fromBeginning`, a new group starts at the end of each partition, pinned
+   * (committed) when a member first gets it, so no later owner skips anything (`StartOffsetPinner`).
+   */
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    this.assertStarted('subscribe');
+    if (options.topics.length === 0) throw new RangeError('subscribe needs at least one topic');
+    await this.topics.ensure(options.topics);
+    const subscription = await KafkaSubscription.open({
+      kafka: this.kafka,
+      admin: this.admin,
+      options,
+      concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
+      joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
+      publish: (topic, messages) => this.publish(topic, messages),
+      onClosed: (s) => this.subscriptions.delete(s),
+    });
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async serve(options: ServeOptions): Promise<Subscription> {
+    return this.subscribe({
+      group: options.group,
+      topics: [options.topic],
+      maxAttempts: options.maxAttempts,
+      deadLetterTopic: options.deadLetterTopic,
+      handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
+    });
+  }
+
+  async request<TReply = unknown>(
+    topic: string,
+    message: OutgoingMessage,
+    options: RequestOptions,
+  ): Promise<TReply> {
+    this.assertStarted('request');
+    return this.replies.request<TReply>(topic, message, options);
+  }
+
+  /** The broker answered `describeCluster` within 2 s, and no subscription died for good. */
+  async healthy(): Promise<boolean> {
+    if (!this.started) return false;
+    if ([...this.subscriptions].some((s) => s.failure !== undefined)) return false;
+    const described = this.admin.describeCluster().then(() => true);
+    const timedOut = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS).unref(),
+    );
+    return Promise.race([described, timedOut]).catch(() => false);
+  }
+
+  private async disconnect(): Promise<void> {
+    await this.starting?.catch(() => undefined); // a failed start left nothing connected
+    // Handlers still draining may publish (replies, dead letters): the producer stays up until they are done.
+    const stopped = await Promise.allSettled([
+      this.replies.close('bus stopped'),
+      ...[...this.subscriptions].map((s) => s.stop()),
+    ]);
+    this.started = false;
+    await this.producer.disconnect();
+    await this.admin.disconnect();
+    const failed = stopped.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      await this.admin.connect();
+      await this.producer.connect();
+      this.started = true;
+    } catch (error) {
+      this.starting = undefined;
+      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
+      throw isConnectionFailure(error) ? new BrokerUnreachableError(this.options.brokers, error) : error;
+    }
+  }
+
+  /** Publishing stays possible while `stop()` drains handlers; new subscriptions and requests do not. */
+  private assertStarted(operation: 'publish' | 'subscribe' | 'request'): void {
+    if (!this.started) throw new Error(`KafkaBus.${operation}: the bus is not started (call start() first)`);
+    if (this.stopping && operation !== 'publish')
+      throw new Error(`KafkaBus.${operation}: the bus is stopping`);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Admin } from 'kafkajs';
+
+/**
+ * Creates topics idempotently on first use (`createTopics` is a no-op for an existing topic)
+ * and remembers which exist, so later publishes and subscriptions skip the round trip.
+ */
+export class KafkaTopicRegistry {
+  private readonly known = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly admin: Admin,
+    private readonly defaultPartitions: number,
+    private readonly replicationFactor: number,
+  ) {}
+
+  async ensure(topics: readonly string[], partitions = this.defaultPartitions): Promise<void> {
+    await Promise.all(topics.map((topic) => this.ensureOne(topic, partitions)));
+  }
+
+  /** Forgets every topic (after a reconnect to a possibly different cluster). */
+  clear(): void {
+    this.known.clear();
+  }
+
+  private ensureOne(topic: string, partitions: number): Promise<void> {
+    let created = this.known.get(topic);
+    if (!created) {
+      created = this.create(topic, partitions);
+      this.known.set(topic, created);
+      const attempt = created;
+      attempt.catch(() => {
+        if (this.known.get(topic) === attempt) this.known.delete(topic);
+      });
+    }
+    return created;
+  }
+
+  private async create(topic: string, partitions: number): Promise<void> {
+    // Looking first keeps kafkajs from logging TOPIC_ALREADY_EXISTS as an error; a concurrent
+    // creator elsewhere is still fine (createTopics then reports "exists" and returns false).
+    if ((await this.admin.listTopics()).includes(topic)) return;
+    await this.admin.createTopics({
+      topics: [{ topic, numPartitions: partitions, replicationFactor: this.replicationFactor }],
+      waitForLeaders: true,
+    });
+  }
+}

@@ -1,0 +1,62 @@
+import type { IncomingMessage, MessageHandler } from '../bus.port';
+
+/** Attempts per message before it is dead-lettered, when a subscription does not say. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/** Backoff before retry `n` (n = 1 after the first failure): 10, 20, 40, 80, then 100 ms. */
+export function retryBackoffMs(failures: number): number {
+  return Math.min(100, 10 * 2 ** (failures - 1));
+}
+
+export type DeliveryOutcome =
+  | { readonly kind: 'handled'; readonly attempts: number }
+  | { readonly kind: 'exhausted'; readonly attempts: number; readonly error: unknown }
+  /** The consumer died between attempts: nothing may be committed. */
+  | { readonly kind: 'abandoned'; readonly attempts: number };
+
+export interface DeliveryArgs {
+  readonly handler: MessageHandler;
+  /** Builds a fresh copy of the message for each attempt, so a handler's mutation never leaks into a retry. */
+  readonly message: (attempt: number) => IncomingMessage;
+  readonly maxAttempts: number;
+  /** Checked before each retry; false abandons the message uncommitted (crash). */
+  readonly alive?: () => boolean;
+  /** Runs during the backoff before each retry (Kafka heartbeats here; a throw aborts the delivery). */
+  readonly beforeRetry?: () => Promise<void>;
+  readonly backoffMs?: (failures: number) => number;
+}
+
+/**
+ * Runs a handler up to `maxAttempts` times in place (the partition waits), with a small backoff.
+ * Never swallows: the caller dead-letters an `exhausted` outcome before it commits.
+ */
+export async function deliverWithRetries(args: DeliveryArgs): Promise<DeliveryOutcome> {
+  const backoff = args.backoffMs ?? retryBackoffMs;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= args.maxAttempts; attempt++) {
+    if (attempt > 1) {
+      await delay(backoff(attempt - 1));
+      if (args.alive && !args.alive()) return { kind: 'abandoned', attempts: attempt - 1 };
+      await args.beforeRetry?.();
+    }
+    try {
+      await args.handler(args.message(attempt));
+      return { kind: 'handled', attempts: attempt };
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  return { kind: 'exhausted', attempts: args.maxAttempts, error: lastError };
+}
+
+/** Validates a subscription's `maxAttempts` (an integer >= 1). */
+export function resolveMaxAttempts(maxAttempts: number | undefined): number {
+  const value = maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`maxAttempts must be an integer >= 1, got ${value}`);
+  return value;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
