@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { evolveRunSnapshot, type RunSnapshot } from '@openwop/projection-domain';
+import { evolveRunSnapshot, pendingInterruptOf, type RunSnapshot } from '@openwop/projection-domain';
 
 /** A run event arrived before its predecessor: never expected (single writer, one partition per run). */
 export class SequenceGapError extends Error {
@@ -34,6 +34,7 @@ export async function applyRunEvent(manager: EntityManager, event: RunEventDoc):
     [event.eventId, event.runId, event.sequence, event.type, event.nodeId ?? null, JSON.stringify(event)],
   );
   const next = evolveRunSnapshot(current[0]?.snapshot ?? null, event);
+  if (next) await projectPendingInterrupts(manager, event, next);
   if (next) {
     await manager.query(
       `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
@@ -54,4 +55,43 @@ export async function applyRunEvent(manager: EntityManager, event: RunEventDoc):
     );
   }
   return true;
+}
+
+/** Keeps `pending_interrupts` equal to the interrupts requested and not yet resolved, per run. */
+async function projectPendingInterrupts(manager: EntityManager, event: RunEventDoc, run: RunSnapshot): Promise<void> {
+  switch (event.type) {
+    case 'interrupt.requested': {
+      const p = pendingInterruptOf(event);
+      await manager.query(
+        `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10) ON CONFLICT (interrupt_id) DO NOTHING`,
+        [
+          p.interruptId,
+          event.runId,
+          p.nodeId,
+          run.owner?.tenant ?? 'default',
+          run.workflowId,
+          p.kind,
+          p.key,
+          JSON.stringify(p.data),
+          p.timeoutMs ?? null,
+          p.requestedAt,
+        ],
+      );
+      return;
+    }
+    case 'interrupt.resolved':
+      await manager.query('DELETE FROM pending_interrupts WHERE interrupt_id = $1', [
+        String((event.payload as { interruptId?: unknown }).interruptId),
+      ]);
+      return;
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled':
+    case 'node.cancelled':
+      await manager.query('DELETE FROM pending_interrupts WHERE run_id = $1', [event.runId]);
+      return;
+    default:
+      return;
+  }
 }

@@ -1,1 +1,8 @@
-export { evolveRunSnapshot, isTerminalStatus, RUN_SNAPSHOT_EVENTS, type RunSnapshot } from './run-snapshot.projection';
+export {
+  evolveRunSnapshot,
+  isTerminalStatus,
+  pendingInterruptOf,
+  RUN_SNAPSHOT_EVENTS,
+  type PendingInterruptView,
+  type RunSnapshot,
+} from './run-snapshot.projection';

@@ -1,4 +1,4 @@
-import type { RunEventDoc, RunEventType } from '@openwop/contracts';
+import { waitingStatusFor, type InterruptKind, type RunEventDoc, type RunEventType } from '@openwop/contracts';
 
 /** The `GET /v1/runs/{runId}` body (`run-snapshot.schema.json`), as folded from the run's events. */
 export interface RunSnapshot {
@@ -10,11 +10,40 @@ export interface RunSnapshot {
   readonly inputs?: Record<string, unknown>;
   readonly outputs?: Record<string, unknown>;
   readonly error?: unknown;
+  /** The interrupt the run waits on, while it waits. */
+  readonly interrupt?: PendingInterruptView;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly completedAt?: string;
   /** Sequence of the last projected event. */
   readonly lastSequence: number;
+}
+
+/** The pending interrupt as the snapshot and the pending-interrupts listing show it. */
+export interface PendingInterruptView {
+  readonly interruptId: string;
+  readonly nodeId: string;
+  readonly kind: InterruptKind;
+  readonly key: string;
+  readonly data: unknown;
+  readonly requestedAt: string;
+  readonly timeoutMs?: number;
+  readonly resumeSchema?: Record<string, unknown>;
+}
+
+/** Reads the pending interrupt out of an `interrupt.requested` payload. */
+export function pendingInterruptOf(event: RunEventDoc): PendingInterruptView {
+  const p = event.payload as Partial<PendingInterruptView> & { nodeId?: string };
+  return {
+    interruptId: String(p.interruptId),
+    nodeId: p.nodeId ?? event.nodeId ?? '',
+    kind: p.kind as InterruptKind,
+    key: String(p.key),
+    data: p.data ?? null,
+    requestedAt: p.requestedAt ?? event.timestamp,
+    ...(p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {}),
+    ...(p.resumeSchema !== undefined ? { resumeSchema: p.resumeSchema } : {}),
+  };
 }
 
 /** Event types this projection reacts to; others only advance `lastSequence`. */
@@ -23,6 +52,10 @@ export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
   'node.started',
   'node.completed',
   'node.failed',
+  'interrupt.requested',
+  'node.suspended',
+  'interrupt.resolved',
+  'node.resumed',
   'run.completed',
   'run.failed',
   'run.cancelled',
@@ -51,6 +84,16 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
   switch (event.type) {
     case 'node.started':
       return { ...next, currentNodeId: event.nodeId ?? snapshot.currentNodeId };
+    case 'interrupt.requested':
+      return { ...next, interrupt: pendingInterruptOf(event) };
+    case 'node.suspended': {
+      const kind = (event.payload as { kind?: InterruptKind }).kind ?? snapshot.interrupt?.kind ?? 'approval';
+      return { ...next, status: waitingStatusFor(kind), currentNodeId: event.nodeId ?? snapshot.currentNodeId };
+    }
+    case 'interrupt.resolved':
+      return withoutInterrupt(next);
+    case 'node.resumed':
+      return { ...withoutInterrupt(next), status: 'running' };
     case 'run.completed':
       return withoutCurrentNode({
         ...next,
@@ -59,16 +102,26 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
         completedAt: event.timestamp,
       });
     case 'run.failed':
-      return { ...next, status: 'failed', error: (event.payload as { error?: unknown }).error, completedAt: event.timestamp };
+      return withoutInterrupt({
+        ...next,
+        status: 'failed',
+        error: (event.payload as { error?: unknown }).error,
+        completedAt: event.timestamp,
+      });
     case 'run.cancelled':
-      return { ...next, status: 'cancelled', completedAt: event.timestamp };
+      return withoutInterrupt({ ...next, status: 'cancelled', completedAt: event.timestamp });
     default:
       return next;
   }
 }
 
 function withoutCurrentNode(s: RunSnapshot): RunSnapshot {
-  const { currentNodeId: _drop, ...rest } = s;
+  const { currentNodeId: _drop, interrupt: _gone, ...rest } = s;
+  return rest;
+}
+
+function withoutInterrupt(s: RunSnapshot): RunSnapshot {
+  const { interrupt: _drop, ...rest } = s;
   return rest;
 }
 

@@ -32,3 +32,38 @@ describe('run snapshot projection', () => {
     expect(evolveRunSnapshot(s, ev(1, 'log.appended'))).toMatchObject({ status: 'running', lastSequence: 1 });
   });
 });
+
+describe('run snapshot projection of interrupts', () => {
+  const started = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf' }));
+  const requested = ev(
+    1,
+    'interrupt.requested',
+    { runId: 'r', nodeId: 'gate', interruptId: 'r:gate:0', kind: 'clarification', key: 'r:gate:0', data: { questions: [] }, requestedAt: 't' },
+    'gate',
+  );
+
+  it.each([
+    ['approval', 'waiting-approval'],
+    ['clarification', 'waiting-input'],
+    ['external-event', 'waiting-external'],
+    ['low-confidence', 'waiting-approval'],
+    ['conversation.exchange', 'waiting-approval'],
+  ])('a node suspended on %s makes the run %s with the pending interrupt', (kind, status) => {
+    const withInterrupt = evolveRunSnapshot(started, { ...requested, payload: { ...(requested.payload as object), kind } });
+    const suspended = evolveRunSnapshot(withInterrupt, ev(2, 'node.suspended', { nodeId: 'gate', kind, reason: kind }, 'gate'));
+    expect(suspended).toMatchObject({ status, currentNodeId: 'gate', interrupt: { interruptId: 'r:gate:0', kind } });
+  });
+
+  it('drops the interrupt when it is resolved and runs again when the node resumes', () => {
+    const s1 = evolveRunSnapshot(evolveRunSnapshot(started, requested), ev(2, 'node.suspended', { kind: 'clarification' }, 'gate'));
+    const s2 = evolveRunSnapshot(s1, ev(3, 'interrupt.resolved', { interruptId: 'r:gate:0' }, 'gate'));
+    expect(s2).not.toHaveProperty('interrupt');
+    expect(evolveRunSnapshot(s2, ev(4, 'node.resumed', {}, 'gate'))).toMatchObject({ status: 'running' });
+  });
+
+  it('a cancelled run keeps no pending interrupt', () => {
+    const s1 = evolveRunSnapshot(started, requested);
+    expect(evolveRunSnapshot(s1, ev(2, 'run.cancelled', {}))).toMatchObject({ status: 'cancelled' });
+    expect(evolveRunSnapshot(s1, ev(2, 'run.cancelled', {}))).not.toHaveProperty('interrupt');
+  });
+});

@@ -62,6 +62,8 @@ export async function rebuildProjections(
 
 const TABLES = {
   run_events: 'SELECT event_id, run_id, sequence, type, node_id, doc FROM run_events ORDER BY run_id, sequence',
+  pending_interrupts:
+    'SELECT interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at FROM pending_interrupts ORDER BY interrupt_id',
   runs: 'SELECT run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at FROM runs ORDER BY run_id',
 } as const;
 
