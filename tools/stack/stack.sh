@@ -33,7 +33,7 @@ up() {
   if [ -z "${WOP_API_KEYS:-}" ]; then
     [ -f "$dir/api-key" ] || node -e "process.stdout.write('wop_' + require('crypto').randomBytes(24).toString('base64url'))" > "$dir/api-key"
     chmod 600 "$dir/api-key"
-    WOP_API_KEYS="$(node -e "const k=require('fs').readFileSync(process.argv[1],'utf8');console.log(JSON.stringify([{key:k,id:'stack-admin',tenant:'default',scopes:['manifest:read','runs:create','runs:read','runs:cancel','artifacts:read','webhooks:manage','approvals:respond']}]))" "$dir/api-key")"
+    WOP_API_KEYS="$(node -e "const k=require('fs').readFileSync(process.argv[1],'utf8');console.log(JSON.stringify([{key:k,id:'stack-admin',tenant:'default',scopes:['manifest:read','manifest:write','runs:create','runs:read','runs:cancel','artifacts:read','webhooks:manage','approvals:respond']}]))" "$dir/api-key")"
     echo "API key (all scopes, tenant default): $(cat "$dir/api-key")  (also in $dir/api-key)"
   fi
   export WOP_API_KEYS

@@ -1,3 +1,9 @@
+import { CancelRunController } from './cancel-run/cancel-run.controller';
+import { CommandSender } from './commands/command.sender';
+import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
+import { ResolveInterruptController } from './resolve-interrupt/resolve-interrupt.controller';
+import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
+import { WorkflowsController } from './workflows/workflows.controller';
 import { Logger, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
@@ -41,6 +47,10 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     GetRunController,
     RunEventsController,
     PollRunEventsController,
+    ResolveInterruptController,
+    CancelRunController,
+    ListInterruptsController,
+    WorkflowsController,
   ],
   providers: [
     {
@@ -54,6 +64,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     OpenApiDocumentHolder,
     RunReadRepository,
+    CommandSender,
+    ResolveInterruptHandler,
     RunEventsReader,
     RunEventStreamer,
     CreateRunHandler,

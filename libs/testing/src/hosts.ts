@@ -8,7 +8,16 @@ export const TEST_KEYS = {
   readonly: 'test_ro_' + 'c'.repeat(24),
 } as const;
 
-const ALL_SCOPES = ['manifest:read', 'runs:create', 'runs:read', 'runs:cancel', 'artifacts:read', 'webhooks:manage', 'approvals:respond'];
+const ALL_SCOPES = [
+  'manifest:read',
+  'manifest:write',
+  'runs:create',
+  'runs:read',
+  'runs:cancel',
+  'artifacts:read',
+  'webhooks:manage',
+  'approvals:respond',
+];
 
 export const TEST_API_KEYS_JSON = JSON.stringify([
   { key: TEST_KEYS.t1, scopes: ALL_SCOPES, tenant: 't1', id: 'key-t1' },

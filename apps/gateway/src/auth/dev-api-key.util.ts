@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ApiKeyConfigEntry } from './api-key.config';
-import { SCOPES } from './scopes.constants';
+import { HOST_SCOPES, SCOPES } from './scopes.constants';
 
 /** Environment variable that overrides where the embedded mode writes its development key. */
 export const DEV_API_KEY_FILE_ENV = 'WOP_DEV_API_KEY_FILE';
@@ -11,7 +11,7 @@ export const DEV_API_KEY_FILE_ENV = 'WOP_DEV_API_KEY_FILE';
 export function createDevApiKey(): ApiKeyConfigEntry {
   return {
     key: `wop_dev_${randomBytes(24).toString('base64url')}`,
-    scopes: [...SCOPES],
+    scopes: [...SCOPES, ...HOST_SCOPES],
     tenant: 'default',
     id: 'dev',
     principal: 'dev',

@@ -15,5 +15,11 @@ export const SCOPES = [
   'workspace:write',
 ] as const;
 
-/** A scope of the spec's vocabulary. Keys may also carry host-defined scopes (plain strings). */
-export type Scope = (typeof SCOPES)[number];
+/** Host-defined scopes (auth.md allows extensions that do not shadow the spec's names). */
+export const HOST_SCOPES = [
+  /** Register workflow definitions (`POST /v1/workflows`). */
+  'manifest:write',
+] as const;
+
+/** A scope of the spec's vocabulary or one of this host's extensions. */
+export type Scope = (typeof SCOPES)[number] | (typeof HOST_SCOPES)[number];

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Headers, Topics, type CommandReply, type ReplyError, type StartRunCommand, type StartRunResult } from '@openwop/contracts';
+import { Topics, type StartRunCommand, type StartRunResult } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
-import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
+import { CommandSender } from '../commands/command.sender';
 import { waitForRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 import type { CreateRunRequestDto } from './create-run.request.dto';
@@ -26,7 +26,7 @@ export class CreateRunHandler {
   private readonly logger = new Logger('Gateway');
 
   constructor(
-    @Inject(BUS) private readonly bus: Bus,
+    private readonly commands: CommandSender,
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
     private readonly runs: RunReadRepository,
@@ -54,37 +54,31 @@ export class CreateRunHandler {
         ...(request.metadata ? { metadata: request.metadata } : {}),
       },
     };
-    const reply = await this.send(command);
-    if (!reply.ok) throw rejection(reply.error, request.workflowId);
-    const status = await this.awaitProjection(runId, caller.tenant, reply.data);
+    const result = await this.send(command);
+    const status = await this.awaitProjection(runId, caller.tenant, result);
     const statusUrl = `${this.config.publicUrl}/v1/runs/${runId}`;
     return { runId, status, eventsUrl: `${statusUrl}/events`, statusUrl };
   }
 
-  private async send(command: StartRunCommand): Promise<CommandReply<StartRunResult>> {
-    const timeoutMs = this.config.commandTimeoutMs;
+  private async send(command: StartRunCommand): Promise<StartRunResult> {
     try {
-      return await this.bus.request<CommandReply<StartRunResult>>(
-        Topics.engineCommands,
-        {
-          key: command.data.runId,
-          value: command,
-          headers: {
-            [Headers.correlationId]: command.correlationId,
-            [Headers.messageId]: command.id,
-            [Headers.messageType]: command.type,
-          },
-        },
-        { timeoutMs },
-      );
+      return await this.commands.send<StartRunResult>(Topics.engineCommands, command.data.runId, command);
     } catch (error) {
-      if (!(error instanceof RequestTimeoutError)) throw error;
-      throw new ApiError(
-        'unavailable',
-        `The engine did not confirm run ${command.data.runId} within ${timeoutMs} ms; the run may still start. Check GET /v1/runs/${command.data.runId} before retrying.`,
-        { runId: command.data.runId },
-        1,
-      );
+      if (error instanceof ApiError && error.code === 'unavailable') {
+        throw new ApiError(
+          'unavailable',
+          `The engine did not confirm run ${command.data.runId} within ${this.config.commandTimeoutMs} ms; the run may still start. Check GET /v1/runs/${command.data.runId} before retrying.`,
+          { runId: command.data.runId },
+          1,
+        );
+      }
+      if (error instanceof DomainError && error.code === 'workflow_not_found') {
+        throw new DomainError(error.code, `Unknown workflowId ${JSON.stringify(command.data.workflowId)}.`, {
+          ...error.details,
+          workflowId: command.data.workflowId,
+        });
+      }
+      throw error;
     }
   }
 
@@ -100,12 +94,4 @@ export class CreateRunHandler {
     this.logger.warn(`run ${runId} was not projected up to sequence ${result.lastSequence} within ${READ_YOUR_WRITES_MS} ms`);
     return result.status;
   }
-}
-
-/** The engine's rejection as a domain error; an unknown workflow names the offending id. */
-function rejection(error: ReplyError, workflowId: string): DomainError {
-  if (error.code === 'workflow_not_found') {
-    return new DomainError(error.code, `Unknown workflowId ${JSON.stringify(workflowId)}.`, { ...error.details, workflowId });
-  }
-  return new DomainError(error.code, error.message, error.details);
 }

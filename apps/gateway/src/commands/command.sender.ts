@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { Headers, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
+import { DomainError } from '@openwop/kernel';
+import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
+import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
+import type { Caller } from '../auth/api-key.registry';
+import { ApiError } from '../common/api.error';
+
+/**
+ * Sends a command to its owning service over request/reply and returns the verdict's data.
+ * A refusal becomes a {@link DomainError} with the service's code (mapped once, by the error
+ * table); no answer in time becomes `503 unavailable`, saying the command may still take effect.
+ */
+@Injectable()
+export class CommandSender {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(HOST_CONFIG) private readonly config: HostConfig,
+  ) {}
+
+  /** Builds the envelope for `caller`: fresh id, the caller as actor, correlated by `key`. */
+  envelope<TType extends string, TData>(type: TType, key: string, data: TData, caller: Caller): CommandEnvelope<TType, TData> {
+    return {
+      id: randomUUID(),
+      type,
+      occurredAt: new Date().toISOString(),
+      correlationId: key,
+      actor: { tenant: caller.tenant, principal: caller.principal },
+      data,
+    };
+  }
+
+  /**
+   * @throws {@link DomainError} with the owning service's code when it refused the command.
+   * @throws {@link ApiError} `unavailable` when no verdict arrived within the command timeout.
+   */
+  async send<TResult>(topic: string, key: string, command: CommandEnvelope): Promise<TResult> {
+    const timeoutMs = this.config.commandTimeoutMs;
+    let reply: CommandReply<TResult>;
+    try {
+      reply = await this.bus.request<CommandReply<TResult>>(
+        topic,
+        {
+          key,
+          value: command,
+          headers: {
+            [Headers.correlationId]: command.correlationId,
+            [Headers.messageId]: command.id,
+            [Headers.messageType]: command.type,
+          },
+        },
+        { timeoutMs },
+      );
+    } catch (error) {
+      if (!(error instanceof RequestTimeoutError)) throw error;
+      throw new ApiError(
+        'unavailable',
+        `No verdict for ${command.type} within ${timeoutMs} ms; it may still take effect. Read the resource before retrying.`,
+        { correlationId: command.correlationId },
+        1,
+      );
+    }
+    if (!reply.ok) throw new DomainError(reply.error.code, reply.error.message, reply.error.details);
+    return reply.data;
+  }
+}

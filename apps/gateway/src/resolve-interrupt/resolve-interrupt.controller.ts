@@ -1,0 +1,54 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { ResolveInterruptResult } from '@openwop/contracts';
+import type { Caller } from '../auth/api-key.registry';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ApiError } from '../common/api.error';
+import { ResolveInterruptHandler } from './resolve-interrupt.handler';
+
+/**
+ * `POST /v1/runs/{runId}/interrupts/{nodeId}` with `{resumeValue}` (the spec's shape), or the
+ * resume value itself as the body (what conformance clients send for approvals: `{action}`);
+ * and the legacy `POST /v1/runs/{runId}/approvals/{nodeId}` whose body is the approval decision.
+ */
+@ApiTags('interrupts')
+@Controller()
+export class ResolveInterruptController {
+  constructor(private readonly handler: ResolveInterruptHandler) {}
+
+  @Post('/v1/runs/:runId/interrupts/:nodeId')
+  @HttpCode(200)
+  @RequireScope('approvals:respond')
+  @ApiOkResponse({ description: '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).' })
+  resolve(
+    @Param('runId') runId: string,
+    @Param('nodeId') nodeId: string,
+    @Body() body: unknown,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ResolveInterruptResult> {
+    const value = requireObject(body);
+    const resumeValue = Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value;
+    return this.handler.handle(runId, nodeId, resumeValue, 'api', caller);
+  }
+
+  @Post('/v1/runs/:runId/approvals/:nodeId')
+  @HttpCode(200)
+  @RequireScope('approvals:respond')
+  @ApiOkResponse({ description: 'Legacy approval surface; `decision: approved|rejected` is normalized to the 5-action vocabulary.' })
+  approve(
+    @Param('runId') runId: string,
+    @Param('nodeId') nodeId: string,
+    @Body() body: unknown,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ResolveInterruptResult> {
+    return this.handler.handle(runId, nodeId, requireObject(body), 'legacy-approvals', caller);
+  }
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Topics, type ResolveInterruptCommand, type ResolveInterruptData, type ResolveInterruptResult } from '@openwop/contracts';
+import type { RunEventFeed } from '@openwop/platform-db';
+import { RUN_EVENT_FEED } from '@openwop/platform-nest';
+import type { Caller } from '../auth/api-key.registry';
+import { CommandSender } from '../commands/command.sender';
+import { waitForRun } from '../runs/run-change.waiter';
+import { RunReadRepository } from '../runs/run-read.repository';
+
+const READ_YOUR_WRITES_MS = 5_000;
+
+/**
+ * Resolves a run-scoped interrupt: the interrupt service decides (first resolve wins, per-kind
+ * validation, quorum); once it resolved, we wait until the run snapshot no longer shows that
+ * interrupt pending, so a read right after the answer sees the run moving on.
+ */
+@Injectable()
+export class ResolveInterruptHandler {
+  constructor(
+    private readonly commands: CommandSender,
+    private readonly runs: RunReadRepository,
+    @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
+  ) {}
+
+  async handle(
+    runId: string,
+    nodeId: string,
+    resumeValue: unknown,
+    via: ResolveInterruptData['via'],
+    caller: Caller,
+  ): Promise<ResolveInterruptResult> {
+    await this.runs.requireVisible(runId, caller.tenant);
+    const command: ResolveInterruptCommand = this.commands.envelope(
+      'interrupt.resolve',
+      runId,
+      { runId, nodeId, resumeValue, via },
+      caller,
+    );
+    const result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, runId, command);
+    if (result.status === 'resolved') {
+      await waitForRun({ feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 }, async () => {
+        const row = await this.runs.findVisible(runId, caller.tenant);
+        const pending = (row?.snapshot as { interrupt?: { interruptId?: string } } | undefined)?.interrupt;
+        return row && pending?.interruptId !== result.interruptId ? row : undefined;
+      });
+    }
+    return result;
+  }
+}
