@@ -10,10 +10,48 @@ export {
 export { assertCommand } from './message-validation';
 export {
   StartRunData,
+  ResumeRunData,
+  CancelRunEngineData,
+  RegisterWorkflowData,
+  GetWorkflowData,
   ENGINE_COMMAND_DATA,
   type StartRunCommand,
   type StartRunResult,
+  type ResumeRunCommand,
+  type CancelRunEngineCommand,
+  type RegisterWorkflowCommand,
+  type GetWorkflowCommand,
   type EngineCommand,
 } from './engine-commands';
+export {
+  INTERRUPT_KINDS,
+  APPROVAL_ACTIONS,
+  waitingStatusFor,
+  suspendReasonFor,
+  type InterruptKind,
+  type ApprovalAction,
+  type ApprovalData,
+  type ApprovalResume,
+  type RefineFeedback,
+  type ClarificationData,
+  type ExternalEventData,
+  type CustomData,
+  type LowConfidenceData,
+  type InterruptPayload,
+  type InterruptRecord,
+} from './interrupt';
+export {
+  OpenInterruptData,
+  ResolveInterruptData,
+  CancelRunData,
+  ExpireInterruptData,
+  INTERRUPT_COMMAND_DATA,
+  type OpenInterruptCommand,
+  type ResolveInterruptCommand,
+  type CancelRunAtInterruptCommand,
+  type ExpireInterruptCommand,
+  type InterruptCommand,
+  type ResolveInterruptResult,
+} from './interrupt-commands';
 export { SUPPORTED_NODE_TYPES, type WorkflowDefinition, type WorkflowNode, type WorkflowEdge } from './workflow';
 export { CONFORMANCE_FIXTURES, SEEDED_FIXTURES, isRunnable } from './fixtures';

@@ -1,4 +1,12 @@
 import { InitialSchema1700000000000 } from './1700000000000-initial-schema';
+import { Interrupts1700000000100 } from './1700000000100-interrupts';
+import { Workflows1700000000200 } from './1700000000200-workflows';
+import { PendingInterrupts1700000000300 } from './1700000000300-pending-interrupts';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
-export const MIGRATIONS = [InitialSchema1700000000000];
+export const MIGRATIONS = [
+  InitialSchema1700000000000,
+  Interrupts1700000000100,
+  Workflows1700000000200,
+  PendingInterrupts1700000000300,
+];

@@ -1,0 +1,66 @@
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Min } from 'class-validator';
+import type { CommandEnvelope } from './envelope';
+import { INTERRUPT_KINDS, type InterruptKind } from './interrupt';
+
+/** `interrupt.open`: the engine asks the interrupt service to hold a new pending interrupt. */
+export class OpenInterruptData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+  @IsIn(INTERRUPT_KINDS) kind!: InterruptKind;
+  @IsString() @Length(1, 512) key!: string;
+  @IsOptional() data?: unknown;
+  @IsOptional() @IsObject() resumeSchema?: Record<string, unknown>;
+  @IsOptional() @IsInt() @Min(1) timeoutMs?: number;
+  @IsString() requestedAt!: string;
+}
+
+/** `interrupt.resolve`: an external caller's answer (gateway, request/reply). */
+export class ResolveInterruptData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  @IsOptional() resumeValue?: unknown;
+  /** Which surface it came through: the run-scoped API or a signed token. */
+  @IsIn(['api', 'token', 'legacy-approvals']) via!: 'api' | 'token' | 'legacy-approvals';
+  /** Set by the token surface: the token names one interrupt. */
+  @IsOptional() @IsString() interruptId?: string;
+}
+
+/** `run.cancel` on the interrupt topic: cancel pending interrupts, then forward to the engine. */
+export class CancelRunData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsOptional() @IsString() @Length(0, 1000) reason?: string;
+}
+
+/** `interrupt.expire`: the durable timer fired for an interrupt's deadline. */
+export class ExpireInterruptData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+}
+
+export type OpenInterruptCommand = CommandEnvelope<'interrupt.open', OpenInterruptData>;
+export type ResolveInterruptCommand = CommandEnvelope<'interrupt.resolve', ResolveInterruptData>;
+export type CancelRunAtInterruptCommand = CommandEnvelope<'run.cancel', CancelRunData>;
+export type ExpireInterruptCommand = CommandEnvelope<'interrupt.expire', ExpireInterruptData>;
+
+export type InterruptCommand =
+  | OpenInterruptCommand
+  | ResolveInterruptCommand
+  | CancelRunAtInterruptCommand
+  | ExpireInterruptCommand;
+
+export const INTERRUPT_COMMAND_DATA = {
+  'interrupt.open': OpenInterruptData,
+  'interrupt.resolve': ResolveInterruptData,
+  'run.cancel': CancelRunData,
+  'interrupt.expire': ExpireInterruptData,
+} as const;
+
+/** The reply to `interrupt.resolve`. */
+export interface ResolveInterruptResult {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /** `resolved`: the node resumes; `pending`: recorded (an `ask`, or a vote short of quorum). */
+  readonly status: 'resolved' | 'pending';
+}
