@@ -6,6 +6,8 @@ import type { TopicLog } from './topic.log';
 export interface GroupBroker {
   topic(name: string): TopicLog;
   publish(topic: string, messages: readonly OutgoingMessage[]): void;
+  /** Called after a commit: the broker may drop records every group has committed past. */
+  retain(topic: string, partition: number): void;
 }
 
 /**
@@ -29,7 +31,7 @@ export class ConsumerGroup {
     for (const topic of member.topics) {
       this.broker.topic(topic).partitions.forEach((log, partition) => {
         const key = tpKey(topic, partition);
-        if (!this.committed.has(key)) this.committed.set(key, fromBeginning ? 0 : log.end);
+        if (!this.committed.has(key)) this.committed.set(key, fromBeginning ? log.start : log.end);
       });
     }
     this.members.push(member);
@@ -78,7 +80,10 @@ export class ConsumerGroup {
           log,
           member,
           committed: () => this.committed.get(key) ?? 0,
-          commit: (next) => this.committed.set(key, next),
+          commit: (next) => {
+            this.committed.set(key, next);
+            this.broker.retain(topic, partition);
+          },
           publish: (target, messages) => this.broker.publish(target, messages),
         },
         current ? current.handover() : Promise.resolve(),

@@ -12,7 +12,7 @@ export interface InProcessBrokerOptions {
 /**
  * The in-memory "cluster" behind {@link InProcessBus}: topics and consumer groups. Several bus
  * instances may share one broker to act as several processes of one deployment.
- * Logs are kept for the broker's lifetime (no retention).
+ * Retention: a record is dropped once every consumer group that reads its partition committed past it.
  */
 export class InProcessBroker {
   readonly partitions: number;
@@ -45,6 +45,16 @@ export class InProcessBroker {
       this.groups.set(name, group);
     }
     return group;
+  }
+
+  /** Drops the partition's records below the lowest offset any group committed on it. */
+  retain(topic: string, partition: number): void {
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const group of this.groups.values()) {
+      const offset = group.committedOffset(topic, partition);
+      if (offset !== undefined) lowest = Math.min(lowest, offset);
+    }
+    if (Number.isFinite(lowest)) this.topic(topic).partition(partition).trimBefore(lowest);
   }
 
   /** Appends copies of the messages in order; all or nothing (every value is encoded first). */
