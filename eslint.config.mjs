@@ -11,7 +11,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   prettier,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.mts'],
     plugins: { '@nx': nx },
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

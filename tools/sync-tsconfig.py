@@ -7,8 +7,8 @@ pkgs = [(k, n) for k in ['libs', 'apps'] for n in sorted(os.listdir(k)) if os.pa
 paths = {f'@openwop/{n}': [f'./{k}/{n}/src/index.ts'] for k, n in pkgs}
 with open('tsconfig.json', 'w') as f:
     json.dump({"extends": "./tsconfig.base.json",
-               "compilerOptions": {"noEmit": True, "types": ["node", "jest"], "paths": paths},
-               "include": ["libs/*/src/**/*.ts", "apps/*/src/**/*.ts", "tools/**/*.ts"],
+               "compilerOptions": {"noEmit": True, "allowImportingTsExtensions": True, "types": ["node", "jest"], "paths": paths},
+               "include": ["libs/*/src/**/*.ts", "apps/*/src/**/*.ts", "tools/**/*.ts", "tools/**/*.mts"],
                "exclude": ["**/dist/**", "node_modules"]}, f, indent=2)
     f.write('\n')
 with open('tsconfig.build.json', 'w') as f:
