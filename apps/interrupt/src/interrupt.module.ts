@@ -1,8 +1,28 @@
 import { Module } from '@nestjs/common';
+import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { InterruptRepository } from './common/interrupt.repository';
+import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
+import { InterruptCommandsConsumer } from './interrupt-commands.consumer';
+import { InterruptTimerService } from './interrupt-timer.service';
+import { CLOCK, INTERRUPT_TIMER_OPTIONS, systemClock, timerOptionsFromEnv } from './interrupt.di-tokens';
+import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
+import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 
 /**
- * The interrupt service process. Its aggregate and command handlers arrive with their issue; until
- * then the process joins the platform (database migrations, bus) and idles.
+ * The interrupt service: owns the interrupt aggregate and gates a run's external input (resolve,
+ * cancel) in one order per run; its durable timer expires interrupts past their deadline.
  */
-@Module({})
+@Module({
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    { provide: INTERRUPT_TIMER_OPTIONS, useFactory: () => timerOptionsFromEnv() },
+    InterruptRepository,
+    OpenInterruptHandler,
+    ResolveInterruptHandler,
+    CancelRunHandler,
+    ExpireInterruptHandler,
+    InterruptCommandsConsumer,
+    InterruptTimerService,
+  ],
+})
 export class InterruptModule {}

@@ -72,6 +72,11 @@ export interface ServeOptions {
   readonly topic: string;
   readonly handler: RequestHandler;
   readonly maxAttempts?: number;
+  /**
+   * Start from the earliest offset when the group has no committed offset (default false). Set it
+   * where requests also arrive from an outbox and must not be lost before the group first joins.
+   */
+  readonly fromBeginning?: boolean;
   /** Where requests go after `maxAttempts` failures (default `Topics.deadLetter`). */
   readonly deadLetterTopic?: string;
 }

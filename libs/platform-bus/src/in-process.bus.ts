@@ -90,6 +90,7 @@ export class InProcessBus implements Bus {
       group: options.group,
       topics: [options.topic],
       maxAttempts: options.maxAttempts,
+      fromBeginning: options.fromBeginning,
       deadLetterTopic: options.deadLetterTopic,
       handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
     });

@@ -123,6 +123,7 @@ export class KafkaBus implements Bus {
       group: options.group,
       topics: [options.topic],
       maxAttempts: options.maxAttempts,
+      fromBeginning: options.fromBeginning,
       deadLetterTopic: options.deadLetterTopic,
       handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
     });

@@ -1,0 +1,35 @@
+import type { CommandEnvelope, CommandReply } from '@openwop/contracts';
+import type { CommandContext } from '@openwop/interrupt-domain';
+import { DomainError } from '@openwop/kernel';
+
+/** The decider's inputs from an envelope: its id, the authenticated actor, and the handler's clock. */
+export function contextOf(command: CommandEnvelope, now: string): CommandContext {
+  return { commandId: command.id, now, tenant: command.actor.tenant, principal: command.actor.principal };
+}
+
+/** Runs a decision; a domain rejection becomes the refusal reply (the caller writes nothing). */
+export function decided<T>(
+  decide: () => T,
+): { ok: true; value: T } | { ok: false; reply: CommandReply<never> } {
+  try {
+    return { ok: true, value: decide() };
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    return { ok: false, reply: refusal(e.code, e.message, e.details) };
+  }
+}
+
+export function refusal(
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): CommandReply<never> {
+  return { ok: false, error: { code, message, ...(details ? { details } : {}) } };
+}
+
+/** Carries a refusal out of the transaction so that it rolls back. */
+export class Refusal extends Error {
+  constructor(readonly reply: CommandReply) {
+    super('refused');
+  }
+}

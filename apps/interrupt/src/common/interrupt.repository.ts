@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { initialInterruptState, type InterruptState, type PendingInterrupt } from '@openwop/interrupt-domain';
+
+/** A held interrupt (any state but `none`). */
+export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
+
+/**
+ * The `interrupts` table: the aggregate's state as JSON plus the columns lookups and the timer
+ * need. Every read here locks the rows it returns (`FOR UPDATE`) for the caller's transaction.
+ */
+@Injectable()
+export class InterruptRepository {
+  /** The interrupt with this id, or `none`. */
+  async lockById(manager: EntityManager, interruptId: string): Promise<InterruptState> {
+    const rows = await manager.query<{ state: HeldInterrupt }[]>(
+      'SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE',
+      [interruptId],
+    );
+    return rows[0]?.state ?? initialInterruptState();
+  }
+
+  /**
+   * The interrupt a run-scoped resolve addresses: the pending one on (run, node), else the newest
+   * decided one (so a late resolve learns why it lost). The WHERE clause deliberately ignores
+   * status: a resolve that waited on the lock of a concurrent winner still finds the row, now
+   * resolved, and is refused with `interrupt_already_resolved` rather than `interrupt_not_found`.
+   */
+  async lockForResolve(manager: EntityManager, runId: string, nodeId: string): Promise<InterruptState> {
+    const rows = await manager.query<{ state: HeldInterrupt }[]>(
+      `SELECT state FROM interrupts WHERE run_id = $1 AND node_id = $2
+       ORDER BY (status = 'pending') DESC, created_at DESC, interrupt_id DESC LIMIT 1 FOR UPDATE`,
+      [runId, nodeId],
+    );
+    return rows[0]?.state ?? initialInterruptState();
+  }
+
+  async lockPendingOfRun(manager: EntityManager, runId: string): Promise<PendingInterrupt[]> {
+    const rows = await manager.query<{ state: PendingInterrupt }[]>(
+      `SELECT state FROM interrupts WHERE run_id = $1 AND status = 'pending' ORDER BY created_at FOR UPDATE`,
+      [runId],
+    );
+    return rows.map((r) => r.state);
+  }
+
+  /** Claims up to `limit` pending interrupts past their deadline that no other instance holds. */
+  async claimDue(manager: EntityManager, now: string, limit: number): Promise<PendingInterrupt[]> {
+    const rows = await manager.query<{ state: PendingInterrupt }[]>(
+      `SELECT state FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz
+       ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    return rows.map((r) => r.state);
+  }
+
+  /** True when the run has an interrupt of another tenant (the run is not the caller's). */
+  async heldByOtherTenant(manager: EntityManager, runId: string, tenant: string): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      'SELECT 1 FROM interrupts WHERE run_id = $1 AND tenant <> $2 LIMIT 1',
+      [runId, tenant],
+    );
+    return rows.length > 0;
+  }
+
+  async save(manager: EntityManager, state: HeldInterrupt): Promise<void> {
+    const i = state.interrupt;
+    await manager.query(
+      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz)
+       ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
+      [
+        i.interruptId,
+        i.runId,
+        i.nodeId,
+        i.tenant,
+        i.kind,
+        i.key,
+        state.status,
+        JSON.stringify(state),
+        i.deadlineAt ?? null,
+      ],
+    );
+  }
+
+  async markRunCancelled(
+    manager: EntityManager,
+    runId: string,
+    tenant: string,
+    reason: string | undefined,
+  ): Promise<void> {
+    await manager.query(
+      'INSERT INTO interrupt_cancelled_runs (run_id, tenant, reason) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING',
+      [runId, tenant, reason ?? null],
+    );
+  }
+
+  async isRunCancelled(manager: EntityManager, runId: string, tenant: string): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      'SELECT 1 FROM interrupt_cancelled_runs WHERE run_id = $1 AND tenant = $2',
+      [runId, tenant],
+    );
+    return rows.length > 0;
+  }
+}

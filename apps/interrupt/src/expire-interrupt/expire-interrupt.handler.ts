@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { CommandReply, ExpireInterruptCommand } from '@openwop/contracts';
+import {
+  decideInterrupt,
+  evolveInterrupt,
+  type CommandContext,
+  type InterruptState,
+  type InterruptStatus,
+} from '@openwop/interrupt-domain';
+import { appendToOutbox } from '@openwop/platform-db';
+import { contextOf } from '../common/command-reply.util';
+import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
+import { InterruptRepository } from '../common/interrupt.repository';
+import { CLOCK, type Clock } from '../interrupt.di-tokens';
+
+export interface ExpireInterruptResult {
+  readonly interruptId: string;
+  readonly status: InterruptStatus;
+}
+
+/**
+ * `interrupt.expire`: a pending interrupt past its deadline ends with outcome `timeout` and the
+ * engine gets `run.resume` (an approval gate then resolves rejected, fail closed); anything else
+ * is a no-op. Used by the command topic and by the durable timer, on rows the caller locked.
+ */
+@Injectable()
+export class ExpireInterruptHandler {
+  constructor(
+    private readonly interrupts: InterruptRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async handle(
+    manager: EntityManager,
+    command: ExpireInterruptCommand,
+  ): Promise<CommandReply<ExpireInterruptResult>> {
+    const { interruptId, runId } = command.data;
+    const state = await this.interrupts.lockById(manager, interruptId);
+    const addressed = state.status !== 'none' && state.interrupt.runId === runId;
+    const next = addressed
+      ? await this.expire(manager, state, contextOf(command, this.clock.now()), command)
+      : state;
+    return { ok: true, data: { interruptId, status: next.status } };
+  }
+
+  /** Expires `state` (locked by the caller) inside the caller's transaction. */
+  async expire(
+    manager: EntityManager,
+    state: InterruptState,
+    context: CommandContext,
+    cause: Cause,
+  ): Promise<InterruptState> {
+    if (state.status === 'none') return state;
+    const events = decideInterrupt(
+      { type: 'ExpireInterrupt', interruptId: state.interrupt.interruptId, context },
+      state,
+    );
+    if (events.length === 0) return state;
+    const next = events.reduce(evolveInterrupt, state);
+    if (next.status === 'none') return state;
+    await this.interrupts.save(manager, next);
+    await appendToOutbox(manager, resumeMessages(next, cause));
+    return next;
+  }
+}

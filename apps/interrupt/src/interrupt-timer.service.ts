@@ -1,0 +1,99 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { OutboxRelay } from '@openwop/platform-db';
+import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { InterruptRepository } from './common/interrupt.repository';
+import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
+import {
+  CLOCK,
+  INTERRUPT_TIMER_OPTIONS,
+  type Clock,
+  type InterruptTimerOptions,
+} from './interrupt.di-tokens';
+
+/** The principal of expirations the timer decides. */
+export const TIMER_PRINCIPAL = 'system:interrupt-timer';
+
+/**
+ * The durable timer. Deadlines live in Postgres (`interrupts.deadline_at`), so nothing is lost when
+ * a process dies: every instance polls (jittered), claims due pending rows with
+ * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and expires them in one
+ * transaction with their `run.resume` outbox rows. A failed tick is logged and retried by the
+ * next one: the rows stay pending until a tick commits.
+ */
+@Injectable()
+export class InterruptTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(InterruptTimerService.name);
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(INTERRUPT_TIMER_OPTIONS) private readonly options: InterruptTimerOptions,
+    private readonly interrupts: InterruptRepository,
+    private readonly expirer: ExpireInterruptHandler,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+  }
+
+  /** Expires every interrupt due now, batch by batch; returns how many it expired. */
+  async tick(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const now = this.clock.now();
+      const claimed = await this.ds.transaction(async (manager) => {
+        const due = await this.interrupts.claimDue(manager, now, this.options.batchSize);
+        for (const state of due) {
+          const { interruptId, runId, tenant } = state.interrupt;
+          await this.expirer.expire(
+            manager,
+            state,
+            { commandId: `expire:${interruptId}`, now, tenant, principal: TIMER_PRINCIPAL },
+            { id: `expire:${interruptId}`, correlationId: runId },
+          );
+        }
+        return due.length;
+      });
+      total += claimed;
+      if (claimed > 0) void this.relay.kick();
+      if (claimed < this.options.batchSize || this.stopped) return total;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const jittered = this.options.intervalMs * (0.75 + Math.random() * 0.5);
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .then(
+          () => undefined,
+          (e: unknown) =>
+            this.logger.error(
+              `timer tick failed, retrying next tick: ${e instanceof Error ? e.message : String(e)}`,
+            ),
+        )
+        .finally(() => {
+          this.ticking = undefined;
+          this.schedule();
+        });
+    }, jittered);
+  }
+}

@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { CommandReply, OpenInterruptCommand } from '@openwop/contracts';
+import { decideInterrupt, evolveInterrupt, type InterruptStatus } from '@openwop/interrupt-domain';
+import { contextOf } from '../common/command-reply.util';
+import { InterruptRepository } from '../common/interrupt.repository';
+import { CLOCK, type Clock } from '../interrupt.di-tokens';
+
+export interface OpenInterruptResult {
+  readonly interruptId: string;
+  readonly status: InterruptStatus;
+}
+
+/**
+ * `interrupt.open` from the engine's outbox: hold a new pending interrupt (idempotent by
+ * interruptId). The envelope's actor is the run's owner, whose tenant the interrupt keeps.
+ */
+@Injectable()
+export class OpenInterruptHandler {
+  constructor(
+    private readonly interrupts: InterruptRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async handle(
+    manager: EntityManager,
+    command: OpenInterruptCommand,
+  ): Promise<CommandReply<OpenInterruptResult>> {
+    const { interruptId, runId, nodeId, kind, key, data, resumeSchema, timeoutMs, requestedAt } =
+      command.data;
+    const state = await this.interrupts.lockById(manager, interruptId);
+    const runCancelled =
+      state.status === 'none' && (await this.interrupts.isRunCancelled(manager, runId, command.actor.tenant));
+    const events = decideInterrupt(
+      {
+        type: 'OpenInterrupt',
+        interrupt: {
+          interruptId,
+          runId,
+          nodeId,
+          kind,
+          key,
+          data,
+          requestedAt,
+          ...(resumeSchema ? { resumeSchema } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        },
+        runCancelled,
+        context: contextOf(command, this.clock.now()),
+      },
+      state,
+    );
+    const next = events.reduce(evolveInterrupt, state);
+    if (events.length > 0 && next.status !== 'none') await this.interrupts.save(manager, next);
+    return { ok: true, data: { interruptId, status: next.status } };
+  }
+}

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { CommandReply, ResolveInterruptCommand, ResolveInterruptResult } from '@openwop/contracts';
+import { decideInterrupt, evolveInterrupt } from '@openwop/interrupt-domain';
+import { appendToOutbox } from '@openwop/platform-db';
+import { contextOf, decided } from '../common/command-reply.util';
+import { resumeMessages } from '../common/engine-commands.outbox';
+import { InterruptRepository } from '../common/interrupt.repository';
+import { CLOCK, type Clock } from '../interrupt.di-tokens';
+
+/**
+ * `interrupt.resolve` from the gateway: lock the addressed interrupt, decide, save, and when the
+ * interrupt is decided put `run.resume` in the outbox. A vote short of quorum or an `ask` is saved
+ * and answered `pending`. A refusal is the reply and writes nothing.
+ */
+@Injectable()
+export class ResolveInterruptHandler {
+  constructor(
+    private readonly interrupts: InterruptRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async handle(
+    manager: EntityManager,
+    command: ResolveInterruptCommand,
+  ): Promise<CommandReply<ResolveInterruptResult>> {
+    const { runId, nodeId, interruptId, resumeValue } = command.data;
+    const state = interruptId
+      ? await this.interrupts.lockById(manager, interruptId)
+      : await this.interrupts.lockForResolve(manager, runId, nodeId);
+    const events = decided(() =>
+      decideInterrupt(
+        {
+          type: 'ResolveInterrupt',
+          runId,
+          nodeId,
+          ...(interruptId ? { interruptId } : {}),
+          resumeValue,
+          context: contextOf(command, this.clock.now()),
+        },
+        state,
+      ),
+    );
+    if (!events.ok) return events.reply;
+    const next = events.value.reduce(evolveInterrupt, state);
+    if (next.status === 'none') throw new Error(`resolve of ${runId}/${nodeId} decided on no interrupt`);
+    await this.interrupts.save(manager, next);
+    await appendToOutbox(manager, resumeMessages(next, command));
+    return {
+      ok: true,
+      data: {
+        runId,
+        nodeId,
+        interruptId: next.interrupt.interruptId,
+        status: next.status === 'resolved' ? 'resolved' : 'pending',
+      },
+    };
+  }
+}

@@ -1,0 +1,53 @@
+import type { ApprovalExitAction } from '../interrupt.events';
+import { isJsonObject } from '../json-value.util';
+
+/** The resolve actions a client may send: the four exits and the `ask` side channel. */
+export type ApprovalResolveAction = ApprovalExitAction | 'ask';
+
+/** An approval interrupt's policy, read from its `data` (`ApprovalData`). */
+export interface ApprovalGate {
+  readonly offered: ReadonlySet<ApprovalResolveAction>;
+  /** Distinct principals whose votes close the gate (default 1). */
+  readonly requiredApprovals: number;
+  readonly rejectionPolicy: 'single-veto' | 'majority';
+  /** Advisory only (spec): recorded for clients, never enforced here. */
+  readonly approversList?: readonly string[];
+}
+
+const RESOLVE_ACTIONS: readonly ApprovalResolveAction[] = [
+  'accept',
+  'reject',
+  'refine',
+  'edit-accept',
+  'ask',
+];
+
+/**
+ * Reads the gate leniently: the engine already accepted the workflow, so a gate without a usable
+ * `actions` list offers accept and reject (the base vocabulary) rather than nothing. `edit` in
+ * `actions` (the node-config spelling) offers the `edit-accept` resolution.
+ */
+export function readApprovalGate(data: unknown): ApprovalGate {
+  const d = isJsonObject(data) ? data : {};
+  const listed = Array.isArray(d.actions) ? d.actions.filter((a): a is string => typeof a === 'string') : [];
+  const offered = new Set<ApprovalResolveAction>();
+  for (const action of listed) {
+    const resolveAs = action === 'edit' ? 'edit-accept' : action;
+    if ((RESOLVE_ACTIONS as readonly string[]).includes(resolveAs))
+      offered.add(resolveAs as ApprovalResolveAction);
+  }
+  if (offered.size === 0) {
+    offered.add('accept');
+    offered.add('reject');
+  }
+  const required = d.requiredApprovals;
+  return {
+    offered,
+    requiredApprovals:
+      typeof required === 'number' && Number.isInteger(required) && required >= 1 ? required : 1,
+    rejectionPolicy: d.rejectionPolicy === 'majority' ? 'majority' : 'single-veto',
+    ...(Array.isArray(d.approversList)
+      ? { approversList: d.approversList.filter((a): a is string => typeof a === 'string') }
+      : {}),
+  };
+}

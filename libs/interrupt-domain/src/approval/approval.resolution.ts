@@ -1,0 +1,73 @@
+import type { ApprovalResume } from '@openwop/contracts';
+import type { CommandContext } from '../interrupt.commands';
+import { InvalidResumeValue } from '../interrupt.errors';
+import type { ApprovalVote, InterruptEvent } from '../interrupt.events';
+import type { PendingInterrupt } from '../interrupt.state';
+import { schemaViolations } from '../json-schema.validator';
+import { readApprovalGate } from './approval-gate';
+import { quorumCloses } from './approval-quorum.policy';
+import { parseApprovalSubmission } from './approval-submission.parser';
+
+/** The resume value of a closed approval gate; `votes` lists every vote when the gate needed more than one. */
+export type ApprovalGateResume = ApprovalResume & { readonly votes?: readonly Omit<ApprovalVote, 'type'>[] };
+
+/**
+ * One approver's answer on a pending approval gate. `decidedBy` is always the authenticated
+ * principal and `decidedAt` the handler's clock; an `ask` is recorded and keeps the gate pending;
+ * a vote either waits for quorum or closes the gate with the closing vote as the resume value.
+ * `resumeSchema` checks what the approver submitted (normalized, before the host stamps
+ * `decidedBy`/`decidedAt`/`votes`: the spec's resume layer).
+ * @throws {@link InvalidResumeValue}
+ */
+export function resolveApproval(
+  state: PendingInterrupt,
+  value: unknown,
+  context: CommandContext,
+): InterruptEvent[] {
+  const gate = readApprovalGate(state.interrupt.data);
+  const submission = parseApprovalSubmission(value, gate);
+  const { principal, now } = context;
+  if (submission.decidedBy !== undefined && submission.decidedBy !== principal) {
+    throw InvalidResumeValue.at(
+      '/decidedBy',
+      'must be the authenticated principal; deciding on behalf of another principal is not allowed',
+    );
+  }
+  if (submission.action === 'ask') {
+    return [
+      {
+        type: 'interrupt.ask-recorded',
+        data: { type: 'ask', question: submission.question, askedBy: principal, askedAt: now },
+      },
+    ];
+  }
+  const { decidedBy: _client, ...submitted } = submission;
+  if (state.interrupt.resumeSchema) {
+    const violations = schemaViolations(state.interrupt.resumeSchema, submitted);
+    if (violations.length)
+      throw new InvalidResumeValue('resumeValue does not match the interrupt resumeSchema', violations);
+  }
+  const votes = state.notes.filter((n): n is ApprovalVote => n.type === 'approval.received');
+  if (votes.some((v) => v.decidedBy === principal)) {
+    throw InvalidResumeValue.at('', `${principal} already voted on this gate; each approver votes once`);
+  }
+  const vote: ApprovalVote = {
+    type: 'approval.received',
+    ...submitted,
+    decidedBy: principal,
+    decidedAt: now,
+  };
+  const tally = [...votes, vote];
+  const recorded: InterruptEvent = { type: 'interrupt.vote-recorded', data: vote };
+  if (!quorumCloses(tally, gate)) return [recorded];
+  const resumeValue = {
+    ...submitted,
+    decidedBy: principal,
+    decidedAt: now,
+    ...(gate.requiredApprovals > 1 ? { votes: tally.map(({ type: _type, ...v }) => v) } : {}),
+  } as ApprovalGateResume;
+  return [
+    recorded,
+    { type: 'interrupt.resolved', data: { resumeValue, resolvedBy: principal, resolvedAt: now } },
+  ];
+}

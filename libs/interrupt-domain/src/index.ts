@@ -1,0 +1,47 @@
+export {
+  type CommandContext,
+  type InterruptFacts,
+  type OpenInterrupt,
+  type ResolveInterrupt,
+  type ExpireInterrupt,
+  type CancelInterrupt,
+  type InterruptCommand,
+} from './interrupt.commands';
+export {
+  TERMINAL_INTERRUPT_EVENTS,
+  type ApprovalExitAction,
+  type ApprovalVote,
+  type AskNote,
+  type InterruptNote,
+  type InterruptEvent,
+  type InterruptOpened,
+  type AskRecorded,
+  type VoteRecorded,
+  type InterruptResolved,
+  type InterruptExpired,
+  type InterruptCancelledEvent,
+} from './interrupt.events';
+export {
+  evolveInterrupt,
+  initialInterruptState,
+  type InterruptState,
+  type InterruptStatus,
+  type NoInterrupt,
+  type PendingInterrupt,
+  type ResolvedInterrupt,
+  type ExpiredInterrupt,
+  type CancelledInterrupt,
+} from './interrupt.state';
+export {
+  InterruptNotFound,
+  InterruptAlreadyResolved,
+  InterruptCancelled,
+  InvalidResumeValue,
+  CorrelationMismatch,
+  type Violation,
+} from './interrupt.errors';
+export { decideInterrupt } from './interrupt.decider';
+export { resumeDecisionOf, TIMEOUT_PRINCIPAL } from './resume-decision';
+export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from './approval/approval-gate';
+export { quorumCloses, sideOf } from './approval/approval-quorum.policy';
+export { type ApprovalGateResume } from './approval/approval.resolution';

@@ -1,0 +1,65 @@
+import type { InterruptKind } from '@openwop/contracts';
+
+/** Who asked, and when: inputs the decider must not read from the environment (STYLE G2). */
+export interface CommandContext {
+  readonly commandId: string;
+  /** ISO timestamp the handler took from its clock. */
+  readonly now: string;
+  /** The authenticated tenant behind the command. */
+  readonly tenant: string;
+  /** The authenticated principal behind the command; the only source of `decidedBy`. */
+  readonly principal: string;
+}
+
+/** What the engine requested, as the interrupt service holds it. */
+export interface InterruptFacts {
+  readonly interruptId: string;
+  readonly runId: string;
+  readonly nodeId: string;
+  /** The run's tenant: a resolve from another tenant does not see this interrupt. */
+  readonly tenant: string;
+  readonly kind: InterruptKind;
+  readonly key: string;
+  readonly data: unknown;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly requestedAt: string;
+  /** `requestedAt + timeoutMs`; absent when the interrupt never times out. */
+  readonly deadlineAt?: string;
+}
+
+/** `interrupt.open`: hold a new pending interrupt. Idempotent by `interruptId`. */
+export interface OpenInterrupt {
+  readonly type: 'OpenInterrupt';
+  readonly interrupt: Omit<InterruptFacts, 'tenant' | 'deadlineAt'>;
+  /** The run was cancelled before this open arrived: the interrupt is born cancelled. */
+  readonly runCancelled: boolean;
+  readonly context: CommandContext;
+}
+
+/** `interrupt.resolve`: an external answer for the interrupt pending on (run, node). */
+export interface ResolveInterrupt {
+  readonly type: 'ResolveInterrupt';
+  readonly runId: string;
+  readonly nodeId: string;
+  /** Set by the signed-token surface, whose token names one interrupt. */
+  readonly interruptId?: string;
+  readonly resumeValue: unknown;
+  readonly context: CommandContext;
+}
+
+/** `interrupt.expire`: the durable timer reached the interrupt's deadline. */
+export interface ExpireInterrupt {
+  readonly type: 'ExpireInterrupt';
+  readonly interruptId: string;
+  readonly context: CommandContext;
+}
+
+/** `run.cancel`: the run is being cancelled; its pending interrupt stops accepting answers. */
+export interface CancelInterrupt {
+  readonly type: 'CancelInterrupt';
+  readonly reason?: string;
+  readonly context: CommandContext;
+}
+
+export type InterruptCommand = OpenInterrupt | ResolveInterrupt | ExpireInterrupt | CancelInterrupt;

@@ -1,0 +1,140 @@
+import { assertNever } from '@openwop/kernel';
+import { resolveApproval } from './approval/approval.resolution';
+import { checkClarificationAnswers } from './clarification.resolution';
+import { checkExternalEvent } from './external-event.resolution';
+import type {
+  CancelInterrupt,
+  ExpireInterrupt,
+  InterruptCommand,
+  InterruptFacts,
+  OpenInterrupt,
+  ResolveInterrupt,
+} from './interrupt.commands';
+import {
+  InterruptAlreadyResolved,
+  InterruptCancelled,
+  InterruptNotFound,
+  InvalidResumeValue,
+} from './interrupt.errors';
+import type { InterruptEvent } from './interrupt.events';
+import type { InterruptState, PendingInterrupt } from './interrupt.state';
+import { isJsonObject } from './json-value.util';
+import { schemaViolations } from './json-schema.validator';
+
+/**
+ * Decides the events of one command on one interrupt, or throws a {@link DomainError} subclass.
+ * Pure: time and identity arrive in `command.context`.
+ */
+export function decideInterrupt(command: InterruptCommand, state: InterruptState): InterruptEvent[] {
+  switch (command.type) {
+    case 'OpenInterrupt':
+      return open(command, state);
+    case 'ResolveInterrupt':
+      return resolve(command, state);
+    case 'ExpireInterrupt':
+      return expire(command, state);
+    case 'CancelInterrupt':
+      return cancel(command, state);
+    default:
+      return assertNever(command, 'interrupt command');
+  }
+}
+
+/** Idempotent by interruptId: an interrupt that exists is never opened again. */
+function open(command: OpenInterrupt, state: InterruptState): InterruptEvent[] {
+  if (state.status !== 'none') return [];
+  const { context } = command;
+  const interrupt: InterruptFacts = {
+    ...command.interrupt,
+    tenant: context.tenant,
+    ...deadlineOf(command.interrupt.requestedAt, command.interrupt.timeoutMs, context.now),
+  };
+  const opened: InterruptEvent = { type: 'interrupt.opened', data: { interrupt } };
+  if (!command.runCancelled) return [opened];
+  return [
+    opened,
+    {
+      type: 'interrupt.cancelled',
+      data: { cancelledAt: context.now, reason: 'run cancelled before the interrupt opened' },
+    },
+  ];
+}
+
+function deadlineOf(
+  requestedAt: string,
+  timeoutMs: number | undefined,
+  now: string,
+): { deadlineAt?: string } {
+  if (timeoutMs === undefined) return {};
+  const from = Number.isNaN(Date.parse(requestedAt)) ? Date.parse(now) : Date.parse(requestedAt);
+  return { deadlineAt: new Date(from + timeoutMs).toISOString() };
+}
+
+function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEvent[] {
+  const { runId, nodeId, interruptId, context } = command;
+  if (state.status === 'none') throw new InterruptNotFound(runId, nodeId);
+  const held = state.interrupt;
+  const addressed =
+    held.runId === runId &&
+    held.nodeId === nodeId &&
+    (interruptId === undefined || interruptId === held.interruptId);
+  // Another tenant's interrupt is indistinguishable from no interrupt.
+  if (!addressed || held.tenant !== context.tenant) throw new InterruptNotFound(runId, nodeId);
+  switch (state.status) {
+    case 'cancelled':
+      throw new InterruptCancelled(held.interruptId);
+    case 'resolved':
+    case 'expired':
+      throw new InterruptAlreadyResolved(held.interruptId, state.status);
+    case 'pending':
+      return resolvePending(state, command);
+    default:
+      return assertNever(state, 'interrupt state');
+  }
+}
+
+function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): InterruptEvent[] {
+  const { interrupt } = state;
+  const { context } = command;
+  if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context);
+  const resumeValue = command.resumeValue === undefined ? null : command.resumeValue;
+  if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, resumeValue);
+  if (interrupt.kind === 'external-event') checkExternalEvent(interrupt, resumeValue);
+  if (
+    interrupt.kind === 'conversation.exchange' &&
+    isJsonObject(interrupt.data) &&
+    isJsonObject(interrupt.data.outcomeSchema)
+  ) {
+    assertMatches(interrupt.data.outcomeSchema, resumeValue, 'outcomeSchema');
+  }
+  if (interrupt.resumeSchema) assertMatches(interrupt.resumeSchema, resumeValue, 'resumeSchema');
+  return [
+    {
+      type: 'interrupt.resolved',
+      data: { resumeValue, resolvedBy: context.principal, resolvedAt: context.now },
+    },
+  ];
+}
+
+function assertMatches(schema: unknown, value: unknown, name: string): void {
+  const violations = schemaViolations(schema, value);
+  if (violations.length)
+    throw new InvalidResumeValue(`resumeValue does not match the interrupt ${name}`, violations);
+}
+
+/** A deadline only ends a pending interrupt; a stale timer on a decided one is a no-op. */
+function expire(command: ExpireInterrupt, state: InterruptState): InterruptEvent[] {
+  if (state.status !== 'pending' || state.interrupt.interruptId !== command.interruptId) return [];
+  return [{ type: 'interrupt.expired', data: { expiredAt: command.context.now } }];
+}
+
+function cancel(command: CancelInterrupt, state: InterruptState): InterruptEvent[] {
+  if (state.status !== 'pending') return [];
+  const { reason } = command;
+  return [
+    {
+      type: 'interrupt.cancelled',
+      data: { cancelledAt: command.context.now, ...(reason !== undefined ? { reason } : {}) },
+    },
+  ];
+}

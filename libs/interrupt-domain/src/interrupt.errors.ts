@@ -1,0 +1,63 @@
+import { DomainError } from '@openwop/kernel';
+
+/** One problem with a resume value; `path` is a JSON pointer into the resume value. */
+export interface Violation {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** No pending interrupt on that run and node for this caller (or a token naming another interrupt). */
+export class InterruptNotFound extends DomainError {
+  constructor(runId: string, nodeId: string) {
+    super('interrupt_not_found', `No interrupt is pending on node ${nodeId} of run ${runId}.`, {
+      runId,
+      nodeId,
+    });
+  }
+}
+
+/** The interrupt was already decided: resolved by someone else, or expired. */
+export class InterruptAlreadyResolved extends DomainError {
+  constructor(interruptId: string, status: 'resolved' | 'expired') {
+    super('interrupt_already_resolved', `Interrupt ${interruptId} is already ${status}.`, {
+      interruptId,
+      status,
+    });
+  }
+}
+
+/** The run was cancelled while the interrupt was pending. */
+export class InterruptCancelled extends DomainError {
+  constructor(interruptId: string) {
+    super('interrupt_cancelled', `Interrupt ${interruptId} was cancelled with its run.`, { interruptId });
+  }
+}
+
+/** The resume value breaks the interrupt's rules; nothing is recorded and the interrupt stays pending. */
+export class InvalidResumeValue extends DomainError {
+  constructor(
+    message: string,
+    readonly violations: readonly Violation[],
+  ) {
+    super('validation_error', message, { errors: violations });
+  }
+
+  static at(path: string, message: string): InvalidResumeValue {
+    return new InvalidResumeValue(`resumeValue${path ? ` ${path}` : ''} ${message}`, [{ path, message }]);
+  }
+}
+
+/** An external event whose correlation names other values than the interrupt's; the run keeps waiting. */
+export class CorrelationMismatch extends DomainError {
+  constructor(interruptId: string, eventType: string | undefined, mismatchedKeys: readonly string[]) {
+    super(
+      'correlation_mismatch',
+      `The event's correlation does not match interrupt ${interruptId} (${mismatchedKeys.join(', ')}).`,
+      {
+        interruptId,
+        ...(eventType !== undefined ? { eventType } : {}),
+        mismatchedKeys,
+      },
+    );
+  }
+}

@@ -1,0 +1,72 @@
+import type { RefineFeedback } from '@openwop/contracts';
+import type { InterruptFacts } from './interrupt.commands';
+
+/** The four exit actions of an approval gate (`ask` does not exit). */
+export type ApprovalExitAction = 'accept' | 'reject' | 'refine' | 'edit-accept';
+
+/** One approver's recorded decision; the run log's `approval.received`. */
+export interface ApprovalVote {
+  readonly type: 'approval.received';
+  readonly action: ApprovalExitAction;
+  readonly decidedBy: string;
+  readonly decidedAt: string;
+  readonly feedback?: string;
+  readonly refineFeedback?: RefineFeedback;
+  readonly editedArtifactData?: unknown;
+}
+
+/** One `ask` exchange on an approval gate: recorded, the gate stays pending. */
+export interface AskNote {
+  readonly type: 'ask';
+  readonly question: string;
+  readonly askedBy: string;
+  readonly askedAt: string;
+}
+
+/** Side-channel records kept in order on the interrupt, handed to the engine on the final decision. */
+export type InterruptNote = ApprovalVote | AskNote;
+
+export interface InterruptOpened {
+  readonly type: 'interrupt.opened';
+  readonly data: { readonly interrupt: InterruptFacts };
+}
+
+export interface AskRecorded {
+  readonly type: 'interrupt.ask-recorded';
+  readonly data: AskNote;
+}
+
+export interface VoteRecorded {
+  readonly type: 'interrupt.vote-recorded';
+  readonly data: ApprovalVote;
+}
+
+export interface InterruptResolved {
+  readonly type: 'interrupt.resolved';
+  readonly data: { readonly resumeValue: unknown; readonly resolvedBy: string; readonly resolvedAt: string };
+}
+
+export interface InterruptExpired {
+  readonly type: 'interrupt.expired';
+  readonly data: { readonly expiredAt: string };
+}
+
+export interface InterruptCancelledEvent {
+  readonly type: 'interrupt.cancelled';
+  readonly data: { readonly cancelledAt: string; readonly reason?: string };
+}
+
+export type InterruptEvent =
+  | InterruptOpened
+  | AskRecorded
+  | VoteRecorded
+  | InterruptResolved
+  | InterruptExpired
+  | InterruptCancelledEvent;
+
+/** Events that end the interrupt: at most one is ever decided per interrupt. */
+export const TERMINAL_INTERRUPT_EVENTS = [
+  'interrupt.resolved',
+  'interrupt.expired',
+  'interrupt.cancelled',
+] as const;

@@ -1,0 +1,72 @@
+import type { InterruptFacts } from './interrupt.commands';
+import type { InterruptEvent, InterruptNote } from './interrupt.events';
+
+interface Held {
+  readonly interrupt: InterruptFacts;
+  /** Votes and asks in the order they were recorded. */
+  readonly notes: readonly InterruptNote[];
+}
+
+export interface NoInterrupt {
+  readonly status: 'none';
+}
+
+export interface PendingInterrupt extends Held {
+  readonly status: 'pending';
+}
+
+export interface ResolvedInterrupt extends Held {
+  readonly status: 'resolved';
+  readonly resumeValue: unknown;
+  readonly resolvedBy: string;
+  readonly resolvedAt: string;
+}
+
+export interface ExpiredInterrupt extends Held {
+  readonly status: 'expired';
+  readonly expiredAt: string;
+}
+
+export interface CancelledInterrupt extends Held {
+  readonly status: 'cancelled';
+  readonly cancelledAt: string;
+  readonly reason?: string;
+}
+
+/** One interrupt's state: a union of named states, never a bag of flags. */
+export type InterruptState =
+  | NoInterrupt
+  | PendingInterrupt
+  | ResolvedInterrupt
+  | ExpiredInterrupt
+  | CancelledInterrupt;
+
+export type InterruptStatus = InterruptState['status'];
+
+export const initialInterruptState = (): InterruptState => ({ status: 'none' });
+
+/**
+ * Folds one event into the state. Only a pending interrupt moves; an event that does not apply
+ * to the current state leaves it unchanged, so a terminal interrupt never becomes pending again.
+ */
+export function evolveInterrupt(state: InterruptState, event: InterruptEvent): InterruptState {
+  if (event.type === 'interrupt.opened') {
+    return state.status === 'none'
+      ? { status: 'pending', interrupt: event.data.interrupt, notes: [] }
+      : state;
+  }
+  if (state.status !== 'pending') return state;
+  switch (event.type) {
+    case 'interrupt.ask-recorded':
+    case 'interrupt.vote-recorded':
+      return { ...state, notes: [...state.notes, event.data] };
+    case 'interrupt.resolved':
+      return { ...state, status: 'resolved', ...event.data };
+    case 'interrupt.expired':
+      return { ...state, status: 'expired', expiredAt: event.data.expiredAt };
+    case 'interrupt.cancelled':
+      return { ...state, status: 'cancelled', ...event.data };
+    default:
+      return state;
+  }
+}
