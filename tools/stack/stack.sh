@@ -3,7 +3,8 @@
 # answers at KAFKA_BROKERS), Postgres at DATABASE_URL, every app its own process.
 #   stack.sh up | down | status
 # Env: INSTANCES (default 1) or INSTANCES_<APP> (e.g. INSTANCES_GATEWAY=2); PORT (first gateway, 8080;
-# the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS (generated when unset).
+# the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS and WOP_TOKEN_KEYS (generated
+# when unset, into .infra/stack/api-key and .infra/stack/token-keys.json, mode 0600).
 # Logs and pids: .infra/stack/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,6 +38,15 @@ up() {
     echo "API key (all scopes, tenant default): $(cat "$dir/api-key")  (also in $dir/api-key)"
   fi
   export WOP_API_KEYS
+  if [ -z "${WOP_TOKEN_KEYS:-}" ]; then
+    # The token service's HMAC key ring; every token instance must share it. Kept across restarts
+    # so outstanding tokens stay valid. Rotate by adding a key and switching "active".
+    [ -f "$dir/token-keys.json" ] || (umask 077 && node -e "const c=require('crypto');const kid='k-'+c.randomBytes(4).toString('hex');process.stdout.write(JSON.stringify({active:kid,keys:{[kid]:c.randomBytes(32).toString('base64')}}))" > "$dir/token-keys.json")
+    chmod 600 "$dir/token-keys.json"
+    WOP_TOKEN_KEYS="$(cat "$dir/token-keys.json")"
+    echo "token signing keys: $dir/token-keys.json"
+  fi
+  export WOP_TOKEN_KEYS
   for app in "${APPS[@]}"; do
     local n; n="$(instances "$app")"
     for ((i = 1; i <= n; i++)); do

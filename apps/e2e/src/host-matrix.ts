@@ -13,16 +13,19 @@ export interface HostUnderTest {
   stop(): Promise<void>;
 }
 
-/** The modes every end-to-end suite runs against: one API, two ways to run it. */
+/**
+ * The modes every end-to-end suite runs against: one API, two ways to run it. `env` adds to the
+ * environment of every host process (e.g. `WOP_TOKEN_TTL_MS`).
+ */
 export const MODES = {
-  embedded: async (): Promise<HostUnderTest> => {
+  embedded: async (env?: Record<string, string>): Promise<HostUnderTest> => {
     const db = await createTestDatabase('e2e_embedded');
-    const host = await startEmbeddedHost({ databaseUrl: db.url });
+    const host = await startEmbeddedHost({ databaseUrl: db.url, ...(env ? { env } : {}) });
     return { host, db, stop: async () => (await host.stop(), await db.drop()) };
   },
-  distributed: async (): Promise<HostUnderTest> => {
+  distributed: async (env?: Record<string, string>): Promise<HostUnderTest> => {
     const db = await createTestDatabase('e2e_distributed');
-    const host = await startDistributedStack({ databaseUrl: db.url, instances: 2 });
+    const host = await startDistributedStack({ databaseUrl: db.url, instances: 2, ...(env ? { env } : {}) });
     return { host, db, stop: async () => (await host.stop(), await db.drop()) };
   },
 } as const;

@@ -1,5 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
   assertCommand,
   ConsumerGroups,
@@ -12,6 +18,11 @@ import {
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { claimMessage, storeReply, type OutboxRelay } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { assertNever } from '@openwop/kernel';
+import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
+import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
+import { ResumeRunHandler } from './resume-run/resume-run.handler';
 import { StartRunHandler } from './start-run/start-run.handler';
 
 /**
@@ -29,6 +40,10 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     private readonly startRun: StartRunHandler,
+    private readonly resumeRun: ResumeRunHandler,
+    private readonly cancelRun: CancelRunHandler,
+    private readonly registerWorkflow: RegisterWorkflowHandler,
+    private readonly getWorkflow: GetWorkflowHandler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,8 +65,13 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     } catch (e) {
       if (!(e instanceof SchemaValidationError)) throw e;
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return { ok: false, error: { code: 'validation_error', message: e.message, details: { errors: e.violations } } };
+      return {
+        ok: false,
+        error: { code: 'validation_error', message: e.message, details: { errors: e.violations } },
+      };
     }
+    // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
+    if (command.type === 'workflow.get') return this.getWorkflow.handle(this.ds.manager, command);
     try {
       const reply = await this.ds.transaction(async (manager) => {
         const claim = await claimMessage(manager, ConsumerGroups.engine, command.id);
@@ -70,10 +90,20 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     }
   }
 
-  private dispatch(manager: Parameters<StartRunHandler['handle']>[0], command: EngineCommand): Promise<CommandReply> {
+  private dispatch(manager: EntityManager, command: EngineCommand): Promise<CommandReply> {
     switch (command.type) {
       case 'run.start':
         return this.startRun.handle(manager, command);
+      case 'run.resume':
+        return this.resumeRun.handle(manager, command);
+      case 'run.cancel':
+        return this.cancelRun.handle(manager, command);
+      case 'workflow.register':
+        return this.registerWorkflow.handle(manager, command);
+      case 'workflow.get':
+        return this.getWorkflow.handle(manager, command);
+      default:
+        return assertNever(command, 'engine command');
     }
   }
 }

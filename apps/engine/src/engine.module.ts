@@ -1,8 +1,23 @@
 import { Module } from '@nestjs/common';
+import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
+import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
+import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
+import { ResumeRunHandler } from './resume-run/resume-run.handler';
 import { StartRunHandler } from './start-run/start-run.handler';
 import { WorkflowRegistry } from './workflow-registry';
 
-/** The engine: runs workflow definitions, single writer of the run event log. */
-@Module({ providers: [WorkflowRegistry, StartRunHandler, EngineCommandsConsumer], exports: [WorkflowRegistry] })
+/** The engine: runs workflow definitions, single writer of the run event log. `WORKFLOWS_DIR` seeds global workflows at boot. */
+@Module({
+  providers: [
+    { provide: WorkflowRegistry, useFactory: () => new WorkflowRegistry(process.env.WORKFLOWS_DIR) },
+    StartRunHandler,
+    ResumeRunHandler,
+    CancelRunHandler,
+    RegisterWorkflowHandler,
+    GetWorkflowHandler,
+    EngineCommandsConsumer,
+  ],
+  exports: [WorkflowRegistry],
+})
 export class EngineModule {}

@@ -17,6 +17,9 @@ import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
 import { GetRunController } from './get-run/get-run.controller';
 import { HealthController } from './health/health.controller';
+import { InterruptTokenHandler } from './interrupt-tokens/interrupt-token.handler';
+import { InterruptTokensController } from './interrupt-tokens/interrupt-tokens.controller';
+import { ResolutionTokenReadRepository } from './interrupt-tokens/resolution-token-read.repository';
 import { PollRunEventsController } from './poll-run-events/poll-run-events.controller';
 import { RunEventStreamer } from './run-events/run-event.streamer';
 import { RunEventsController } from './run-events/run-events.controller';
@@ -51,6 +54,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     CancelRunController,
     ListInterruptsController,
     WorkflowsController,
+    InterruptTokensController,
   ],
   providers: [
     {
@@ -70,6 +74,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     RunEventStreamer,
     CreateRunHandler,
     ShutdownSignal,
+    ResolutionTokenReadRepository,
+    InterruptTokenHandler,
   ],
   exports: [API_KEY_REGISTRY],
 })

@@ -8,7 +8,7 @@ import clarification from './fixtures/conformance-clarification.json';
 import council from './fixtures/conformance-multi-party-council.json';
 import councilOversize from './fixtures/conformance-multi-party-council-oversize.json';
 import noop from './fixtures/conformance-noop.json';
-import { SUPPORTED_NODE_TYPES, type WorkflowDefinition } from './workflow';
+import { unsupportedFeatures, type WorkflowDefinition } from './workflow';
 
 /** Every conformance workflow the project ships (see fixtures/ORIGIN.md). */
 export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
@@ -24,10 +24,13 @@ export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
   councilOversize,
 ] as unknown as readonly WorkflowDefinition[];
 
-/** Whether every node of the workflow has a typeId the engine executes. */
+/** Whether the engine supports every node type and graph feature of the workflow. */
 export function isRunnable(definition: WorkflowDefinition): boolean {
-  return definition.nodes.every((n) => SUPPORTED_NODE_TYPES.includes(n.typeId));
+  return unsupportedFeatures(definition).length === 0;
 }
 
-/** The fixtures the engine seeds at boot and discovery lists: those it can run to the end. */
+/**
+ * The fixtures the engine seeds at boot and discovery lists: those whose node types and graph
+ * features it supports (today all but the two multi-party council fixtures, RFC 0101).
+ */
 export const SEEDED_FIXTURES: readonly WorkflowDefinition[] = CONFORMANCE_FIXTURES.filter(isRunnable);

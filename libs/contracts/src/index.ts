@@ -53,5 +53,25 @@ export {
   type InterruptCommand,
   type ResolveInterruptResult,
 } from './interrupt-commands';
-export { SUPPORTED_NODE_TYPES, type WorkflowDefinition, type WorkflowNode, type WorkflowEdge } from './workflow';
+export {
+  SUPPORTED_NODE_TYPES,
+  TRIGGER_RULES,
+  unsupportedFeatures,
+  type TriggerRule,
+  type UnsupportedFeature,
+  type WorkflowDefinition,
+  type WorkflowNode,
+  type WorkflowEdge,
+} from './workflow';
 export { CONFORMANCE_FIXTURES, SEEDED_FIXTURES, isRunnable } from './fixtures';
+export { validateWorkflowDefinition, withDefinitionDefaults } from './workflow-validation';
+export {
+  InspectTokenData,
+  ResolveByTokenData,
+  TOKEN_COMMAND_DATA,
+  TOKEN_BEARER_ACTOR,
+  type InspectTokenCommand,
+  type ResolveByTokenCommand,
+  type TokenCommand,
+  type InspectTokenResult,
+} from './token-commands';

@@ -3,18 +3,32 @@ export interface WorkflowNode {
   readonly id: string;
   readonly typeId: string;
   readonly name?: string;
+  readonly position?: { readonly x: number; readonly y: number };
   readonly config?: Record<string, unknown>;
   readonly inputs?: Record<string, unknown>;
+  /** The agent bound to the node (`agent-ref.schema.json`), when it is an agent. */
+  readonly agent?: { readonly agentId: string } & Record<string, unknown>;
 }
+
+/** Edge trigger rules (`WorkflowEdge.triggerRule`); `all_success` when absent. */
+export const TRIGGER_RULES = [
+  'all_success',
+  'any_success',
+  'all_complete',
+  'none_failed',
+  'any_failed',
+] as const;
+export type TriggerRule = (typeof TRIGGER_RULES)[number];
 
 export interface WorkflowEdge {
   readonly id?: string;
-  readonly source: string;
-  readonly target: string;
-  readonly sourceHandle?: string;
-  readonly targetHandle?: string;
+  readonly sourceNodeId: string;
+  readonly targetNodeId: string;
+  readonly sourceOutput?: string;
+  readonly targetInput?: string;
   readonly condition?: unknown;
-  readonly triggerRule?: string;
+  readonly label?: string;
+  readonly triggerRule?: TriggerRule;
 }
 
 export interface WorkflowDefinition {
@@ -26,12 +40,113 @@ export interface WorkflowDefinition {
   readonly edges: readonly WorkflowEdge[];
   readonly triggers?: readonly unknown[];
   readonly variables?: readonly unknown[];
+  readonly channels?: Record<string, unknown>;
   readonly metadata?: Record<string, unknown>;
   readonly settings?: Record<string, unknown>;
 }
 
 /**
- * Node typeIds this host executes today. Workflows using any other typeId are refused at
- * registration with `validation_error`, so no run can start that the engine cannot finish.
+ * Node typeIds this host executes today (the engine's built-in node registry; a unit test keeps the
+ * two equal). Workflows using any other typeId are refused at registration with `validation_error`,
+ * so no run can start that the engine cannot finish.
  */
-export const SUPPORTED_NODE_TYPES: readonly string[] = ['core.noop'];
+export const SUPPORTED_NODE_TYPES: readonly string[] = [
+  'core.noop',
+  'core.identity',
+  'core.fail',
+  'core.delay',
+  'core.approvalGate',
+  'core.clarificationGate',
+  'core.externalEvent',
+  'core.conversationGate',
+  'core.custom',
+];
+
+/** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */
+export interface UnsupportedFeature {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * What in a (schema-valid) definition this host cannot execute: unknown node types, duplicate node
+ * ids, edges to unknown nodes, conditional edges, expression inputs, non-zero `core.delay` (no durable
+ * timers yet), multi-party conversation rosters (RFC 0101), and graphs with no entry node.
+ * Cycles are supported (a loop back over `any_*` edges). Empty when the engine runs it to the end.
+ */
+export function unsupportedFeatures(definition: WorkflowDefinition): UnsupportedFeature[] {
+  const problems: UnsupportedFeature[] = [];
+  const ids = new Set<string>();
+  definition.nodes.forEach((node, i) => {
+    if (ids.has(node.id)) problems.push({ path: `/nodes/${i}/id`, message: `duplicate node id ${node.id}` });
+    ids.add(node.id);
+    if (!SUPPORTED_NODE_TYPES.includes(node.typeId)) {
+      problems.push({
+        path: `/nodes/${i}/typeId`,
+        message: `node type ${node.typeId} is not supported by this host`,
+      });
+    }
+    problems.push(...nodeFeatureProblems(node, i));
+  });
+  const targets = new Set<string>();
+  definition.edges.forEach((edge, i) => {
+    if (!ids.has(edge.sourceNodeId)) {
+      problems.push({
+        path: `/edges/${i}/sourceNodeId`,
+        message: `edge source ${edge.sourceNodeId} is not a node`,
+      });
+    }
+    if (!ids.has(edge.targetNodeId)) {
+      problems.push({
+        path: `/edges/${i}/targetNodeId`,
+        message: `edge target ${edge.targetNodeId} is not a node`,
+      });
+    }
+    if (edge.condition !== undefined) {
+      problems.push({
+        path: `/edges/${i}/condition`,
+        message: 'conditional edges are not supported by this host',
+      });
+    }
+    if (edge.triggerRule !== undefined && !TRIGGER_RULES.includes(edge.triggerRule)) {
+      problems.push({
+        path: `/edges/${i}/triggerRule`,
+        message: `unknown trigger rule ${String(edge.triggerRule)}`,
+      });
+    }
+    targets.add(edge.targetNodeId);
+  });
+  if (definition.nodes.length > 0 && definition.nodes.every((n) => targets.has(n.id))) {
+    problems.push({
+      path: '/edges',
+      message: 'the graph has no entry node (every node has an incoming edge)',
+    });
+  }
+  return problems;
+}
+
+function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[] {
+  const problems: UnsupportedFeature[] = [];
+  const config = node.config ?? {};
+  if (node.typeId === 'core.delay' && config.delayMs !== undefined && config.delayMs !== 0) {
+    problems.push({
+      path: `/nodes/${i}/config/delayMs`,
+      message: 'core.delay supports only delayMs 0 (no durable timers yet)',
+    });
+  }
+  if (node.typeId === 'core.conversationGate' && config.participants !== undefined) {
+    problems.push({
+      path: `/nodes/${i}/config/participants`,
+      message: 'multi-party conversation rosters (RFC 0101) are not supported by this host',
+    });
+  }
+  for (const [port, value] of Object.entries(node.inputs ?? {})) {
+    if ((value as { type?: unknown } | null)?.type === 'expression') {
+      problems.push({
+        path: `/nodes/${i}/inputs/${port}`,
+        message: 'expression inputs are not supported by this host',
+      });
+    }
+  }
+  return problems;
+}

@@ -1,13 +1,44 @@
 export {
   decideRun,
-  evolveRun,
-  executionOrder,
-  initialRunState,
-  runEventId,
+  runOptions,
   RunAlreadyExists,
+  RunNotFound,
+  RunTerminal,
+  DEFAULT_ESCALATION_THRESHOLD,
+  DEFAULT_RECURSION_LIMIT,
   type CommandContext,
+  type CancelRun,
+  type ResumeRun,
   type RunCommand,
-  type RunState,
-  type RunStatus,
+  type RunDecision,
   type StartRun,
 } from './run.decider';
+export {
+  evolveRun,
+  initialRunState,
+  newRunRecord,
+  type NodeOutcome,
+  type PendingInterrupt,
+  type Resolution,
+  type RunRecord,
+  type RunState,
+  type RunStatus,
+} from './run.state';
+export { runEventId } from './event-writer';
+export { createNodeRegistry, type NodeRegistry, type RunError } from './executor';
+export { type OpenInterruptRequest } from './interrupt-events';
+export {
+  defineNode,
+  NodeError,
+  InterruptTimeoutError,
+  InterruptCancelledError,
+  NODE_EMITTABLE_EVENTS,
+  type InterruptRequest,
+  type SuspendRequest,
+  type NodeContext,
+  type NodeModule,
+  type NodeOutputs,
+  type NodeEmittableEvent,
+  type RunConfigurable,
+} from './node';
+export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';

@@ -1,5 +1,10 @@
 import { DomainError, assertNever } from '@openwop/kernel';
-import type { RunEventDoc, RunEventType, WorkflowDefinition, WorkflowNode } from '@openwop/contracts';
+import type { RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
+import { EventWriter } from './event-writer';
+import { drive, type NodeRegistry } from './executor';
+import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
+import { newRunRecord, type RunOptions, type RunState } from './run.state';
 
 /** Who asked, and when: command inputs the decider must not read from the environment. */
 export interface CommandContext {
@@ -15,27 +20,39 @@ export interface StartRun {
   readonly runId: string;
   readonly workflow: WorkflowDefinition;
   readonly inputs: Record<string, unknown>;
+  /** `run.start` metadata; `metadata.configurable` carries `RunOptions.configurable`. */
+  readonly metadata?: Record<string, unknown>;
   readonly context: CommandContext;
 }
 
-export type RunCommand = StartRun;
+/** The interrupt service decided the pending interrupt `interruptId`. */
+export interface ResumeRun {
+  readonly type: 'ResumeRun';
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly outcome: 'resolved' | 'timeout';
+  readonly resumeValue?: unknown;
+  readonly resolvedBy: string;
+  readonly resolvedAt: string;
+  readonly notes?: readonly unknown[];
+  readonly context: CommandContext;
+}
 
-export type RunStatus = 'running' | 'completed' | 'failed';
+export interface CancelRun {
+  readonly type: 'CancelRun';
+  readonly runId: string;
+  readonly reason?: string;
+  readonly context: CommandContext;
+}
 
-/** Run state: nothing yet, or a run with a status. */
-export type RunState =
-  | { readonly status: 'none' }
-  | {
-      readonly status: RunStatus;
-      readonly runId: string;
-      readonly workflowId: string;
-      readonly tenant: string;
-      readonly lastSequence: number;
-      readonly lastEventId: string;
-      readonly completedNodes: readonly string[];
-    };
+export type RunCommand = StartRun | ResumeRun | CancelRun;
 
-export const initialRunState = (): RunState => ({ status: 'none' });
+/** The events a command decided, the state after them, and the interrupt to open, if the run suspended. */
+export interface RunDecision {
+  readonly events: RunEventDoc[];
+  readonly state: RunState;
+  readonly openInterrupt?: OpenInterruptRequest;
+}
 
 /** Run already exists: the command is refused, nothing is written. */
 export class RunAlreadyExists extends DomainError {
@@ -44,129 +61,131 @@ export class RunAlreadyExists extends DomainError {
   }
 }
 
-/**
- * Decides the events of a command. Node execution is part of deciding: a node whose outcome is
- * known without waiting (today: `core.noop`) runs to completion inside the same decision, so one
- * command commits the whole stretch of events up to the next wait or the end of the run.
- */
-export function decideRun(command: RunCommand, state: RunState): RunEventDoc[] {
-  switch (command.type) {
-    case 'StartRun':
-      return startRun(command, state);
-    default:
-      return assertNever(command.type, 'run command');
+export class RunNotFound extends DomainError {
+  constructor(runId: string) {
+    super('not_found', `run ${runId} does not exist`, { runId });
   }
 }
 
-function startRun(command: StartRun, state: RunState): RunEventDoc[] {
+export class RunTerminal extends DomainError {
+  constructor(runId: string, status: string) {
+    super('run_terminal', `run ${runId} is already ${status}`, { runId, runStatus: status });
+  }
+}
+
+/** Default of `configurable.escalationThreshold` (`interrupt.md` §low-confidence). */
+export const DEFAULT_ESCALATION_THRESHOLD = 0.7;
+/** Default of `configurable.run.recursionLimit`: node executions before a run counts as a runaway loop. */
+export const DEFAULT_RECURSION_LIMIT = 100;
+
+/**
+ * Decides the events of a command. Node execution is part of deciding: nodes run (async) inside the
+ * decision until the run waits on an interrupt or ends, so one command commits one whole stretch of
+ * the run. Pure apart from the nodes it runs: time and ids come from the command.
+ *
+ * @throws {@link RunAlreadyExists}, {@link RunNotFound}, {@link RunTerminal}, or a `validation_error`
+ * {@link DomainError} for a workflow with node types the registry lacks.
+ */
+export async function decideRun(
+  command: RunCommand,
+  state: RunState,
+  nodes: NodeRegistry = BUILTIN_NODE_REGISTRY,
+): Promise<RunDecision> {
+  switch (command.type) {
+    case 'StartRun':
+      return startRun(command, state, nodes);
+    case 'ResumeRun':
+      return resumeRun(command, state, nodes);
+    case 'CancelRun':
+      return cancelRun(command, state);
+    default:
+      return assertNever(command, 'run command');
+  }
+}
+
+async function startRun(command: StartRun, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
   if (state.status !== 'none') throw new RunAlreadyExists(command.runId);
-  const out = new EventWriter(command.runId, -1, command.context.commandId, command.context.now);
   const { workflow, context } = command;
-  out.emit('run.started', undefined, {
+  const unknown = workflow.nodes.filter((n) => !nodes.has(n.typeId));
+  if (unknown.length) {
+    throw new DomainError(
+      'validation_error',
+      `node type ${unknown[0]!.typeId} is not supported by this host`,
+      {
+        nodeId: unknown[0]!.id,
+        typeId: unknown[0]!.typeId,
+      },
+    );
+  }
+  const record = newRunRecord({
+    runId: command.runId,
+    workflow,
+    inputs: command.inputs,
+    options: runOptions(command.metadata),
+    tenant: context.tenant,
+    principal: context.principal,
+  });
+  const w = new EventWriter(record, context.commandId, context.now);
+  w.emit('run.started', undefined, {
     workflowId: workflow.id,
     inputs: command.inputs,
     transport: 'rest',
     owner: { tenant: context.tenant, principal: context.principal },
+    ...(command.metadata ? { metadata: command.metadata } : {}),
   });
-  for (const node of executionOrder(workflow)) executeNode(node, out);
-  out.emit('run.completed', undefined, { outputs: {} });
-  return out.events;
+  const openInterrupt = await drive(w, nodes);
+  return decision(w, openInterrupt);
 }
 
-function executeNode(node: WorkflowNode, out: EventWriter): void {
-  out.emit('node.started', node.id, { nodeId: node.id, typeId: node.typeId, attempt: 0 });
-  switch (node.typeId) {
-    case 'core.noop':
-      out.emit('node.completed', node.id, { nodeId: node.id, outputs: {} });
-      return;
-    default:
-      throw new DomainError('validation_error', `node type ${node.typeId} is not supported by this host`, {
-        nodeId: node.id,
-        typeId: node.typeId,
-      });
-  }
+/** A resume for an interrupt the run is not waiting on (already resolved, cancelled, unknown) changes nothing. */
+async function resumeRun(command: ResumeRun, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
+  if (state.status !== 'suspended' || state.pending?.interruptId !== command.interruptId)
+    return { events: [], state };
+  const pending = state.pending;
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  emitResolution(w, pending, command);
+  const openInterrupt = await drive(w, nodes, pending.key);
+  return decision(w, openInterrupt);
 }
 
-/** Nodes in dependency order: entry nodes first, each node after all its sources; ties by declaration order. */
-export function executionOrder(workflow: WorkflowDefinition): WorkflowNode[] {
-  const indegree = new Map(workflow.nodes.map((n) => [n.id, 0]));
-  for (const e of workflow.edges) indegree.set(e.target, (indegree.get(e.target) ?? 0) + 1);
-  const byId = new Map(workflow.nodes.map((n) => [n.id, n]));
-  const ready = workflow.nodes.filter((n) => indegree.get(n.id) === 0).map((n) => n.id);
-  const order: WorkflowNode[] = [];
-  while (ready.length) {
-    const id = ready.shift()!;
-    order.push(byId.get(id)!);
-    for (const e of workflow.edges.filter((x) => x.source === id)) {
-      const left = (indegree.get(e.target) ?? 0) - 1;
-      indegree.set(e.target, left);
-      if (left === 0) ready.push(e.target);
-    }
+function cancelRun(command: CancelRun, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
+    throw new RunTerminal(command.runId, state.status);
   }
-  if (order.length !== workflow.nodes.length) {
-    throw new DomainError('validation_error', `workflow ${workflow.id} has a cycle or an edge to an unknown node`);
-  }
-  return order;
-}
-
-/** Stamps events with the run's next sequences, deterministic ids and a causation chain. */
-class EventWriter {
-  readonly events: RunEventDoc[] = [];
-
-  constructor(
-    private readonly runId: string,
-    private lastSequence: number,
-    private causationId: string,
-    private readonly now: string,
-  ) {}
-
-  emit(type: RunEventType, nodeId: string | undefined, payload: unknown): void {
-    const sequence = ++this.lastSequence;
-    const eventId = runEventId(this.runId, sequence);
-    this.events.push({
-      eventId,
-      runId: this.runId,
-      ...(nodeId ? { nodeId } : {}),
-      type,
-      payload,
-      timestamp: this.now,
-      sequence,
-      schemaVersion: 1,
-      causationId: this.causationId,
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  const reason = command.reason ?? 'cancelled';
+  const nodeId = state.pending?.nodeId ?? state.active?.nodeId;
+  if (nodeId) {
+    w.emit('node.cancelled', nodeId, {
+      nodeId,
+      reason,
+      ...(state.pending ? { interruptId: state.pending.interruptId } : {}),
     });
-    this.causationId = eventId;
   }
+  w.emit('run.cancelled', undefined, { reason, cancelledBy: command.context.principal });
+  return decision(w, undefined);
 }
 
-/** Event ids are derived from run and sequence, so a re-emitted event dedupes everywhere. */
-export function runEventId(runId: string, sequence: number): string {
-  return `${runId}:${sequence}`;
+function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefined): RunDecision {
+  return { events: w.events, state: w.result(), ...(openInterrupt ? { openInterrupt } : {}) };
 }
 
-/** Folds one run event into engine state. Unknown types leave state unchanged. */
-export function evolveRun(state: RunState, event: RunEventDoc): RunState {
-  if (event.type === 'run.started') {
-    const payload = event.payload as { workflowId: string; owner?: { tenant: string } };
-    return {
-      status: 'running',
-      runId: event.runId,
-      workflowId: payload.workflowId,
-      tenant: payload.owner?.tenant ?? 'default',
-      lastSequence: event.sequence,
-      lastEventId: event.eventId,
-      completedNodes: [],
-    };
-  }
-  if (state.status === 'none') return state;
-  const base = { ...state, lastSequence: event.sequence, lastEventId: event.eventId };
-  switch (event.type) {
-    case 'node.completed':
-      return { ...base, completedNodes: [...state.completedNodes, event.nodeId ?? ''] };
-    case 'run.completed':
-      return { ...base, status: 'completed' };
-    case 'run.failed':
-      return { ...base, status: 'failed' };
-    default:
-      return base;
-  }
+/** Run options from `metadata.configurable`; out-of-range values fall back to the defaults. */
+export function runOptions(metadata: Record<string, unknown> | undefined): RunOptions {
+  const configurable = (metadata?.configurable ?? {}) as {
+    escalationThreshold?: unknown;
+    recursionLimit?: unknown;
+    run?: { recursionLimit?: unknown };
+  };
+  const threshold = configurable.escalationThreshold;
+  const limit = configurable.run?.recursionLimit ?? configurable.recursionLimit;
+  return {
+    escalationThreshold:
+      typeof threshold === 'number' && threshold >= 0 && threshold <= 1
+        ? threshold
+        : DEFAULT_ESCALATION_THRESHOLD,
+    recursionLimit:
+      typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? limit : DEFAULT_RECURSION_LIMIT,
+  };
 }

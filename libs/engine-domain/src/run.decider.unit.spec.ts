@@ -1,75 +1,223 @@
-import fc from 'fast-check';
-import type { WorkflowDefinition } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
-import { decideRun, evolveRun, executionOrder, initialRunState, RunAlreadyExists, type StartRun } from './run.decider';
+import { decideRun, RunAlreadyExists, RunNotFound, RunTerminal, runOptions } from './run.decider';
+import { evolveRun, initialRunState, newRunRecord } from './run.state';
+import { context, fixture, LATER, payloadOf, record, resume, start, types, workflow } from './test-kit.spec';
 
-const workflow = (nodes: string[], edges: [string, string][] = [], typeId = 'core.noop'): WorkflowDefinition => ({
-  id: 'wf',
-  name: 'wf',
-  version: '1',
-  nodes: nodes.map((id) => ({ id, typeId })),
-  edges: edges.map(([source, target]) => ({ source, target })),
-});
-
-const start = (wf: WorkflowDefinition): StartRun => ({
-  type: 'StartRun',
-  runId: 'r1',
-  workflow: wf,
-  inputs: { a: 1 },
-  context: { commandId: 'c1', now: '2026-11-21T00:00:00.000Z', tenant: 't1', principal: 'p1' },
-});
-
-describe('run decider', () => {
-  it('given no run, when StartRun of a no-op workflow, then started → node → completed with sequences from 0', () => {
-    const events = decideRun(start(workflow(['n'])), initialRunState());
+describe('run decider: start', () => {
+  it('given no run, when StartRun of a no-op workflow, then started → node → completed with sequences from 0', async () => {
+    const { events, state } = await start(workflow([{ id: 'n' }]), { inputs: { a: 1 } });
     expect(events.map((e) => [e.sequence, e.type, e.nodeId])).toEqual([
       [0, 'run.started', undefined],
       [1, 'node.started', 'n'],
       [2, 'node.completed', 'n'],
       [3, 'run.completed', undefined],
     ]);
-    expect(events[0]!.payload).toMatchObject({ workflowId: 'wf', inputs: { a: 1 }, owner: { tenant: 't1', principal: 'p1' } });
+    expect(events[0]!.payload).toMatchObject({
+      workflowId: 'wf',
+      inputs: { a: 1 },
+      owner: { tenant: 't1', principal: 'p1' },
+    });
     expect(events.every((e) => e.timestamp === '2026-11-21T00:00:00.000Z')).toBe(true);
+    expect(record(state)).toMatchObject({
+      status: 'completed',
+      lastSequence: 3,
+      tenant: 't1',
+      principal: 'p1',
+    });
   });
 
-  it('chains causation: the first event to the command, each next one to the previous event', () => {
-    const events = decideRun(start(workflow(['a', 'b'], [['a', 'b']])), initialRunState());
+  it('chains causation: the first event to the command, each next one to the previous event', async () => {
+    const { events } = await start(workflow([{ id: 'a' }, { id: 'b' }], [['a', 'b']]));
     expect(events[0]!.causationId).toBe('c1');
     for (let i = 1; i < events.length; i++) expect(events[i]!.causationId).toBe(events[i - 1]!.eventId);
   });
 
-  it('is deterministic: the same command and state decide the same events', () => {
-    const wf = workflow(['a', 'b'], [['a', 'b']]);
-    expect(decideRun(start(wf), initialRunState())).toEqual(decideRun(start(wf), initialRunState()));
+  it('is deterministic: the same command and state decide the same events and state', async () => {
+    const wf = fixture('conformance-approval-reject-routed');
+    expect(await start(wf)).toEqual(await start(wf));
   });
 
-  it('given a started run, refuses a second StartRun', () => {
-    const cmd = start(workflow(['n']));
-    const state = decideRun(cmd, initialRunState()).reduce(evolveRun, initialRunState());
-    expect(state).toMatchObject({ status: 'completed', lastSequence: 3, tenant: 't1' });
-    expect(() => decideRun(cmd, state)).toThrow(RunAlreadyExists);
+  it('given a started run, refuses a second StartRun', async () => {
+    const { state } = await start(workflow([{ id: 'n' }]));
+    await expect(
+      decideRun(
+        { type: 'StartRun', runId: 'r1', workflow: workflow([{ id: 'n' }]), inputs: {}, context: context() },
+        state,
+      ),
+    ).rejects.toThrow(RunAlreadyExists);
   });
 
-  it('refuses a node type it cannot run', () => {
-    expect(() => decideRun(start(workflow(['n'], [], 'vendor.unknown')), initialRunState())).toThrow(DomainError);
+  it('refuses a node type it cannot run, writing nothing', async () => {
+    await expect(start(workflow([{ id: 'n', typeId: 'vendor.unknown' }]))).rejects.toThrow(DomainError);
   });
 
-  it('orders nodes after their sources and refuses cycles', () => {
-    expect(executionOrder(workflow(['c', 'b', 'a'], [['a', 'b'], ['b', 'c']])).map((n) => n.id)).toEqual(['a', 'b', 'c']);
-    expect(() => executionOrder(workflow(['a', 'b'], [['a', 'b'], ['b', 'a']]))).toThrow(/cycle/);
-  });
-
-  it('property: any chain of no-op nodes yields gapless sequences, unique ids, and completes', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 30 }), (n) => {
-        const ids = Array.from({ length: n }, (_, i) => `n${i}`);
-        const edges = ids.slice(1).map((id, i) => [ids[i]!, id] as [string, string]);
-        const events = decideRun(start(workflow(ids, edges)), initialRunState());
-        expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i));
-        expect(new Set(events.map((e) => e.eventId)).size).toBe(events.length);
-        expect(events).toHaveLength(2 * n + 2);
-        expect(events.reduce(evolveRun, initialRunState()).status).toBe('completed');
-      }),
+  it('runs nodes after their sources: A → B → C completes in that order', async () => {
+    const { events } = await start(
+      workflow(
+        [{ id: 'c' }, { id: 'b' }, { id: 'a' }],
+        [
+          ['a', 'b'],
+          ['b', 'c'],
+        ],
+      ),
     );
+    expect(events.filter((e) => e.type === 'node.completed').map((e) => e.nodeId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('passes inputs and upstream outputs to a node, and sink outputs to run.completed', async () => {
+    const { events } = await start(
+      workflow(
+        [
+          { id: 'a', typeId: 'core.identity' },
+          { id: 'b', typeId: 'core.identity', inputs: { extra: { type: 'static', value: 2 } } },
+        ],
+        [['a', 'b']],
+      ),
+      {
+        inputs: { payload: { x: 1 } },
+      },
+    );
+    expect(payloadOf(events, 'node.completed', 'b').outputs).toEqual({ payload: { x: 1 }, extra: 2 });
+    expect(payloadOf(events, 'run.completed').outputs).toEqual({ payload: { x: 1 }, extra: 2 });
+  });
+
+  it('a failing node with no edge admitting the failure fails the run, naming the node', async () => {
+    const { events, state } = await start(
+      workflow([{ id: 'boom', typeId: 'core.fail' }, { id: 'after' }], [['boom', 'after']]),
+    );
+    expect(types(events)).toEqual(['run.started', 'node.started', 'node.failed', 'run.failed']);
+    expect(payloadOf(events, 'node.failed').error).toEqual({
+      code: 'conformance_test_failure',
+      message: 'Intentional conformance failure',
+      retryable: false,
+    });
+    expect(payloadOf(events, 'run.failed')).toMatchObject({
+      error: { code: 'conformance_test_failure' },
+      failedNodeId: 'boom',
+    });
+    expect(state.status).toBe('failed');
+  });
+
+  it('skips a node whose all_success edge is not satisfied; none_failed passes a skipped source', async () => {
+    const wf = workflow(
+      [{ id: 'boom', typeId: 'core.fail' }, { id: 'handler' }, { id: 'happy' }, { id: 'after-happy' }],
+      [
+        ['boom', 'handler', 'any_failed'],
+        ['boom', 'happy', 'all_success'],
+        ['happy', 'after-happy', 'none_failed'],
+      ],
+    );
+    const { events, state } = await start(wf);
+    expect(events.filter((e) => e.type.startsWith('node.')).map((e) => `${e.type} ${e.nodeId}`)).toEqual([
+      'node.started boom',
+      'node.failed boom',
+      'node.started handler',
+      'node.completed handler',
+      'node.skipped happy',
+      'node.started after-happy',
+      'node.completed after-happy',
+    ]);
+    expect(state.status).toBe('completed');
+  });
+
+  it('core.delay completes at once only with delayMs 0; otherwise the node fails capability_not_provided', async () => {
+    expect(
+      (await start(workflow([{ id: 'd', typeId: 'core.delay' }]), { inputs: { delayMs: 0 } })).state.status,
+    ).toBe('completed');
+    const { events } = await start(workflow([{ id: 'd', typeId: 'core.delay' }]), {
+      inputs: { delayMs: 50 },
+    });
+    expect(payloadOf(events, 'node.failed').error).toMatchObject({ code: 'capability_not_provided' });
+  });
+
+  it('fails a runaway loop at the recursion limit with workflow.loopback-limit', async () => {
+    const wf = workflow(
+      [{ id: 'a' }, { id: 'b' }],
+      [
+        ['a', 'b', 'any_success'],
+        ['b', 'b', 'any_success'],
+      ],
+    );
+    const { events, state } = await start(wf, { metadata: { configurable: { run: { recursionLimit: 5 } } } });
+    expect(events.filter((e) => e.type === 'node.started')).toHaveLength(5);
+    expect(payloadOf(events, 'workflow.loopback-limit')).toMatchObject({
+      nodeId: 'b',
+      iterations: 5,
+      limit: 5,
+    });
+    expect(payloadOf(events, 'run.failed').error).toMatchObject({ code: 'recursion_limit_exceeded' });
+    expect(state.status).toBe('failed');
+  });
+
+  it('reads run options from metadata.configurable, falling back to defaults', () => {
+    expect(runOptions(undefined)).toEqual({ escalationThreshold: 0.7, recursionLimit: 100 });
+    expect(runOptions({ configurable: { escalationThreshold: 0.4, run: { recursionLimit: 20 } } })).toEqual({
+      escalationThreshold: 0.4,
+      recursionLimit: 20,
+    });
+    expect(runOptions({ configurable: { escalationThreshold: 7, recursionLimit: -1 } })).toEqual({
+      escalationThreshold: 0.7,
+      recursionLimit: 100,
+    });
+  });
+
+  it('state is the fold of the events over the initial record', async () => {
+    const wf = fixture('conformance-approval-reject-routed');
+    const { events, state } = await start(wf);
+    const init = newRunRecord({
+      runId: 'r1',
+      workflow: wf,
+      inputs: {},
+      options: runOptions(undefined),
+      tenant: 't1',
+      principal: 'p1',
+    });
+    expect(events.reduce(evolveRun, init)).toEqual(state);
+    expect(evolveRun(initialRunState(), events[0]!)).toEqual(initialRunState());
+  });
+});
+
+describe('run decider: cancel', () => {
+  it('given a run suspended on an approval, when CancelRun, then node.cancelled for the gate and run.cancelled', async () => {
+    const { state } = await start(fixture('conformance-approval'));
+    const pending = record(state).pending!;
+    const { events, state: after } = await decideRun(
+      { type: 'CancelRun', runId: 'r1', reason: 'user asked', context: context('c9', LATER) },
+      state,
+    );
+    expect(events.map((e) => [e.type, e.nodeId])).toEqual([
+      ['node.cancelled', 'gate'],
+      ['run.cancelled', undefined],
+    ]);
+    expect(events[0]!.payload).toEqual({
+      nodeId: 'gate',
+      reason: 'user asked',
+      interruptId: pending.interruptId,
+    });
+    expect(events[1]!.payload).toEqual({ reason: 'user asked', cancelledBy: 'p1' });
+    expect(record(after)).toMatchObject({ status: 'cancelled' });
+    expect(record(after).pending).toBeUndefined();
+  });
+
+  it('then a resume of the cancelled interrupt changes nothing', async () => {
+    const { state } = await start(fixture('conformance-approval'));
+    const pending = record(state).pending!;
+    const { state: cancelled } = await decideRun(
+      { type: 'CancelRun', runId: 'r1', context: context('c9', LATER) },
+      state,
+    );
+    const late = await resume(cancelled, { action: 'accept' }, { interruptId: pending.interruptId });
+    expect(late.events).toEqual([]);
+    expect(late.state).toBe(cancelled);
+  });
+
+  it('refuses to cancel a terminal run (run_terminal) or an unknown one (not_found)', async () => {
+    const { state } = await start(workflow([{ id: 'n' }]));
+    await expect(decideRun({ type: 'CancelRun', runId: 'r1', context: context() }, state)).rejects.toThrow(
+      RunTerminal,
+    );
+    await expect(
+      decideRun({ type: 'CancelRun', runId: 'r1', context: context() }, initialRunState()),
+    ).rejects.toThrow(RunNotFound);
   });
 });

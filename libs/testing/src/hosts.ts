@@ -36,14 +36,23 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-/** The embedded host as one process (PGlite in memory unless `databaseUrl`). */
-export async function startEmbeddedHost(options: { databaseUrl?: string } = {}): Promise<RunningHost> {
+/** A fresh signing key ring for the token service (`WOP_TOKEN_KEYS`), one random 32-byte key. */
+export function testTokenKeysJson(kid = 'test-k1'): string {
+  return JSON.stringify({ active: kid, keys: { [kid]: randomBytes(32).toString('base64') } });
+}
+
+/**
+ * The embedded host as one process (PGlite in memory unless `databaseUrl`). `env` adds to or
+ * overrides the process environment (e.g. `WOP_TOKEN_TTL_MS`, `WOP_TOKEN_KEYS`).
+ */
+export async function startEmbeddedHost(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<RunningHost> {
   const port = await freePort();
   const env: Record<string, string> = {
     PORT: String(port),
     WOP_API_KEYS: TEST_API_KEYS_JSON,
     OPENWOP_DATA_DIR: 'memory',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
   };
   const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /listening on/);
   const processes = [proc];
@@ -65,12 +74,14 @@ const SERVICES = ['engine', 'projector', 'interrupt', 'token'] as const;
 
 /**
  * The distributed stack as separate processes over the real Kafka broker and Postgres:
- * `instances` of every service and gateway. A fresh topic namespace isolates it from other tests.
+ * `instances` of every service and gateway. A fresh topic namespace isolates it from other tests;
+ * every token-service instance shares one fresh key ring. `env` adds to or overrides the environment.
  */
 export async function startDistributedStack(options: {
   databaseUrl: string;
   instances?: number;
   namespace?: string;
+  env?: Record<string, string>;
 }): Promise<RunningHost> {
   const instances = options.instances ?? 1;
   const env: Record<string, string> = {
@@ -78,6 +89,8 @@ export async function startDistributedStack(options: {
     KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
     OPENWOP_NAMESPACE: options.namespace ?? `test-${randomBytes(4).toString('hex')}`,
     WOP_API_KEYS: TEST_API_KEYS_JSON,
+    WOP_TOKEN_KEYS: testTokenKeysJson(),
+    ...options.env,
   };
   const processes: AppProcess[] = [];
   const gateways: string[] = [];

@@ -51,7 +51,9 @@ export class CreateRunHandler {
         runId,
         workflowId: request.workflowId,
         ...(request.inputs ? { inputs: request.inputs } : {}),
-        ...(request.metadata ? { metadata: request.metadata } : {}),
+        ...(request.metadata || request.configurable
+          ? { metadata: { ...request.metadata, ...(request.configurable ? { configurable: request.configurable } : {}) } }
+          : {}),
       },
     };
     const result = await this.send(command);

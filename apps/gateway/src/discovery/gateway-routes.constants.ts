@@ -20,6 +20,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/runs/{runId}/approvals/{nodeId}', scope: 'approvals:respond' },
   { method: 'POST', path: '/v1/runs/{runId}/cancel', scope: 'runs:cancel' },
   { method: 'GET', path: '/v1/interrupts', scope: 'runs:read' },
+  { method: 'GET', path: '/v1/interrupts/{token}' },
+  { method: 'POST', path: '/v1/interrupts/{token}' },
   { method: 'POST', path: '/v1/workflows', scope: 'manifest:write' },
   { method: 'GET', path: '/v1/workflows/{workflowId}', scope: 'manifest:read' },
 ];

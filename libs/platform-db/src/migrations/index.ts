@@ -2,6 +2,7 @@ import { InitialSchema1700000000000 } from './1700000000000-initial-schema';
 import { Interrupts1700000000100 } from './1700000000100-interrupts';
 import { Workflows1700000000200 } from './1700000000200-workflows';
 import { PendingInterrupts1700000000300 } from './1700000000300-pending-interrupts';
+import { ResolutionTokens1700000000400 } from './1700000000400-resolution-tokens';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Interrupts1700000000100,
   Workflows1700000000200,
   PendingInterrupts1700000000300,
+  ResolutionTokens1700000000400,
 ];

@@ -1,0 +1,75 @@
+import type { EntityManager } from 'typeorm';
+import {
+  assertCommand,
+  assertRunEvent,
+  INTERRUPT_COMMAND_DATA,
+  Topics,
+  waitingStatusFor,
+  type EngineCommand,
+  type OpenInterruptCommand,
+} from '@openwop/contracts';
+import { initialRunState, type RunDecision, type RunRecord, type RunState } from '@openwop/engine-domain';
+import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
+
+/** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
+export async function loadRunForUpdate(manager: EntityManager, runId: string): Promise<RunState> {
+  const rows = await manager.query<{ state: RunState }[]>(
+    'SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE',
+    [runId],
+  );
+  return rows[0]?.state ?? initialRunState();
+}
+
+/**
+ * Commits a decision inside the caller's transaction: the run's new state, then the outbox rows —
+ * the `interrupt.open` command first, so the interrupt service always holds an interrupt before any
+ * reader of the run log can see it pending, then the run events, each checked against the wire schema.
+ */
+export async function commitDecision(
+  manager: EntityManager,
+  prior: RunState,
+  decision: RunDecision,
+  command: EngineCommand,
+): Promise<void> {
+  if (decision.events.length === 0) return;
+  const next = decision.state as RunRecord;
+  if (prior.status === 'none') {
+    await manager.query(
+      'INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ($1, $2, $3, $4::jsonb, $5)',
+      [next.runId, next.tenant, next.workflowId, JSON.stringify(next), next.lastSequence],
+    );
+  } else {
+    await manager.query(
+      'UPDATE engine_runs SET state = $2::jsonb, last_sequence = $3, updated_at = now() WHERE run_id = $1',
+      [next.runId, JSON.stringify(next), next.lastSequence],
+    );
+  }
+  const messages: OutboxMessage[] = [];
+  if (decision.openInterrupt) {
+    const open: OpenInterruptCommand = {
+      id: `open:${decision.openInterrupt.interruptId}`,
+      type: 'interrupt.open',
+      occurredAt: decision.openInterrupt.requestedAt,
+      correlationId: next.runId,
+      causationId: command.id,
+      actor: { tenant: next.tenant, principal: next.principal },
+      data: { ...decision.openInterrupt },
+    };
+    assertCommand(open, INTERRUPT_COMMAND_DATA);
+    messages.push({ topic: Topics.interruptCommands, key: next.runId, value: open });
+  }
+  for (const e of decision.events)
+    messages.push({ topic: Topics.runEvents, key: next.runId, value: assertRunEvent(e) });
+  await appendToOutbox(manager, messages);
+}
+
+/** The run's status as `GET /v1/runs/{runId}` names it (`waiting-*` while suspended). */
+export function publicStatus(state: RunState): string {
+  if (state.status === 'suspended' && state.pending) return waitingStatusFor(state.pending.kind);
+  return state.status === 'none' ? 'unknown' : state.status;
+}
+
+/** The run's last sequence, or -1 before its first event. */
+export function lastSequenceOf(state: RunState): number {
+  return state.status === 'none' ? -1 : state.lastSequence;
+}

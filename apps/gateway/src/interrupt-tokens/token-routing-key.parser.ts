@@ -1,0 +1,40 @@
+import { ApiError } from '../common/api.error';
+
+/** Longest token the gateway forwards (the token service's bound is the same). */
+export const MAX_TOKEN_LENGTH = 4096;
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The bus key (the run id) of a token command, read from the token's payload WITHOUT verifying it:
+ * the gateway holds no secret, and every decision is the token service's. Reading the run id only
+ * routes the command to the partition that owns the run.
+ *
+ * @throws {@link ApiError} `validation_error` when the token does not even decode; its message
+ *   never echoes the token.
+ */
+export function tokenRoutingKey(token: string): string {
+  const parts = token.split('.');
+  if (token.length > MAX_TOKEN_LENGTH || parts.length !== 2 || !parts.every((p) => SEGMENT.test(p)))
+    throw malformed();
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8'));
+  } catch {
+    throw malformed();
+  }
+  const runId = (payload as { runId?: unknown } | null)?.runId;
+  if (typeof runId !== 'string' || runId === '') throw malformed();
+  return runId;
+}
+
+function malformed(): ApiError {
+  return ApiError.validation('The token is malformed.', [
+    { path: '/token', message: 'is not a resolution token' },
+  ]);
+}
+
+/** What may be logged of a token: its first 8 characters. */
+export function redactToken(token: string): string {
+  return `${token.slice(0, 8)}…`;
+}

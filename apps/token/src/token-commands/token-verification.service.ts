@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  authorizeTokenUse,
+  verifyToken,
+  type KeyRing,
+  type TokenOperation,
+  type TokenPayload,
+} from '@openwop/token-domain';
+import { ResolutionTokenRepository, type StoredTokens } from '../common/resolution-token.repository';
+import { CLOCK, KEY_RING, type Clock } from '../token.di-tokens';
+
+/** A token that may perform the asked operation, with the interrupt it names. */
+export interface AuthorizedToken {
+  readonly payload: TokenPayload;
+  readonly stored: StoredTokens;
+}
+
+/**
+ * Verifies a presented token against the key ring and the stored tokens, and decides whether it
+ * may inspect or resolve (the domain's RFC 0093 rules).
+ */
+@Injectable()
+export class TokenVerificationService {
+  constructor(
+    @Inject(KEY_RING) private readonly ring: KeyRing,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly tokens: ResolutionTokenRepository,
+  ) {}
+
+  /**
+   * @throws DomainError `validation_error` | `interrupt_not_found` | `interrupt_expired` | `forbidden`
+   *   | `interrupt_already_resolved` (see `authorizeTokenUse`).
+   */
+  async authorize(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
+    const verification = verifyToken(token, this.ring, this.clock.now());
+    const stored = verification.ok ? await this.tokens.find(verification.payload.interruptId) : undefined;
+    const payload = authorizeTokenUse(
+      verification,
+      stored && {
+        runId: stored.runId,
+        nodeId: stored.nodeId,
+        interruptId: stored.interruptId,
+        invalidated: stored.invalidatedAt !== undefined,
+      },
+      operation,
+    );
+    return { payload, stored: stored! };
+  }
+}

@@ -1,0 +1,74 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import agentRefSchema from './schemas/agent-ref.schema.json';
+import workflowDefinitionSchema from './schemas/workflow-definition.schema.json';
+import type { SchemaViolation } from './schema-validation';
+import { unsupportedFeatures, type WorkflowDefinition } from './workflow';
+
+let validator: ValidateFunction | undefined;
+
+/** Compiled lazily: most processes never register a workflow. */
+function definitionValidator(): ValidateFunction {
+  if (validator) return validator;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addSchema(agentRefSchema);
+  // The definition schema references `prompt-ref.schema.json`, which the copied spec set does not
+  // ship; only `defaults.promptRefs` uses it, so any object is accepted there.
+  ajv.addSchema({ $id: 'https://openwop.dev/spec/v1/prompt-ref.schema.json', type: 'object' });
+  validator = ajv.compile(workflowDefinitionSchema);
+  return validator;
+}
+
+/**
+ * Fills what an author may leave out of a definition before it is checked and stored: the
+ * presentational node fields (`name` ← id, `position` ← origin), empty node `config`/`inputs`, and
+ * empty top-level `triggers`/`variables`/`metadata`/`settings`. `id`, `name`, `version`, `nodes`
+ * and `edges` stay required. Anything that is not an object is returned unchanged.
+ */
+export function withDefinitionDefaults(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const nodes = Array.isArray(value.nodes)
+    ? value.nodes.map((n: unknown) =>
+        isObject(n)
+          ? {
+              ...n,
+              name: n.name ?? n.id,
+              position: n.position ?? { x: 0, y: 0 },
+              config: n.config ?? {},
+              inputs: n.inputs ?? {},
+            }
+          : n,
+      )
+    : value.nodes;
+  return {
+    ...value,
+    ...(nodes !== undefined ? { nodes } : {}),
+    triggers: value.triggers ?? [],
+    variables: value.variables ?? [],
+    metadata: value.metadata ?? {},
+    settings: value.settings ?? {},
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks a workflow definition for registration (after {@link withDefinitionDefaults}): first against `workflow-definition.schema.json`
+ * (required fields, shapes), then against what this host executes ({@link unsupportedFeatures}).
+ * Returns the violations, each naming the offending field by JSON pointer; empty when it may be
+ * registered.
+ */
+export function validateWorkflowDefinition(value: unknown): SchemaViolation[] {
+  const validate = definitionValidator();
+  if (!validate(value)) {
+    return (validate.errors ?? []).map((e) =>
+      e.keyword === 'required'
+        ? { path: `${e.instancePath}/${String(e.params.missingProperty)}`, message: 'is required' }
+        : { path: e.instancePath, message: e.message ?? 'invalid' },
+    );
+  }
+  return unsupportedFeatures(value as WorkflowDefinition);
+}

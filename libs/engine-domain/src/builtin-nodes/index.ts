@@ -1,0 +1,26 @@
+import { createNodeRegistry, type NodeRegistry } from '../executor';
+import type { NodeModule } from '../node';
+import { approvalGateNode } from './approval-gate.node';
+import { clarificationGateNode } from './clarification-gate.node';
+import { conversationGateNode } from './conversation-gate.node';
+import { customNode } from './custom.node';
+import { delayNode } from './delay.node';
+import { externalEventNode } from './external-event.node';
+import { failNode } from './fail.node';
+import { identityNode } from './identity.node';
+import { noopNode } from './noop.node';
+
+/** The node types the engine ships (contracts' `SUPPORTED_NODE_TYPES` lists the same typeIds). */
+export const BUILTIN_NODES: readonly NodeModule[] = [
+  noopNode,
+  identityNode,
+  failNode,
+  delayNode,
+  approvalGateNode,
+  clarificationGateNode,
+  externalEventNode,
+  conversationGateNode,
+  customNode,
+];
+
+export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);

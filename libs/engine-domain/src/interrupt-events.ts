@@ -1,0 +1,211 @@
+import type { InterruptKind } from '@openwop/contracts';
+import { approvalActionOf, approvalDecisionOf } from './approval-resume';
+import type { EventWriter } from './event-writer';
+import type { KeyedInterrupt } from './node-context';
+import type { PendingInterrupt } from './run.state';
+
+/**
+ * What the interrupt service must hold for a new interrupt: the `interrupt.open` command's data
+ * (`OpenInterruptData`), equal to the `interrupt.requested` payload.
+ */
+export interface OpenInterruptRequest {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly kind: InterruptKind;
+  readonly key: string;
+  readonly data: unknown;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly requestedAt: string;
+}
+
+/** `node.suspended.payload.reason` for a kind (mirrors the contracts' `suspendReasonFor`; a test keeps them equal). */
+export function suspendReason(kind: InterruptKind): string {
+  return kind.startsWith('conversation.') ? 'conversation-input' : kind;
+}
+
+/**
+ * Emits the suspension of `nodeId` on a new interrupt: `interrupt.requested`, the legacy
+ * `approval.requested` / `clarification.requested` for those kinds, then `node.suspended`.
+ * Returns what the interrupt service must be told.
+ */
+export function emitSuspension(
+  w: EventWriter,
+  nodeId: string,
+  request: KeyedInterrupt,
+): OpenInterruptRequest {
+  const { runId, interruptCounter } = w.state;
+  const open: OpenInterruptRequest = {
+    runId,
+    nodeId,
+    interruptId: `${runId}:${nodeId}:${interruptCounter}`,
+    kind: request.kind,
+    key: request.key,
+    data: request.data,
+    ...(request.resumeSchema !== undefined ? { resumeSchema: request.resumeSchema } : {}),
+    ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    requestedAt: w.now,
+  };
+  const { interruptId, kind } = open;
+  w.emit('interrupt.requested', nodeId, open);
+  const data = request.data as Record<string, unknown>;
+  if (kind === 'approval') {
+    w.emit('approval.requested', nodeId, {
+      nodeId,
+      interruptId,
+      ...pick(data, [
+        'artifactId',
+        'artifactType',
+        'title',
+        'description',
+        'actions',
+        'approversList',
+        'requiredApprovals',
+        'rejectionPolicy',
+      ]),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    });
+  }
+  if (kind === 'clarification') {
+    w.emit('clarification.requested', nodeId, {
+      nodeId,
+      interruptId,
+      ...pick(data, ['questions', 'contextType']),
+    });
+  }
+  w.emit('node.suspended', nodeId, {
+    nodeId,
+    reason: suspendReason(kind),
+    interruptId,
+    kind,
+    key: request.key,
+  });
+  return open;
+}
+
+/** The decision of the interrupt service, as `run.resume` carries it. */
+export interface InterruptOutcome {
+  readonly outcome: 'resolved' | 'timeout';
+  readonly resumeValue?: unknown;
+  readonly resolvedBy: string;
+  readonly resolvedAt: string;
+  readonly notes?: readonly unknown[];
+}
+
+/**
+ * Emits the resolution of the pending interrupt: the side-channel notes (approval votes as
+ * `approval.received`, anything else as `log.appended`), `interrupt.resolved`, the legacy
+ * `approval.received` / `clarification.resolved`, then `node.resumed`.
+ */
+export function emitResolution(w: EventWriter, p: PendingInterrupt, o: InterruptOutcome): void {
+  const { nodeId, interruptId } = p;
+  const votes = (o.notes ?? [])
+    .map((note) => emitNote(w, p, note, o))
+    .filter((v): v is Vote => v !== undefined);
+  const timeout = o.outcome === 'timeout';
+  const resumeValue = timeout ? null : (o.resumeValue ?? null);
+  const approval = p.kind === 'approval' ? approvalFields(resumeValue, timeout) : {};
+  w.emit('interrupt.resolved', nodeId, {
+    runId: w.state.runId,
+    nodeId,
+    interruptId,
+    kind: p.kind,
+    key: p.key,
+    outcome: o.outcome,
+    resumeValue,
+    resolvedAt: o.resolvedAt,
+    resolvedBy: o.resolvedBy,
+    ...approval,
+  });
+  if (p.kind === 'approval') {
+    const r = (resumeValue ?? {}) as Record<string, unknown>;
+    const action = timeout ? 'timeout' : approvalActionOf(resumeValue);
+    const decidedBy = typeof r.decidedBy === 'string' ? r.decidedBy : o.resolvedBy;
+    const last = votes[votes.length - 1];
+    if (!last || last.action !== action || last.decidedBy !== decidedBy) {
+      w.emit('approval.received', nodeId, {
+        nodeId,
+        interruptId,
+        ...pick(r, ['feedback', 'refineFeedback', 'editedArtifactData', 'comment']),
+        action,
+        decidedBy,
+        decidedAt: typeof r.decidedAt === 'string' ? r.decidedAt : o.resolvedAt,
+      });
+    }
+  }
+  if (p.kind === 'clarification' && !timeout) {
+    w.emit('clarification.resolved', nodeId, {
+      nodeId,
+      interruptId,
+      answers: answersMap(resumeValue),
+      answeredBy: o.resolvedBy,
+    });
+  }
+  w.emit('node.resumed', nodeId, { nodeId, interruptId });
+}
+
+interface Vote {
+  readonly action: string;
+  readonly decidedBy: string;
+}
+
+const VOTE_TYPES = ['vote', 'approval.vote', 'approval.received'];
+
+function emitNote(w: EventWriter, p: PendingInterrupt, note: unknown, o: InterruptOutcome): Vote | undefined {
+  const n = (typeof note === 'object' && note !== null ? note : { value: note }) as Record<string, unknown>;
+  const type = n.type ?? n.kind;
+  const isVote =
+    VOTE_TYPES.includes(type as string) ||
+    (p.kind === 'approval' && typeof n.action === 'string' && n.action !== 'ask' && type === undefined);
+  if (isVote) {
+    const { type: _t, kind: _k, ...rest } = n;
+    const decidedBy = stringOr(n.decidedBy, stringOr(n.voter, o.resolvedBy));
+    const action = stringOr(n.action, 'accept');
+    w.emit('approval.received', p.nodeId, {
+      ...rest,
+      nodeId: p.nodeId,
+      interruptId: p.interruptId,
+      action,
+      decidedBy,
+      decidedAt: stringOr(n.decidedAt, o.resolvedAt),
+    });
+    return { action, decidedBy };
+  }
+  const ask = type === 'ask' || n.action === 'ask' || 'question' in n;
+  // No top-level nodeId: a note is the host's record, not an event the node emitted.
+  w.emit('log.appended', undefined, {
+    level: 'info',
+    message: ask ? `ask on interrupt ${p.interruptId}` : `note on interrupt ${p.interruptId}`,
+    nodeId: p.nodeId,
+    fields: { interruptId: p.interruptId, note: n },
+  });
+  return undefined;
+}
+
+function approvalFields(resumeValue: unknown, timeout: boolean): Record<string, unknown> {
+  if (timeout) return { action: 'timeout', decision: 'rejected', reason: 'timeout' };
+  const action = approvalActionOf(resumeValue);
+  return { action, decision: approvalDecisionOf(action) };
+}
+
+/** Clarification answers as an object keyed by question id (`clarificationResolved.answers` is an object). */
+export function answersMap(resumeValue: unknown): Record<string, unknown> {
+  const answers = (resumeValue as { answers?: unknown } | null)?.answers;
+  if (Array.isArray(answers)) {
+    return Object.fromEntries(
+      answers
+        .filter((a): a is { id: string; answer: unknown } => typeof (a as { id?: unknown })?.id === 'string')
+        .map((a) => [a.id, a.answer]),
+    );
+  }
+  return typeof answers === 'object' && answers !== null ? (answers as Record<string, unknown>) : {};
+}
+
+function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+}
+
+function stringOr(v: unknown, fallback: string): string {
+  return typeof v === 'string' && v !== '' ? v : fallback;
+}

@@ -1,0 +1,101 @@
+import type { WorkflowNode } from '@openwop/contracts';
+import { assertInterruptPayload, fromSuspendRequest } from './interrupt-payload';
+import {
+  InterruptCancelledError,
+  InterruptTimeoutError,
+  NODE_EMITTABLE_EVENTS,
+  NodeError,
+  type InterruptRequest,
+  type NodeContext,
+  type NodeEmittableEvent,
+  type RunConfigurable,
+} from './node';
+import type { RunRecord } from './run.state';
+
+/** An interrupt call that must pause the node: the payload with its key settled. */
+export type KeyedInterrupt = InterruptRequest & { readonly key: string };
+
+/**
+ * Thrown by `ctx.interrupt` to pause the node; the executor catches it and suspends the run.
+ * @internal
+ */
+export class SuspendSignal extends Error {
+  constructor(readonly request: KeyedInterrupt) {
+    super(`node suspended on interrupt ${request.key}`);
+    this.name = 'SuspendSignal';
+  }
+}
+
+/** What one execution of a node did besides returning: the engine reads it after `execute` settles. */
+export interface ExecutionRecord {
+  /** The first interrupt that paused the node, even if the node swallowed the signal. */
+  suspended?: KeyedInterrupt;
+  /** A malformed interrupt payload, even if the node swallowed the error. */
+  invalid?: NodeError;
+  /** Keys whose recorded resolution the execution consumed. */
+  readonly consumedKeys: string[];
+  /** Events the node emitted that are not yet in the log. */
+  readonly emits: { readonly type: NodeEmittableEvent; readonly payload: Record<string, unknown> }[];
+}
+
+/**
+ * The interrupt key derived for the `index`-th call of a node execution. A later visit of the same
+ * node (a loop back) gets keys of its own, so it is asked again instead of replaying the first answer.
+ */
+export function derivedKey(runId: string, nodeId: string, visit: number, index: number): string {
+  return visit === 0 ? `${runId}:${nodeId}:${index}` : `${runId}:${nodeId}:${visit}:${index}`;
+}
+
+const emittable: readonly string[] = NODE_EMITTABLE_EVENTS;
+
+/** Builds the context of one execution of `node` in `run`, recording into `record`. */
+export function createNodeContext(args: {
+  readonly run: RunRecord;
+  readonly node: WorkflowNode;
+  readonly visit: number;
+  readonly inputs: Record<string, unknown>;
+  readonly configurable: RunConfigurable;
+  /** Events this visit already wrote in earlier executions: the first this many emits are not written again. */
+  readonly alreadyEmitted: number;
+  readonly record: ExecutionRecord;
+}): NodeContext {
+  const { run, node, record } = args;
+  let calls = 0;
+  let emits = 0;
+  const interrupt = async <T>(payload: InterruptRequest): Promise<T> => {
+    if (record.suspended) throw new SuspendSignal(record.suspended);
+    const index = calls++;
+    try {
+      assertInterruptPayload(payload);
+    } catch (e) {
+      if (e instanceof NodeError) record.invalid ??= e;
+      throw e;
+    }
+    const key = payload.key ?? derivedKey(run.runId, node.id, args.visit, index);
+    if (run.status === 'cancelled') throw new InterruptCancelledError(key);
+    const resolution = run.resolutions[key];
+    if (resolution) {
+      record.consumedKeys.push(key);
+      if ('timeout' in resolution) throw new InterruptTimeoutError(key, payload.kind);
+      return resolution.value as T;
+    }
+    record.suspended = { ...payload, key };
+    throw new SuspendSignal(record.suspended);
+  };
+  return {
+    runId: run.runId,
+    nodeId: node.id,
+    node,
+    config: node.config ?? {},
+    inputs: args.inputs,
+    configurable: args.configurable,
+    interrupt,
+    suspend: (payload) => interrupt(fromSuspendRequest(payload)),
+    emit(type, payload) {
+      if (!emittable.includes(type))
+        throw new NodeError('validation_error', `a node may not emit ${String(type)}`);
+      if (emits++ < args.alreadyEmitted) return;
+      record.emits.push({ type, payload });
+    },
+  };
+}

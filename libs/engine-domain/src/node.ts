@@ -1,0 +1,148 @@
+import type { InterruptKind, RunEventType, WorkflowNode } from '@openwop/contracts';
+
+/** Outputs of a node: a JSON object keyed by output port. */
+export type NodeOutputs = Record<string, unknown>;
+
+/**
+ * What `ctx.interrupt()` takes (`interrupt.md` §InterruptPayload). `key` is derived as
+ * `${runId}:${nodeId}:${n}` when absent (n = the call's 0-based index within the node execution).
+ */
+export interface InterruptRequest<TData = unknown> {
+  readonly kind: InterruptKind;
+  readonly key?: string;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly data: TData;
+}
+
+/**
+ * What `ctx.suspend()` takes: the v1 pack ecosystem's spelling of {@link InterruptRequest}, with the
+ * aliases `reason` → `kind`, `resumeKey` → `key`, `answerSchema` → `resumeSchema`. Canonical names
+ * are accepted too; where both are given the canonical one wins.
+ */
+export interface SuspendRequest<TData = unknown> {
+  readonly reason?: InterruptKind;
+  readonly kind?: InterruptKind;
+  readonly resumeKey?: string;
+  readonly key?: string;
+  readonly answerSchema?: Record<string, unknown>;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly data: TData;
+}
+
+/** Run event types a node may add to the run log through {@link NodeContext.emit}. */
+export const NODE_EMITTABLE_EVENTS = [
+  'agent.decided',
+  'log.appended',
+  'artifact.created',
+  'output.chunk',
+  'variable.changed',
+  'channel.written',
+] as const satisfies readonly RunEventType[];
+export type NodeEmittableEvent = (typeof NODE_EMITTABLE_EVENTS)[number];
+
+/** Run-level options a node may read (`RunOptions.configurable`, carried in `run.start` metadata). */
+export interface RunConfigurable {
+  /** Confidence below which agents escalate with a `low-confidence` interrupt (default 0.7). */
+  readonly escalationThreshold: number;
+}
+
+/**
+ * What a node's `execute` receives. A node is re-executed from the top after each resume
+ * (LangGraph-style durable re-execution), so everything before an `interrupt` call runs again:
+ * keep it deterministic, and emit through `ctx.emit` (which the engine de-duplicates on re-execution).
+ */
+export interface NodeContext<TConfig = Record<string, unknown>> {
+  readonly runId: string;
+  readonly nodeId: string;
+  /** The node's definition. */
+  readonly node: WorkflowNode;
+  /** `node.config`, or `{}`. */
+  readonly config: TConfig;
+  /** Run inputs, overlaid with the outputs of the upstream nodes that triggered this one, then the node's own `inputs`. */
+  readonly inputs: Record<string, unknown>;
+  readonly configurable: RunConfigurable;
+  /**
+   * Pauses the run until an external caller resolves the interrupt, and returns the resume value.
+   * On re-execution the call with the same key returns the recorded value at once and no new
+   * `interrupt.requested` is emitted (`interrupt.md` §Replay determinism).
+   *
+   * Do not wrap it in a `try/catch` that swallows every error: the pause travels as an exception.
+   * (The engine notices a swallowed pause and suspends the node anyway.)
+   *
+   * @throws {@link InterruptTimeoutError} when the interrupt's `timeoutMs` elapsed unresolved.
+   * @throws {@link InterruptCancelledError} when the run was cancelled while suspended.
+   * @throws {@link NodeError} `validation_error` when the payload breaks its kind's `data` shape.
+   * @example
+   * const answer = await ctx.interrupt<{ answers: Record<string, string> }>({
+   *   kind: 'clarification',
+   *   data: { questions: [{ id: 'q1', question: 'Which colour?' }] },
+   * });
+   */
+  interrupt<TResume = unknown>(payload: InterruptRequest): Promise<TResume>;
+  /**
+   * Alias of {@link NodeContext.interrupt} taking the aliased field names (`reason`, `resumeKey`,
+   * `answerSchema`); identical semantics, including the key-based replay short-circuit.
+   */
+  suspend<TResume = unknown>(payload: SuspendRequest): Promise<TResume>;
+  /** Appends a node-scoped event to the run log; on re-execution, events already written are not written again. */
+  emit(type: NodeEmittableEvent, payload: Record<string, unknown>): void;
+}
+
+/** A node type: its typeId and what executing one of its nodes does. */
+export interface NodeModule<TConfig = Record<string, unknown>> {
+  readonly typeId: string;
+  /** Returns the node's outputs, or throws (a {@link NodeError} fails the node with its code). */
+  execute(ctx: NodeContext<TConfig>): Promise<NodeOutputs>;
+}
+
+/**
+ * Declares a node type.
+ *
+ * @example
+ * export const greetNode = defineNode({
+ *   typeId: 'vendor.acme.greet',
+ *   async execute(ctx) {
+ *     const ok = await ctx.interrupt<{ action: string }>({ kind: 'approval', data: { ... } });
+ *     return { greeted: ok.action === 'accept' };
+ *   },
+ * });
+ */
+export function defineNode<TConfig = Record<string, unknown>>(
+  module: NodeModule<TConfig>,
+): NodeModule<TConfig> {
+  return module;
+}
+
+/** A deliberate node failure: `node.failed.error` carries its code, message and details. */
+export class NodeError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'NodeError';
+  }
+}
+
+/** Thrown by `ctx.interrupt` when the interrupt timed out (`interrupt.md` §Primitive). */
+export class InterruptTimeoutError extends Error {
+  constructor(
+    readonly key: string,
+    readonly kind: InterruptKind,
+  ) {
+    super(`interrupt ${key} (${kind}) timed out`);
+    this.name = 'InterruptTimeoutError';
+  }
+}
+
+/** Thrown by `ctx.interrupt` when the run was cancelled while the interrupt was pending. */
+export class InterruptCancelledError extends Error {
+  constructor(readonly key: string) {
+    super(`interrupt ${key} was cancelled with its run`);
+    this.name = 'InterruptCancelledError';
+  }
+}

@@ -1,0 +1,198 @@
+import type { InterruptKind, RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { entryNodes, propagate } from './graph';
+import { NODE_EMITTABLE_EVENTS, type NodeOutputs, type RunConfigurable } from './node';
+
+export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
+
+/** How a node's latest visit ended. */
+export type NodeOutcome = 'succeeded' | 'failed' | 'skipped';
+
+/** What an interrupt key was resolved with: a resume value, or its timeout. */
+export type Resolution = { readonly value: unknown } | { readonly timeout: true };
+
+/** What a finished source node tells one outgoing edge: the edge admits it (`fire`) or not (`block`). */
+export type EdgeSignal = 'fire' | 'block';
+
+/** A node the scheduler decided to visit next: run it, or record it skipped. */
+export interface QueuedNode {
+  readonly nodeId: string;
+  readonly action: 'run' | 'skip';
+}
+
+/** The interrupt the run waits on (the `interrupt.requested` payload, minus the run id). */
+export interface PendingInterrupt {
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly key: string;
+  readonly kind: InterruptKind;
+  readonly data: unknown;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly requestedAt: string;
+}
+
+/** The node being executed or suspended: its 0-based visit and how many events it emitted so far. */
+export interface ActiveNode {
+  readonly nodeId: string;
+  readonly visit: number;
+  readonly emitted: number;
+}
+
+/** Run-wide options fixed at start (`RunOptions.configurable`). */
+export interface RunOptions extends RunConfigurable {
+  /** Node executions a run may start before it fails as a runaway loop. */
+  readonly recursionLimit: number;
+}
+
+/**
+ * The engine's state of one run, persisted as jsonb in `engine_runs`. Everything but the pinned
+ * `workflow`, `inputs` and `options` is a fold of the run's events ({@link evolveRun}).
+ */
+export interface RunRecord {
+  readonly status: RunStatus;
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly tenant: string;
+  readonly principal: string;
+  /** The definition the run started with: a later re-registration does not change a running run. */
+  readonly workflow: WorkflowDefinition;
+  readonly inputs: Record<string, unknown>;
+  readonly options: RunOptions;
+  readonly lastSequence: number;
+  readonly lastEventId: string;
+  readonly nodeOutputs: Readonly<Record<string, NodeOutputs>>;
+  readonly nodeOutcomes: Readonly<Record<string, NodeOutcome>>;
+  /** Visits (node.started) per node. */
+  readonly visits: Readonly<Record<string, number>>;
+  /** Signals collected per target node since its last visit, by edge key. */
+  readonly signals: Readonly<Record<string, Readonly<Record<string, EdgeSignal>>>>;
+  readonly queue: readonly QueuedNode[];
+  readonly resolutions: Readonly<Record<string, Resolution>>;
+  readonly pending?: PendingInterrupt;
+  readonly active?: ActiveNode;
+  /** Interrupts requested so far in the run; the next interruptId ends with this number. */
+  readonly interruptCounter: number;
+  /** Node executions started so far. */
+  readonly steps: number;
+}
+
+/** No run yet, or a run. */
+export type RunState = { readonly status: 'none' } | RunRecord;
+
+export const initialRunState = (): RunState => ({ status: 'none' });
+
+/** The state of a run about to emit `run.started`: its entry nodes queued. */
+export function newRunRecord(init: {
+  runId: string;
+  workflow: WorkflowDefinition;
+  inputs: Record<string, unknown>;
+  options: RunOptions;
+  tenant: string;
+  principal: string;
+}): RunRecord {
+  return {
+    status: 'running',
+    runId: init.runId,
+    workflowId: init.workflow.id,
+    tenant: init.tenant,
+    principal: init.principal,
+    workflow: init.workflow,
+    inputs: init.inputs,
+    options: init.options,
+    lastSequence: -1,
+    lastEventId: '',
+    nodeOutputs: {},
+    nodeOutcomes: {},
+    visits: {},
+    signals: {},
+    queue: entryNodes(init.workflow).map((nodeId) => ({ nodeId, action: 'run' as const })),
+    resolutions: {},
+    interruptCounter: 0,
+    steps: 0,
+  };
+}
+
+const emittable: readonly string[] = NODE_EMITTABLE_EVENTS;
+
+/** Folds one run event into the run's state. Unknown types only advance the sequence. */
+export function evolveRun(state: RunState, event: RunEventDoc): RunState {
+  if (state.status === 'none') return state;
+  const s: RunRecord = { ...state, lastSequence: event.sequence, lastEventId: event.eventId };
+  const nodeId = event.nodeId ?? '';
+  const p = (event.payload ?? {}) as Record<string, unknown>;
+  switch (event.type) {
+    case 'node.started': {
+      const visit = s.visits[nodeId] ?? 0;
+      const { [nodeId]: _consumed, ...signals } = s.signals;
+      return {
+        ...s,
+        queue: dequeue(s.queue, nodeId),
+        signals,
+        visits: { ...s.visits, [nodeId]: visit + 1 },
+        steps: s.steps + 1,
+        active: { nodeId, visit, emitted: 0 },
+      };
+    }
+    case 'node.completed':
+      return finish(
+        { ...s, nodeOutputs: { ...s.nodeOutputs, [nodeId]: (p.outputs as NodeOutputs | undefined) ?? {} } },
+        nodeId,
+        'succeeded',
+      );
+    case 'node.failed':
+      return finish(s, nodeId, 'failed');
+    case 'node.skipped':
+      return finish({ ...s, queue: dequeue(s.queue, nodeId) }, nodeId, 'skipped');
+    case 'interrupt.requested':
+      return { ...s, pending: pendingOf(nodeId, p), interruptCounter: s.interruptCounter + 1 };
+    case 'node.suspended':
+      return { ...s, status: 'suspended' };
+    case 'interrupt.resolved': {
+      const resolution: Resolution =
+        p.outcome === 'timeout' ? { timeout: true } : { value: p.resumeValue ?? null };
+      const { pending: _resolved, ...rest } = s;
+      return { ...rest, resolutions: { ...s.resolutions, [String(p.key)]: resolution } };
+    }
+    case 'node.resumed':
+      return { ...s, status: 'running' };
+    case 'node.cancelled': {
+      const { pending: _p, active: _a, ...rest } = s;
+      return rest;
+    }
+    case 'run.completed':
+      return { ...s, status: 'completed' };
+    case 'run.failed':
+      return { ...s, status: 'failed' };
+    case 'run.cancelled':
+      return { ...s, status: 'cancelled' };
+    default:
+      if (emittable.includes(event.type) && s.active && s.active.nodeId === nodeId) {
+        return { ...s, active: { ...s.active, emitted: s.active.emitted + 1 } };
+      }
+      return s;
+  }
+}
+
+function finish(s: RunRecord, nodeId: string, outcome: NodeOutcome): RunRecord {
+  const { active: _done, ...rest } = s;
+  const next: RunRecord = { ...rest, nodeOutcomes: { ...s.nodeOutcomes, [nodeId]: outcome } };
+  return { ...next, ...propagate(next, nodeId, outcome) };
+}
+
+function dequeue(queue: readonly QueuedNode[], nodeId: string): QueuedNode[] {
+  const i = queue.findIndex((q) => q.nodeId === nodeId);
+  return i < 0 ? [...queue] : [...queue.slice(0, i), ...queue.slice(i + 1)];
+}
+
+function pendingOf(nodeId: string, p: Record<string, unknown>): PendingInterrupt {
+  return {
+    nodeId,
+    interruptId: String(p.interruptId),
+    key: String(p.key),
+    kind: p.kind as InterruptKind,
+    data: p.data,
+    ...(p.resumeSchema !== undefined ? { resumeSchema: p.resumeSchema as Record<string, unknown> } : {}),
+    ...(p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs as number } : {}),
+    requestedAt: String(p.requestedAt),
+  };
+}

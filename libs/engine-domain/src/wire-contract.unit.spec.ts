@@ -1,0 +1,121 @@
+import Ajv2020 from 'ajv/dist/2020';
+import {
+  CONFORMANCE_FIXTURES,
+  INTERRUPT_KINDS,
+  SEEDED_FIXTURES,
+  SUPPORTED_NODE_TYPES,
+  assertRunEvent,
+  suspendReasonFor,
+  validateWorkflowDefinition,
+  withDefinitionDefaults,
+} from '@openwop/contracts';
+import suspendRequestSchema from '../../contracts/src/schemas/suspend-request.schema.json';
+import { BUILTIN_NODES } from './builtin-nodes';
+import { suspendReason } from './interrupt-events';
+import { KNOWN_INTERRUPT_KINDS } from './interrupt-payload';
+import { fixture, resume, start, workflow } from './test-kit.spec';
+
+const validateSuspendRequest = new Ajv2020({ strict: false }).compile(suspendRequestSchema);
+
+describe('engine-domain and the wire contract stay in step', () => {
+  it('the built-in node registry is exactly SUPPORTED_NODE_TYPES', () => {
+    expect(BUILTIN_NODES.map((n) => n.typeId).sort()).toEqual([...SUPPORTED_NODE_TYPES].sort());
+  });
+
+  it('knows the same interrupt kinds and suspend reasons as the contracts', () => {
+    expect([...KNOWN_INTERRUPT_KINDS]).toEqual([...INTERRUPT_KINDS]);
+    for (const kind of INTERRUPT_KINDS) expect(suspendReason(kind)).toBe(suspendReasonFor(kind));
+  });
+
+  it('seeds every fixture but the multi-party council ones, and all fixtures are schema-valid', () => {
+    expect(SEEDED_FIXTURES.map((f) => f.id).sort()).toEqual([
+      'conformance-agent-low-confidence',
+      'conformance-approval',
+      'conformance-approval-reject-loopback',
+      'conformance-approval-reject-routed',
+      'conformance-approval-timeout',
+      'conformance-approval-timeout-approve',
+      'conformance-clarification',
+      'conformance-noop',
+    ]);
+    for (const f of CONFORMANCE_FIXTURES) {
+      const problems = validateWorkflowDefinition(f);
+      if (f.id.startsWith('conformance-multi-party-council'))
+        expect(problems.map((p) => p.path)).toEqual(['/nodes/0/config/participants']);
+      else expect(problems).toEqual([]);
+    }
+  });
+
+  it('every interrupt the built-in nodes request is a valid suspend-request, and every event a valid RunEventDoc', async () => {
+    const runs = [
+      await start(fixture('conformance-approval-timeout')),
+      await start(fixture('conformance-clarification')),
+      await start(fixture('conformance-agent-low-confidence')),
+      await start(
+        workflow([
+          { id: 'e', typeId: 'core.externalEvent', config: { eventType: 'x', correlation: { id: 1 } } },
+        ]),
+      ),
+      await start(workflow([{ id: 'c', typeId: 'core.custom', config: { customKind: 'k' } }])),
+      await start(workflow([{ id: 'talk', typeId: 'core.conversationGate' }])),
+    ];
+    for (const run of runs) {
+      const { kind, key, data, timeoutMs, resumeSchema } = run.openInterrupt!;
+      const request = {
+        kind,
+        key,
+        data,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(resumeSchema ? { resumeSchema } : {}),
+      };
+      expect({
+        kind,
+        valid: validateSuspendRequest(request),
+        errors: validateSuspendRequest.errors ?? null,
+      }).toEqual({ kind, valid: true, errors: null });
+      const resumed = await resume(run.state, { action: 'accept', answers: {} });
+      for (const e of [...run.events, ...resumed.events]) expect(() => assertRunEvent(e)).not.toThrow();
+    }
+  });
+
+  it('registration refuses unsupported features, naming the field', () => {
+    const base = fixture('conformance-noop');
+    const bad = {
+      ...base,
+      nodes: [
+        ...base.nodes,
+        {
+          id: 'd',
+          typeId: 'core.delay',
+          name: 'D',
+          position: { x: 0, y: 0 },
+          config: { delayMs: 10 },
+          inputs: {},
+        },
+      ],
+      edges: [{ id: 'x', sourceNodeId: 'noop', targetNodeId: 'ghost' }],
+    };
+    expect(validateWorkflowDefinition(bad).map((p) => p.path)).toEqual([
+      '/nodes/1/config/delayMs',
+      '/edges/0/targetNodeId',
+    ]);
+    const { version: _v, ...noVersion } = base;
+    expect(validateWorkflowDefinition(noVersion)).toEqual([{ path: '/version', message: 'is required' }]);
+    const terse = {
+      id: 'terse',
+      name: 'T',
+      version: '1',
+      nodes: [{ id: 'a', typeId: 'core.noop' }],
+      edges: [],
+    };
+    expect(validateWorkflowDefinition(terse).map((p) => p.path)).toEqual(
+      expect.arrayContaining(['/nodes/0/name', '/triggers']),
+    );
+    expect(validateWorkflowDefinition(withDefinitionDefaults(terse))).toEqual([]);
+    expect(
+      validateWorkflowDefinition({ ...base, nodes: [{ ...base.nodes[0], typeId: 'vendor.x' }] }).map(
+        (p) => p.path,
+      ),
+    ).toEqual(['/nodes/0/typeId']);
+  });
+});

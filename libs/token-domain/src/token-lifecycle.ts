@@ -1,0 +1,111 @@
+import type { InterruptKind, RunEventDoc } from '@openwop/contracts';
+import type { KeyRing } from './key-ring';
+import { signToken } from './resolution-token';
+import { tokenExpiry } from './token-expiry';
+
+/** The two tokens minted for one interrupt, with what inspection shows of it. */
+export interface MintedTokens {
+  readonly interruptId: string;
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly kind: InterruptKind;
+  readonly key: string;
+  readonly data: unknown;
+  readonly resumeSchema?: Record<string, unknown>;
+  readonly timeoutMs?: number;
+  readonly requestedAt: string;
+  readonly kid: string;
+  readonly expiresAt: string;
+  readonly resolveToken: string;
+  readonly inspectToken: string;
+}
+
+/** What one run event changes in the token store. */
+export type TokenChange =
+  | { readonly type: 'run-owner'; readonly runId: string; readonly tenant: string }
+  | { readonly type: 'mint'; readonly tokens: MintedTokens }
+  | { readonly type: 'invalidate-interrupt'; readonly interruptId: string; readonly at: string }
+  | { readonly type: 'invalidate-run'; readonly runId: string; readonly at: string };
+
+export interface MintSettings {
+  readonly ring: KeyRing;
+  /** Lifetime of a token when its interrupt has no shorter `timeoutMs`. */
+  readonly defaultTtlMs: number;
+}
+
+/**
+ * The token-store changes a run event implies: the run's owner from `run.started`; a resolve token
+ * and an inspect-only token for each `interrupt.requested`; invalidation on `interrupt.resolved`
+ * (that interrupt) and on `run.completed`/`run.failed`/`run.cancelled` (the whole run).
+ * Deterministic for a given ring: the tokens depend only on the event, so a rebuild from the log
+ * mints the same ones.
+ *
+ * @throws Error for an `interrupt.requested` without `interruptId`, `nodeId` or a valid `requestedAt`.
+ */
+export function tokenChangesFor(event: RunEventDoc, settings: MintSettings): TokenChange[] {
+  switch (event.type) {
+    case 'run.started': {
+      const owner = (event.payload as { owner?: { tenant?: unknown } } | undefined)?.owner;
+      return typeof owner?.tenant === 'string'
+        ? [{ type: 'run-owner', runId: event.runId, tenant: owner.tenant }]
+        : [];
+    }
+    case 'interrupt.requested':
+      return [{ type: 'mint', tokens: mintTokens(event, settings) }];
+    case 'interrupt.resolved': {
+      const interruptId = (event.payload as { interruptId?: unknown } | undefined)?.interruptId;
+      return typeof interruptId === 'string'
+        ? [{ type: 'invalidate-interrupt', interruptId, at: event.timestamp }]
+        : [];
+    }
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled':
+      return [{ type: 'invalidate-run', runId: event.runId, at: event.timestamp }];
+    default:
+      return [];
+  }
+}
+
+interface RequestedPayload {
+  readonly interruptId?: unknown;
+  readonly nodeId?: unknown;
+  readonly kind?: unknown;
+  readonly key?: unknown;
+  readonly data?: unknown;
+  readonly resumeSchema?: unknown;
+  readonly timeoutMs?: unknown;
+  readonly requestedAt?: unknown;
+}
+
+function mintTokens(event: RunEventDoc, settings: MintSettings): MintedTokens {
+  const p = (event.payload ?? {}) as RequestedPayload;
+  const nodeId = typeof p.nodeId === 'string' ? p.nodeId : event.nodeId;
+  const interruptId = p.interruptId;
+  if (typeof interruptId !== 'string' || !interruptId || !nodeId) {
+    throw new Error(`interrupt.requested ${event.eventId} names no interruptId or nodeId`);
+  }
+  const requestedAt = typeof p.requestedAt === 'string' ? p.requestedAt : event.timestamp;
+  const timeoutMs = typeof p.timeoutMs === 'number' ? p.timeoutMs : undefined;
+  const expiresAt = tokenExpiry(requestedAt, timeoutMs, settings.defaultTtlMs);
+  const claims = { runId: event.runId, nodeId, interruptId, expiresAt };
+  return {
+    interruptId,
+    runId: event.runId,
+    nodeId,
+    kind: p.kind as InterruptKind,
+    key: typeof p.key === 'string' ? p.key : interruptId,
+    data: p.data ?? null,
+    ...(isObject(p.resumeSchema) ? { resumeSchema: p.resumeSchema } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    requestedAt,
+    kid: settings.ring.activeKid,
+    expiresAt,
+    resolveToken: signToken({ ...claims, intent: 'resolve' }, settings.ring),
+    inspectToken: signToken({ ...claims, intent: 'inspect' }, settings.ring),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

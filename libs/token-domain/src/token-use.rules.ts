@@ -1,0 +1,59 @@
+import type { TokenVerification } from './resolution-token';
+import {
+  ExpiredToken,
+  InspectOnlyToken,
+  InvalidatedToken,
+  MalformedToken,
+  UnknownToken,
+} from './token.errors';
+import type { TokenPayload } from './token-payload';
+
+/** What the bearer asks to do: inspect (`GET /v1/interrupts/{token}`) or resolve (`POST`). */
+export type TokenOperation = 'inspect' | 'resolve';
+
+/** The minted tokens of one interrupt, as the token service stored them. */
+export interface StoredTokenState {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /** Set once the interrupt was resolved or its run ended. */
+  readonly invalidated: boolean;
+}
+
+/**
+ * Decides whether a verified token may perform `operation`, in this order: malformed (400);
+ * unknown key or bad MAC (404); expired (410); no stored interrupt for it (404); an inspect-only
+ * token asked to resolve (403); invalidated (409). Returns the payload when the use is allowed.
+ *
+ * @throws {@link MalformedToken} | {@link UnknownToken} | {@link ExpiredToken} |
+ *   {@link InspectOnlyToken} | {@link InvalidatedToken}
+ */
+export function authorizeTokenUse(
+  verification: TokenVerification,
+  stored: StoredTokenState | undefined,
+  operation: TokenOperation,
+): TokenPayload {
+  if (!verification.ok) {
+    switch (verification.reason) {
+      case 'malformed':
+        throw new MalformedToken();
+      case 'unknown_key':
+      case 'bad_mac':
+        throw new UnknownToken();
+      case 'expired':
+        throw new ExpiredToken(verification.payload.expiresAt);
+    }
+  }
+  const { payload } = verification;
+  if (
+    !stored ||
+    stored.interruptId !== payload.interruptId ||
+    stored.runId !== payload.runId ||
+    stored.nodeId !== payload.nodeId
+  ) {
+    throw new UnknownToken();
+  }
+  if (operation === 'resolve' && payload.intent !== 'resolve') throw new InspectOnlyToken();
+  if (stored.invalidated) throw new InvalidatedToken(payload.interruptId);
+  return payload;
+}

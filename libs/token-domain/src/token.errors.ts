@@ -1,0 +1,47 @@
+import { DomainError } from '@openwop/kernel';
+
+// One class per refusal, each with the spec code it is answered with (`interrupt.md` §Error
+// responses). None carries the token or anything derived from a key.
+
+/** The token does not even parse: `400 validation_error`. */
+export class MalformedToken extends DomainError {
+  constructor() {
+    super('validation_error', 'The token is malformed.', {
+      errors: [{ path: '/token', message: 'is not a resolution token' }],
+    });
+  }
+}
+
+/** A forged token, one signed by an unknown or retired key, or one naming no interrupt we minted: `404`. */
+export class UnknownToken extends DomainError {
+  constructor() {
+    super('interrupt_not_found', 'No interrupt is known for this token.');
+  }
+}
+
+/** An authentic token past its `expiresAt`: `410 interrupt_expired` (RFC 0093 §B.1). */
+export class ExpiredToken extends DomainError {
+  constructor(expiresAt: string) {
+    super('interrupt_expired', `The token expired at ${expiresAt}.`, { expiresAt });
+  }
+}
+
+/** An inspect-only token presented to resolve: `403 forbidden` (RFC 0093 §B.4). */
+export class InspectOnlyToken extends DomainError {
+  constructor() {
+    super('forbidden', 'This token may only inspect the interrupt, not resolve it.', { intent: 'inspect' });
+  }
+}
+
+/** The interrupt was resolved, or its run completed, failed or was cancelled: `409` (RFC 0093 §B.2). */
+export class InvalidatedToken extends DomainError {
+  constructor(interruptId: string) {
+    super(
+      'interrupt_already_resolved',
+      `Interrupt ${interruptId} is already resolved or its run has ended; the token is no longer valid.`,
+      {
+        interruptId,
+      },
+    );
+  }
+}
