@@ -38,10 +38,34 @@ export class KafkaTopicRegistry {
   private async create(topic: string, partitions: number): Promise<void> {
     // Looking first keeps kafkajs from logging TOPIC_ALREADY_EXISTS as an error; a concurrent
     // creator elsewhere is still fine (createTopics then reports "exists" and returns false).
-    if ((await this.admin.listTopics()).includes(topic)) return;
-    await this.admin.createTopics({
-      topics: [{ topic, numPartitions: partitions, replicationFactor: this.replicationFactor }],
-      waitForLeaders: true,
-    });
+    if (!(await this.admin.listTopics()).includes(topic)) {
+      await this.admin.createTopics({
+        topics: [{ topic, numPartitions: partitions, replicationFactor: this.replicationFactor }],
+        waitForLeaders: true,
+      });
+    }
+    // A topic another process just created is listed before its partitions have leaders; metadata
+    // requests for it then fail with "does not host this topic-partition". Wait for the leaders.
+    await this.waitForLeaders(topic);
+  }
+
+  private async waitForLeaders(topic: string): Promise<void> {
+    const deadline = Date.now() + LEADER_WAIT_MS;
+    let delay = 20;
+    for (;;) {
+      try {
+        const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
+        const parts = topics[0]?.partitions ?? [];
+        if (parts.length > 0 && parts.every((p) => p.leader >= 0)) return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`topic ${topic} has no leader for every partition after ${LEADER_WAIT_MS} ms`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 500);
+    }
   }
 }
+
+/** How long a topic's partitions may take to get leaders before we give up. */
+const LEADER_WAIT_MS = 15_000;
