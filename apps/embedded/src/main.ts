@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EngineModule } from '@openwop/engine';
 import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
-import { readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
+import { closeOnSignals, readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
 
@@ -24,19 +24,7 @@ async function main(): Promise<void> {
   configureGatewayApp(app);
   await app.listen(platform.config.port, platform.config.host);
   logger.log(`OpenWOP host (embedded) listening on ${platform.config.publicUrl} in ${Date.now() - started} ms`);
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.log(`${signal}: shutting down`);
-    void (async () => {
-      await app.close();
-      await platform.close();
-      process.exit(0);
-    })();
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  closeOnSignals(app, platform, logger);
 }
 
 main().catch((e: unknown) => {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
+import { closeOnSignals, readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
 import { configureGatewayApp } from './configure-gateway-app';
 import { GatewayModule } from './gateway.module';
 
@@ -24,19 +24,7 @@ async function main(): Promise<void> {
     throw error;
   }
   logger.log(`gateway ${config.instanceId} listening on http://${config.host}:${config.port} (public URL ${config.publicUrl})`);
-  let closing = false;
-  const shutdown = (signal: string): void => {
-    if (closing) return;
-    closing = true;
-    logger.log(`${signal}: shutting down`);
-    void (async () => {
-      await app.close();
-      await platform.close();
-      process.exit(0);
-    })();
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  closeOnSignals(app, platform, logger);
 }
 
 main().catch((error: unknown) => {

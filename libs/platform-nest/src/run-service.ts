@@ -21,8 +21,16 @@ export async function runServiceProcess(name: string, modules: readonly (Type | 
   const app = await NestFactory.createApplicationContext(rootModule(platform, modules), { bufferLogs: false });
   await app.init();
   logger.log(`${name} ${platform.config.instanceId} ready`);
+  closeOnSignals(app, platform, logger);
+}
+
+/**
+ * On the first SIGTERM or SIGINT: close the Nest app (consumers stop after their in-flight message,
+ * HTTP stops accepting), then the platform (relay, bus, feed, database), then exit 0.
+ */
+export function closeOnSignals(app: { close(): Promise<void> }, platform: Platform, logger: Logger): void {
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     logger.log(`${signal}: shutting down`);
