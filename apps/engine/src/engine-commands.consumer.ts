@@ -50,6 +50,9 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     this.subscription = await this.bus.serve({
       group: ConsumerGroups.engine,
       topic: Topics.engineCommands,
+      // run.resume and run.cancel arrive from the interrupt service's outbox, not only as requests:
+      // a brand-new group must not start at the end and skip them.
+      fromBeginning: true,
       handler: (m) => this.handle(m),
     });
   }
