@@ -36,3 +36,17 @@ export async function storeReply(
     JSON.stringify(reply),
   ]);
 }
+
+/**
+ * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
+ * redelivered (the command topics' retention); past it the table would only grow.
+ */
+export async function pruneProcessedMessages(ds: { query: EntityManager['query'] }, retentionMs: number): Promise<number> {
+  const [row] = await ds.query<{ n: number }[]>(
+    `WITH pruned AS (
+       DELETE FROM processed_messages WHERE processed_at < now() - ($1::bigint * interval '1 millisecond') RETURNING 1)
+     SELECT count(*)::int AS n FROM pruned`,
+    [retentionMs],
+  );
+  return row?.n ?? 0;
+}

@@ -19,6 +19,8 @@ export interface HostConfig {
   readonly publicUrl: string;
   /** Timeout of a command request from the gateway. */
   readonly commandTimeoutMs: number;
+  /** How long command ids are remembered for dedupe (`DEDUPE_RETENTION_HOURS`, default 7 days). */
+  readonly dedupeRetentionMs: number;
 }
 
 export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -36,6 +38,7 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     port,
     publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
     commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, 10_000, 'COMMAND_TIMEOUT_MS'),
+    dedupeRetentionMs: intFrom(env.DEDUPE_RETENTION_HOURS, 168, 'DEDUPE_RETENTION_HOURS') * 3_600_000,
   };
 }
 

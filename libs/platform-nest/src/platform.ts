@@ -6,11 +6,15 @@ import {
   openDatabase,
   OutboxRelay,
   PgRunEventFeed,
+  pruneProcessedMessages,
   startEmbeddedPostgres,
   type EmbeddedPostgres,
   type RunEventFeed,
 } from '@openwop/platform-db';
 import type { HostConfig } from './host-config';
+
+/** How often each process prunes expired dedupe rows. */
+const PRUNE_EVERY_MS = 15 * 60_000;
 
 /** The live adapters of one process: the bus, the database, the feed and the outbox relay. */
 export interface Platform {
@@ -57,6 +61,12 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   const feed: RunEventFeed = embedded ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);
   const relay = new OutboxRelay(dataSource, (topic, messages) => bus.publish(topic, messages));
   relay.start();
+  const pruning = setInterval(() => {
+    pruneProcessedMessages(dataSource, config.dedupeRetentionMs).catch((e: unknown) =>
+      console.error('pruning processed_messages failed:', e instanceof Error ? e.message : e),
+    );
+  }, PRUNE_EVERY_MS);
+  pruning.unref();
   return {
     config,
     bus,
@@ -64,6 +74,7 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     feed,
     relay,
     async close() {
+      clearInterval(pruning);
       await relay.stop();
       await bus.stop();
       await feed.close();
