@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { startApp, freePort, type AppProcess } from './processes';
 
-/** Test API keys: `t1` has every scope in tenant t1; `t2` is another tenant; `readonly` lacks writes. */
+/**
+ * Test API keys: `t1` has every scope in tenant t1; `t1b` is a second principal of tenant t1 (a
+ * second approver); `t2` is another tenant; `readonly` lacks writes.
+ */
 export const TEST_KEYS = {
   t1: 'test_t1_' + 'a'.repeat(24),
+  t1b: 'test_t1b_' + 'd'.repeat(24),
   t2: 'test_t2_' + 'b'.repeat(24),
   readonly: 'test_ro_' + 'c'.repeat(24),
 } as const;
@@ -21,6 +25,7 @@ const ALL_SCOPES = [
 
 export const TEST_API_KEYS_JSON = JSON.stringify([
   { key: TEST_KEYS.t1, scopes: ALL_SCOPES, tenant: 't1', id: 'key-t1' },
+  { key: TEST_KEYS.t1b, scopes: ALL_SCOPES, tenant: 't1', id: 'key-t1b' },
   { key: TEST_KEYS.t2, scopes: ALL_SCOPES, tenant: 't2', id: 'key-t2' },
   { key: TEST_KEYS.readonly, scopes: ['runs:read', 'manifest:read'], tenant: 't1', id: 'key-ro' },
 ]);
