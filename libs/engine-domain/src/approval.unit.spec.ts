@@ -185,7 +185,7 @@ describe('approval gate: timeout is a rejection', () => {
         'run.failed',
       ]);
       expect(payloadOf(events, 'interrupt.resolved')).toMatchObject({
-        outcome: 'timeout',
+        outcome: 'rejected',
         resumeValue: null,
         action: 'timeout',
         decision: 'rejected',

@@ -112,7 +112,9 @@ export function emitResolution(w: EventWriter, p: PendingInterrupt, o: Interrupt
     interruptId,
     kind: p.kind,
     key: p.key,
-    outcome: o.outcome,
+    // interrupt-profiles.md (RFC 0093): a timed-out approval gate resolves as rejected, reason timeout.
+    outcome: timeout && p.kind === 'approval' ? 'rejected' : o.outcome,
+    ...(timeout ? { reason: 'timeout' } : {}),
     resumeValue,
     resolvedAt: o.resolvedAt,
     resolvedBy: o.resolvedBy,

@@ -149,7 +149,7 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       return { ...s, status: 'suspended' };
     case 'interrupt.resolved': {
       const resolution: Resolution =
-        p.outcome === 'timeout' ? { timeout: true } : { value: p.resumeValue ?? null };
+        p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true } : { value: p.resumeValue ?? null };
       const { pending: _resolved, ...rest } = s;
       return { ...rest, resolutions: { ...s.resolutions, [String(p.key)]: resolution } };
     }
