@@ -20,6 +20,7 @@ import { claimMessage, storeReply, type OutboxRelay } from '@openwop/platform-db
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { assertNever } from '@openwop/kernel';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
 import { ResumeRunHandler } from './resume-run/resume-run.handler';
@@ -44,6 +45,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     private readonly cancelRun: CancelRunHandler,
     private readonly registerWorkflow: RegisterWorkflowHandler,
     private readonly getWorkflow: GetWorkflowHandler,
+    private readonly forkRun: ForkRunHandler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -105,6 +107,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         return this.registerWorkflow.handle(manager, command);
       case 'workflow.get':
         return this.getWorkflow.handle(manager, command);
+      case 'run.fork':
+        return this.forkRun.handle(manager, command);
       default:
         return assertNever(command, 'engine command');
     }

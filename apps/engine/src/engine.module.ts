@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
+import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
 import { ResumeRunHandler } from './resume-run/resume-run.handler';
@@ -16,6 +17,7 @@ import { WorkflowRegistry } from './workflow-registry';
     CancelRunHandler,
     RegisterWorkflowHandler,
     GetWorkflowHandler,
+    ForkRunHandler,
     EngineCommandsConsumer,
   ],
   exports: [WorkflowRegistry],

@@ -179,7 +179,7 @@ describe('health and discovery (no credentials)', () => {
       supportedEnvelopes: [],
       conversationPrimitive: false,
       multiPartyConversation: { supported: false },
-      replay: { supported: false },
+      replay: { supported: true, modes: ['replay', 'branch'] },
       auth: { schemes: ['bearer'] },
       streamModes: ['updates', 'values', 'messages', 'debug'],
     });

@@ -12,6 +12,8 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { CreateRunController } from './create-run/create-run.controller';
 import { CreateRunHandler } from './create-run/create-run.handler';
 import { DiscoveryController } from './discovery/discovery.controller';
+import { ForkRunController } from './fork-run/fork-run.controller';
+import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
 import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
@@ -55,6 +57,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ListInterruptsController,
     WorkflowsController,
     InterruptTokensController,
+    ForkRunController,
   ],
   providers: [
     {
@@ -76,6 +79,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ShutdownSignal,
     ResolutionTokenReadRepository,
     InterruptTokenHandler,
+    ForkRunHandler,
   ],
   exports: [API_KEY_REGISTRY],
 })

@@ -1,5 +1,6 @@
 import { IsArray, IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
+import { ForkRunData, type ForkRunCommand } from './fork-commands';
 
 /** Data of `run.start`: create a run of a registered workflow. */
 export class StartRunData {
@@ -74,7 +75,8 @@ export type EngineCommand =
   | ResumeRunCommand
   | CancelRunEngineCommand
   | RegisterWorkflowCommand
-  | GetWorkflowCommand;
+  | GetWorkflowCommand
+  | ForkRunCommand;
 
 /** Maps each engine command type to its data class, for validation at the consumer edge. */
 export const ENGINE_COMMAND_DATA = {
@@ -83,4 +85,5 @@ export const ENGINE_COMMAND_DATA = {
   'run.cancel': CancelRunEngineData,
   'workflow.register': RegisterWorkflowData,
   'workflow.get': GetWorkflowData,
+  'run.fork': ForkRunData,
 } as const;

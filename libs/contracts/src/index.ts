@@ -75,3 +75,21 @@ export {
   type TokenCommand,
   type InspectTokenResult,
 } from './token-commands';
+export {
+  FORK_MODES,
+  REPLAY_UNCOMPARED_EVENT_TYPES,
+  COMPARABLE_RUN_ID,
+  ForkRunData,
+  rebaseRunId,
+  isUncomparedEvent,
+  comparableRunEvent,
+  comparableDifference,
+  canonicalJson,
+  forkSourceOf,
+  type ForkMode,
+  type ForkResolution,
+  type ForkSource,
+  type ComparableRunEvent,
+  type ForkRunCommand,
+  type ForkRunResult,
+} from './fork-commands';

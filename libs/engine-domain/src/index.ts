@@ -42,3 +42,4 @@ export {
   type RunConfigurable,
 } from './node';
 export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';
+export { decideFork, type ForkRun, type ForkedFrom } from './replay';

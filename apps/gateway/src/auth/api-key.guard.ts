@@ -9,8 +9,8 @@ import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './require-scope.decorator';
 
 /**
  * Authenticates every HTTP route not marked {@link Public} (auth.md §API keys): a missing,
- * malformed or unknown key is `401 unauthenticated`; a key without the route's
- * {@link RequireScope} scope is `403 forbidden` with `details.scopeRequired`.
+ * malformed or unknown key is `401 unauthenticated`; a key without one of the route's
+ * {@link RequireScope} scopes is `403 forbidden` with `details.scopeRequired`.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -31,8 +31,9 @@ export class ApiKeyGuard implements CanActivate {
     const caller = this.registry.verify(token);
     if (!caller) throw new ApiError('unauthenticated', 'The API key is not valid.');
     request.caller = caller;
-    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
-    if (scope !== undefined && !caller.scopes.has(scope)) {
+    const required = this.reflector.getAllAndOverride<readonly string[] | undefined>(REQUIRED_SCOPE, targets);
+    const scope = required?.find((s) => !caller.scopes.has(s));
+    if (scope !== undefined) {
       throw new ApiError('forbidden', `This operation requires the ${scope} scope.`, { scopeRequired: scope });
     }
     return true;

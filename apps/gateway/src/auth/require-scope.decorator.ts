@@ -2,14 +2,14 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Scope } from './scopes.constants';
 
-/** Metadata key of the scope a route requires. */
+/** Metadata key of the scopes a route requires (all of them). */
 export const REQUIRED_SCOPE = 'openwop:required-scope';
 /** Metadata key marking a route that needs no credentials. */
 export const PUBLIC_ROUTE = 'openwop:public-route';
 
 /**
- * The route needs `Authorization: Bearer <key>` and a key holding `scope`; otherwise `401
- * unauthenticated` or `403 forbidden` (with `details.scopeRequired`).
+ * The route needs `Authorization: Bearer <key>` and a key holding every scope given; otherwise `401
+ * unauthenticated` or `403 forbidden` (with `details.scopeRequired`, the first one missing).
  *
  * @example
  * ```ts
@@ -18,9 +18,10 @@ export const PUBLIC_ROUTE = 'openwop:public-route';
  * getRun(...) {}
  * ```
  */
-export function RequireScope(scope: Scope): MethodDecorator & ClassDecorator {
+export function RequireScope(...scopes: [Scope, ...Scope[]]): MethodDecorator & ClassDecorator {
+  const scope = scopes.join('` and `');
   return applyDecorators(
-    SetMetadata(REQUIRED_SCOPE, scope),
+    SetMetadata(REQUIRED_SCOPE, scopes),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'Missing, malformed or unknown API key (`unauthenticated`).' }),
     ApiForbiddenResponse({ description: `The key lacks the \`${scope}\` scope (\`forbidden\`, \`details.scopeRequired\`).` }),

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   correlation_mismatch: 422,
   conversation_roster_exceeded: 422,
   capability_required: 422,
+  /** `POST /v1/runs/{runId}:fork` with a `fromSeq` the source's event log does not hold (replay.md §Endpoint). */
+  sequence_not_found: 422,
   internal_error: 500,
   unavailable: 503,
 } as const satisfies Record<string, number>;

@@ -25,7 +25,7 @@ export function buildDiscoveryDocument(): Record<string, unknown> {
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
     conversationPrimitive: false,
     multiPartyConversation: { supported: false },
-    replay: { supported: false },
+    replay: { supported: true, modes: ['replay', 'branch'] },
     auth: { schemes: ['bearer'], scopes: [...SCOPES] },
     streamModes: [...STREAM_MODES],
     endpoints: GATEWAY_ROUTES.map((r) => ({ ...r })),

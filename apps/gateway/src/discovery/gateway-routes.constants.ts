@@ -2,7 +2,7 @@
 export interface GatewayRoute {
   readonly method: 'GET' | 'POST';
   readonly path: string;
-  /** Required scope; absent for routes served without credentials. */
+  /** Required scope (space-separated when several are, OAuth-style); absent for routes served without credentials. */
   readonly scope?: string;
 }
 
@@ -19,6 +19,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/runs/{runId}/interrupts/{nodeId}', scope: 'approvals:respond' },
   { method: 'POST', path: '/v1/runs/{runId}/approvals/{nodeId}', scope: 'approvals:respond' },
   { method: 'POST', path: '/v1/runs/{runId}/cancel', scope: 'runs:cancel' },
+  { method: 'POST', path: '/v1/runs/{runId}:fork', scope: 'runs:create runs:read' },
   { method: 'GET', path: '/v1/interrupts', scope: 'runs:read' },
   { method: 'GET', path: '/v1/interrupts/{token}' },
   { method: 'POST', path: '/v1/interrupts/{token}' },
