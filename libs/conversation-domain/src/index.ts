@@ -1,0 +1,59 @@
+export type {
+  TurnRole,
+  AgentRef,
+  TurnAgentRef,
+  ConversationTurn,
+  TurnInput,
+  TurnSchema,
+  ConversationOpenedPayload,
+  ConversationExchangedPayload,
+  ConversationClosedPayload,
+} from './conversation.types';
+export type {
+  OpenConversation,
+  ExchangeTurn,
+  CloseConversation,
+  ExpireConversation,
+  ConversationCommand,
+} from './conversation.commands';
+export {
+  TIMEOUT_REASON,
+  DEFAULT_CLOSE_REASON,
+  type ConversationEventType,
+  type ConversationEventMeta,
+  type ConversationOpened,
+  type ConversationExchanged,
+  type ConversationClosedEvent,
+  type ConversationEvent,
+} from './conversation.events';
+export {
+  evolveConversation,
+  initialConversationState,
+  type ConversationState,
+  type ConversationStatus,
+  type NotOpenConversation,
+  type OpenConversationState,
+  type ClosedConversation,
+} from './conversation.state';
+export {
+  ConversationNotFound,
+  ConversationClosed,
+  InvalidTurn,
+  MissingSpeaker,
+  SpeakerNotParticipant,
+  RosterExceeded,
+  InvalidConversation,
+  type Violation,
+} from './conversation.errors';
+export { decideConversation, conversationDecider } from './conversation.decider';
+export { conversationIdOf, conversationEventId } from './conversation.ids';
+export { transcriptOf, recordedTurn } from './transcript';
+export { councilRound, speakerOrder, type CouncilRound } from './council.policy';
+export {
+  nextFreeTalkStep,
+  isEmptyReply,
+  type FreeTalkCloseReason,
+  type FreeTalkReply,
+  type FreeTalkLimits,
+  type FreeTalkStep,
+} from './free-talk.policy';
