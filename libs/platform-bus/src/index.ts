@@ -16,5 +16,5 @@ export { InProcessBroker, type InProcessBrokerOptions } from './in-process/in-pr
 export { InProcessSubscription } from './in-process/in-process.subscription';
 export { KafkaBus } from './kafka.bus';
 export { NamespacedBus } from './namespaced.bus';
-export { brokersFromEnv, type KafkaBusOptions } from './kafka/kafka-bus.options';
+export { brokersFromEnv, FAILOVER_BOUND_MS, type KafkaBusOptions } from './kafka/kafka-bus.options';
 export { BrokerUnreachableError } from './kafka/broker-unreachable.error';

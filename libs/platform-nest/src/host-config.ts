@@ -1,5 +1,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { FAILOVER_BOUND_MS } from '@openwop/platform-bus';
+
+/**
+ * The gateway's default wait for a command's verdict: longer than a Kafka failover, so a command
+ * sent just before or after an owner's kill -9 gets its real verdict from the next owner instead of
+ * a `503 unavailable` that "may still take effect" (with 10 s, equal to the session timeout, every
+ * such 503 in the crash-resilience e2e had in fact taken effect 0.5–1.7 s later).
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = FAILOVER_BOUND_MS + 2_000;
 
 /** Process configuration, read once from the environment. */
 export interface HostConfig {
@@ -17,7 +26,7 @@ export interface HostConfig {
   readonly port: number;
   /** Public base URL the gateway names in links (eventsUrl, callbackUrl). */
   readonly publicUrl: string;
-  /** Timeout of a command request from the gateway. */
+  /** Timeout of a command request from the gateway (`COMMAND_TIMEOUT_MS`, default {@link DEFAULT_COMMAND_TIMEOUT_MS}). */
   readonly commandTimeoutMs: number;
   /** How long command ids are remembered for dedupe (`DEDUPE_RETENTION_HOURS`, default 7 days). */
   readonly dedupeRetentionMs: number;
@@ -37,7 +46,7 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     host,
     port,
     publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
-    commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, 10_000, 'COMMAND_TIMEOUT_MS'),
+    commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, DEFAULT_COMMAND_TIMEOUT_MS, 'COMMAND_TIMEOUT_MS'),
     dedupeRetentionMs: intFrom(env.DEDUPE_RETENTION_HOURS, 168, 'DEDUPE_RETENTION_HOURS') * 3_600_000,
   };
 }

@@ -1,5 +1,5 @@
 export { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
-export { readHostConfig, type HostConfig } from './host-config';
+export { DEFAULT_COMMAND_TIMEOUT_MS, readHostConfig, type HostConfig } from './host-config';
 export { startPlatform, type Platform } from './platform';
 export { PlatformModule } from './platform.module';
 export { closeOnSignals, runServiceProcess, rootModule } from './run-service';

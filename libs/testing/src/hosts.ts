@@ -36,8 +36,8 @@ export interface RunningHost {
   readonly gateways: readonly string[];
   readonly processes: AppProcess[];
   readonly env: Record<string, string>;
-  /** Starts one more instance of an app (after a kill, or to scale out). */
-  restart(app: string): Promise<AppProcess>;
+  /** Starts one more instance of an app (after a kill, or to scale out); `env` adds to the host's for it alone. */
+  restart(app: string, env?: Record<string, string>): Promise<AppProcess>;
   stop(): Promise<void>;
 }
 
@@ -66,8 +66,8 @@ export async function startEmbeddedHost(options: { databaseUrl?: string; env?: R
     gateways: [`http://127.0.0.1:${port}`],
     processes,
     env,
-    restart: async () => {
-      const p = await startApp('embedded', 'apps/embedded/dist/main.js', env, /listening on/);
+    restart: async (_app, extra) => {
+      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /listening on/);
       processes.push(p);
       return p;
     },
@@ -99,15 +99,15 @@ export async function startDistributedStack(options: {
   };
   const processes: AppProcess[] = [];
   const gateways: string[] = [];
-  const startService = async (app: string) => {
+  const startService = async (app: string, extra: Record<string, string> = {}) => {
     if (app === 'gateway') {
       const port = await freePort();
-      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, PORT: String(port) }, /listening on/);
+      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, ...extra, PORT: String(port) }, /listening on/);
       gateways.push(`http://127.0.0.1:${port}`);
       processes.push(p);
       return p;
     }
-    const p = await startApp(app, `apps/${app}/dist/main.js`, env, / ready/);
+    const p = await startApp(app, `apps/${app}/dist/main.js`, { ...env, ...extra }, / ready/);
     processes.push(p);
     return p;
   };

@@ -52,16 +52,20 @@ export async function startApp(
       await exit;
     },
   };
-  await waitFor(
-    () => {
-      if (exited) throw new Error(`${name} exited before it was ready:\n${text.slice(-3000)}`);
-      return ready.test(text);
-    },
-    { timeoutMs, what: `${name} to be ready`, intervalMs: 100 },
-  ).catch((e: unknown) => {
-    child.kill('SIGKILL');
-    throw e;
+  let settled = false;
+  // An exit before `ready` fails at once (waitFor would keep polling a dead process until its timeout).
+  const exitedEarly = exit.then(() => {
+    if (!settled) throw new Error(`${name} exited before it was ready:\n${text.slice(-3000)}`);
   });
+  await Promise.race([
+    waitFor(() => exited || ready.test(text), { timeoutMs, what: `${name} to be ready`, intervalMs: 100 }),
+    exitedEarly,
+  ])
+    .catch((e: unknown) => {
+      child.kill('SIGKILL');
+      throw e;
+    })
+    .finally(() => (settled = true));
   return proc;
 }
 

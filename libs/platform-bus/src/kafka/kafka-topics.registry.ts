@@ -39,13 +39,16 @@ export class KafkaTopicRegistry {
     // Looking first keeps kafkajs from logging TOPIC_ALREADY_EXISTS as an error; a concurrent
     // creator elsewhere is still fine (createTopics then reports "exists" and returns false).
     if (!(await this.admin.listTopics()).includes(topic)) {
+      // Not kafkajs's `waitForLeaders`: it tolerates only LEADER_NOT_AVAILABLE, but a broker that has
+      // not applied the new topic yet answers UNKNOWN_TOPIC_OR_PARTITION, which failed the whole call.
       await this.admin.createTopics({
         topics: [{ topic, numPartitions: partitions, replicationFactor: this.replicationFactor }],
-        waitForLeaders: true,
+        waitForLeaders: false,
       });
     }
-    // A topic another process just created is listed before its partitions have leaders; metadata
-    // requests for it then fail with "does not host this topic-partition". Wait for the leaders.
+    // A topic just created (here or by another process) can be listed, or even unknown, before its
+    // partitions have leaders; metadata requests for it then fail with "does not host this
+    // topic-partition". Wait for the leaders, tolerating both.
     await this.waitForLeaders(topic);
   }
 
