@@ -32,6 +32,9 @@ interface OutboxRow {
   headers: Record<string, string>;
 }
 
+/** Pause before retrying when another relay holds the lock. */
+const CONTENDED_RETRY_MS = 5;
+
 /** Arbitrary constant of the advisory lock that makes one relay at a time publish, in outbox order. */
 const RELAY_LOCK = 7_420_002;
 
@@ -43,6 +46,8 @@ const RELAY_LOCK = 7_420_002;
 export class OutboxRelay {
   private running: Promise<void> | null = null;
   private again = false;
+  /** Another relay held the lock during this pass: it is publishing; retry after a short pause. */
+  private contended = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -83,6 +88,7 @@ export class OutboxRelay {
   private async loop(): Promise<void> {
     do {
       this.again = false;
+      this.contended = false;
       try {
         while (await this.flushOnce()) {
           /* a full batch: there may be more */
@@ -91,6 +97,8 @@ export class OutboxRelay {
         (this.options.onError ?? ((err) => console.error('outbox relay failed', err)))(e);
         return;
       }
+      // Without the pause, two relays spin on the lock at thousands of commits a second.
+      if (this.contended) await new Promise((r) => setTimeout(r, CONTENDED_RETRY_MS));
     } while (this.again && !this.stopped);
   }
 
@@ -101,6 +109,7 @@ export class OutboxRelay {
       const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
       if (!lock?.locked) {
         this.again = true;
+        this.contended = true;
         return false;
       }
       const rows = await m.query<OutboxRow[]>('SELECT id, topic, key, value, headers FROM outbox ORDER BY id LIMIT $1', [
