@@ -11,12 +11,13 @@ import {
   ConsumerGroups,
   ENGINE_COMMAND_DATA,
   SchemaValidationError,
+  validationRefusal,
   Topics,
   type CommandReply,
   type EngineCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { claimMessage, storeReply, type OutboxRelay } from '@openwop/platform-db';
+import { decideOnce, type OutboxRelay } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { assertNever } from '@openwop/kernel';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
@@ -70,29 +71,15 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     } catch (e) {
       if (!(e instanceof SchemaValidationError)) throw e;
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return {
-        ok: false,
-        error: { code: 'validation_error', message: e.message, details: { errors: e.violations } },
-      };
+      return validationRefusal(e);
     }
     // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
     if (command.type === 'workflow.get') return this.getWorkflow.handle(this.ds.manager, command);
-    try {
-      const reply = await this.ds.transaction(async (manager) => {
-        const claim = await claimMessage(manager, ConsumerGroups.engine, command.id);
-        if (!claim.fresh) return claim.reply as CommandReply;
-        const result = await this.dispatch(manager, command);
-        // A refusal changes nothing, not even the dedupe table: roll back and answer.
-        if (!result.ok) throw new Refusal(result);
-        await storeReply(manager, ConsumerGroups.engine, command.id, result);
-        return result;
-      });
-      void this.relay.kick();
-      return reply;
-    } catch (e) {
-      if (e instanceof Refusal) return e.reply;
-      throw e;
-    }
+    const reply = await decideOnce(this.ds, ConsumerGroups.engine, command.id, (manager) =>
+      this.dispatch(manager, command),
+    );
+    void this.relay.kick();
+    return reply;
   }
 
   private dispatch(manager: EntityManager, command: EngineCommand): Promise<CommandReply> {
@@ -112,12 +99,5 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       default:
         return assertNever(command, 'engine command');
     }
-  }
-}
-
-/** Carries a refusal out of the transaction so that it rolls back. */
-class Refusal extends Error {
-  constructor(readonly reply: CommandReply) {
-    super('refused');
   }
 }

@@ -12,15 +12,15 @@ import {
   INTERRUPT_COMMAND_DATA,
   SchemaValidationError,
   Topics,
+  validationRefusal,
   type CommandReply,
   type InterruptCommand,
 } from '@openwop/contracts';
 import { assertNever } from '@openwop/kernel';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { claimMessage, storeReply, type OutboxRelay } from '@openwop/platform-db';
+import { decideOnce, type OutboxRelay } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
-import { Refusal, refusal } from './common/command-reply.util';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
@@ -72,23 +72,13 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     } catch (e) {
       if (!(e instanceof SchemaValidationError)) throw e;
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return refusal('validation_error', e.message, { errors: e.violations });
+      return validationRefusal(e);
     }
-    try {
-      const reply = await this.ds.transaction(async (manager) => {
-        const claim = await claimMessage(manager, ConsumerGroups.interrupt, command.id);
-        if (!claim.fresh) return claim.reply as CommandReply;
-        const result = await this.dispatch(manager, command);
-        if (!result.ok) throw new Refusal(result);
-        await storeReply(manager, ConsumerGroups.interrupt, command.id, result);
-        return result;
-      });
-      void this.relay.kick();
-      return reply;
-    } catch (e) {
-      if (e instanceof Refusal) return e.reply;
-      throw e;
-    }
+    const reply = await decideOnce(this.ds, ConsumerGroups.interrupt, command.id, (manager) =>
+      this.dispatch(manager, command),
+    );
+    void this.relay.kick();
+    return reply;
   }
 
   private dispatch(manager: EntityManager, command: InterruptCommand): Promise<CommandReply> {

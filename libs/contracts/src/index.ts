@@ -93,3 +93,4 @@ export {
   type ForkRunCommand,
   type ForkRunResult,
 } from './fork-commands';
+export { refusal, validationRefusal } from './command-reply';

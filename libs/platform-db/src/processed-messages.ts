@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { CommandReply } from '@openwop/contracts';
 
 /**
  * Claims `messageId` for `consumer` inside the caller's transaction. Returns `{ fresh: true }` the
@@ -30,18 +31,20 @@ export async function storeReply(
   messageId: string,
   reply: unknown,
 ): Promise<void> {
-  await manager.query('UPDATE processed_messages SET reply = $3::jsonb WHERE consumer = $1 AND message_id = $2', [
-    consumer,
-    messageId,
-    JSON.stringify(reply),
-  ]);
+  await manager.query(
+    'UPDATE processed_messages SET reply = $3::jsonb WHERE consumer = $1 AND message_id = $2',
+    [consumer, messageId, JSON.stringify(reply)],
+  );
 }
 
 /**
  * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
  * redelivered (the command topics' retention); past it the table would only grow.
  */
-export async function pruneProcessedMessages(ds: { query: EntityManager['query'] }, retentionMs: number): Promise<number> {
+export async function pruneProcessedMessages(
+  ds: { query: EntityManager['query'] },
+  retentionMs: number,
+): Promise<number> {
   const [row] = await ds.query<{ n: number }[]>(
     `WITH pruned AS (
        DELETE FROM processed_messages WHERE processed_at < now() - ($1::bigint * interval '1 millisecond') RETURNING 1)
@@ -49,4 +52,38 @@ export async function pruneProcessedMessages(ds: { query: EntityManager['query']
     [retentionMs],
   );
   return row?.n ?? 0;
+}
+
+/** Carries a refusal out of the transaction so that it rolls back. */
+class Refusal extends Error {
+  constructor(readonly reply: CommandReply) {
+    super('refused');
+  }
+}
+
+/**
+ * Decides a command exactly once, in one transaction with its effects: claims the command id for
+ * `consumer` (a redelivery gets the reply stored the first time), runs `decide`, and stores its
+ * reply. A refusal (`ok: false`) rolls everything back, the claim included, so a refused command
+ * writes nothing. Transient failures propagate, so the bus retries.
+ */
+export async function decideOnce(
+  ds: DataSource,
+  consumer: string,
+  commandId: string,
+  decide: (manager: EntityManager) => Promise<CommandReply>,
+): Promise<CommandReply> {
+  try {
+    return await ds.transaction(async (manager) => {
+      const claim = await claimMessage(manager, consumer, commandId);
+      if (!claim.fresh) return claim.reply as CommandReply;
+      const reply = await decide(manager);
+      if (!reply.ok) throw new Refusal(reply);
+      await storeReply(manager, consumer, commandId, reply);
+      return reply;
+    });
+  } catch (e) {
+    if (e instanceof Refusal) return e.reply;
+    throw e;
+  }
 }

@@ -1,4 +1,4 @@
-import type { CommandEnvelope, CommandReply } from '@openwop/contracts';
+import { refusal, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
 import type { CommandContext } from '@openwop/interrupt-domain';
 import { DomainError } from '@openwop/kernel';
 
@@ -19,17 +19,4 @@ export function decided<T>(
   }
 }
 
-export function refusal(
-  code: string,
-  message: string,
-  details?: Record<string, unknown>,
-): CommandReply<never> {
-  return { ok: false, error: { code, message, ...(details ? { details } : {}) } };
-}
-
-/** Carries a refusal out of the transaction so that it rolls back. */
-export class Refusal extends Error {
-  constructor(readonly reply: CommandReply) {
-    super('refused');
-  }
-}
+export { refusal } from '@openwop/contracts';

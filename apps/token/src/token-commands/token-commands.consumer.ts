@@ -8,9 +8,11 @@ import {
 import {
   assertCommand,
   ConsumerGroups,
+  refusal,
   SchemaValidationError,
   TOKEN_COMMAND_DATA,
   Topics,
+  validationRefusal,
   type CommandReply,
   type TokenCommand,
 } from '@openwop/contracts';
@@ -59,10 +61,7 @@ export class TokenCommandsConsumer implements OnApplicationBootstrap, OnApplicat
     } catch (e) {
       if (!(e instanceof SchemaValidationError)) throw e;
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return {
-        ok: false,
-        error: { code: 'validation_error', message: e.message, details: { errors: e.violations } },
-      };
+      return validationRefusal(e);
     }
     // For the log only: the first 8 characters of a token are the same for every token, so the
     // line also names the interrupt the (still unverified) payload claims.
@@ -78,10 +77,7 @@ export class TokenCommandsConsumer implements OnApplicationBootstrap, OnApplicat
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       this.logger.log(`${command.type} with token ${token}: refused (${e.code})`);
-      return {
-        ok: false,
-        error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
-      };
+      return refusal(e.code, e.message, e.details);
     }
   }
 }
