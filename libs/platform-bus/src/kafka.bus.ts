@@ -1,3 +1,4 @@
+import { retryTransient } from './kafka/transient-retry';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type {
@@ -105,15 +106,19 @@ export class KafkaBus implements Bus {
     this.assertStarted('subscribe');
     if (options.topics.length === 0) throw new RangeError('subscribe needs at least one topic');
     await this.topics.ensure(options.topics);
-    const subscription = await KafkaSubscription.open({
-      kafka: this.kafka,
-      admin: this.admin,
-      options,
-      concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
-      joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
-      publish: (topic, messages) => this.publish(topic, messages),
-      onClosed: (s) => this.subscriptions.delete(s),
-    });
+    // A fresh broker answers "coordinator is loading" (and a moving leader "not the leader") for a
+    // while: join again rather than fail the service's start.
+    const subscription = await retryTransient(() =>
+      KafkaSubscription.open({
+        kafka: this.kafka,
+        admin: this.admin,
+        options,
+        concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
+        joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
+        publish: (topic, messages) => this.publish(topic, messages),
+        onClosed: (s) => this.subscriptions.delete(s),
+      }),
+    );
     this.subscriptions.add(subscription);
     return subscription;
   }
@@ -166,7 +171,8 @@ export class KafkaBus implements Bus {
   private async connect(): Promise<void> {
     try {
       await this.admin.connect();
-      await this.producer.connect();
+      // The idempotent producer's InitProducerId also meets a coordinator that is still loading.
+      await retryTransient(() => this.producer.connect());
       this.started = true;
     } catch (error) {
       this.starting = undefined;

@@ -1,4 +1,5 @@
 import type { Admin, Consumer, IMemberAssignment } from 'kafkajs';
+import { retryTransient } from './transient-retry';
 
 /** Errors that only mean "a newer rebalance superseded this one": the next join pins again. */
 const SUPERSEDED = new Set([
@@ -62,16 +63,17 @@ export class StartOffsetPinner {
   }
 
   private async pin(owned: readonly { topic: string; partitions: number[] }[]): Promise<void> {
-    const committed = await this.admin.fetchOffsets({
-      groupId: this.group,
-      topics: owned.map((tp) => tp.topic),
-    });
+    // Offsets of a fresh group or topic meet a loading coordinator or a leader not yet elected.
+    const committed = await retryTransient(() =>
+      this.admin.fetchOffsets({ groupId: this.group, topics: owned.map((tp) => tp.topic) }),
+    );
     for (const { topic, partitions } of owned) {
       const unset = (committed.find((c) => c.topic === topic)?.partitions ?? [])
         .filter((p) => partitions.includes(p.partition) && Number(p.offset) < 0)
         .map((p) => p.partition);
       if (unset.length === 0) continue;
-      const ends = new Map((await this.admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o.high]));
+      const offsets = await retryTransient(() => this.admin.fetchTopicOffsets(topic));
+      const ends = new Map(offsets.map((o) => [o.partition, o.high]));
       await this.consumer.commitOffsets(
         unset.map((partition) => ({ topic, partition, offset: ends.get(partition) ?? '0' })),
       );
@@ -80,7 +82,12 @@ export class StartOffsetPinner {
 
   private resumeIfCurrent(generation: number, owned: { topic: string; partitions: number[] }[]): void {
     // A newer join paused its own assignment and will resume it when its pin is done.
-    if (generation === this.generation) this.consumer.resume(owned);
+    if (generation !== this.generation) return;
+    try {
+      this.consumer.resume(owned);
+    } catch {
+      // The consumer stopped (or its open failed and is being retried) while pinning: nothing to resume.
+    }
   }
 }
 
