@@ -54,7 +54,7 @@ up() {
       if alive "$pidf"; then echo "$app-$i already running (pid $(cat "$pidf"))"; continue; fi
       local port_env=()
       [ "$app" = gateway ] && port_env=(PORT=$((PORT + i - 1)))
-      env "${port_env[@]}" INSTANCE_ID="$app-$i-$$" nohup node "apps/$app/dist/main.js" >>"$dir/$app-$i.log" 2>&1 &
+      env "${port_env[@]}" INSTANCE_ID="$app-$i-$$" nohup node "apps/$app/dist/main.js" >"$dir/$app-$i.log" 2>&1 &
       echo $! >"$pidf"
       echo "started $app-$i (pid $!, log $dir/$app-$i.log)"
       # The first instance of each app migrates the database before the others join.
@@ -66,6 +66,17 @@ up() {
     if ((SECONDS > deadline)); then echo "gateway not ready on :$PORT after 90 s; see $dir/gateway-1.log" >&2; exit 1; fi
     sleep 0.3
   done
+  # Every process must still be alive: a service that failed to start fails the whole command.
+  local dead=0
+  for pidf in "$dir"/*.pid; do
+    if ! alive "$pidf"; then
+      local name; name="$(basename "$pidf" .pid)"
+      echo "$name exited during start; last lines of $dir/$name.log:" >&2
+      tail -5 "$dir/$name.log" >&2
+      dead=1
+    fi
+  done
+  ((dead == 0)) || exit 1
   echo "stack up in $((SECONDS - t0)) s: http://127.0.0.1:$PORT"
 }
 

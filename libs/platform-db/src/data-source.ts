@@ -74,7 +74,13 @@ export async function ensureDatabase(url: string): Promise<void> {
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    if (found.rowCount === 0) {
+      // Several instances may start at once: losing the race to create it is fine.
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: unknown) => {
+        const code = (e as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw e;
+      });
+    }
   } finally {
     await client.end();
   }
