@@ -7,14 +7,10 @@ import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
 import { CommandSender } from '../commands/command.sender';
-import { waitForRun } from '../runs/run-change.waiter';
+import { projectedStatus } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 import type { CreateRunRequestDto } from './create-run.request.dto';
 import type { CreateRunResponseDto } from './create-run.response.dto';
-
-/** How long a created run may take to appear in the read model before we answer anyway. */
-const READ_YOUR_WRITES_MS = 5_000;
-const READ_YOUR_WRITES_FALLBACK_MS = 100;
 
 /**
  * Creates a run: sends `run.start` to the engine over request/reply, maps a rejection through the
@@ -38,7 +34,9 @@ export class CreateRunHandler {
    */
   async handle(request: CreateRunRequestDto, caller: Caller): Promise<CreateRunResponseDto> {
     if (request.tenantId !== undefined && request.tenantId !== caller.tenant) {
-      throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', { tenantId: request.tenantId });
+      throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', {
+        tenantId: request.tenantId,
+      });
     }
     const runId = randomUUID();
     const command: StartRunCommand = {
@@ -52,7 +50,12 @@ export class CreateRunHandler {
         workflowId: request.workflowId,
         ...(request.inputs ? { inputs: request.inputs } : {}),
         ...(request.metadata || request.configurable
-          ? { metadata: { ...request.metadata, ...(request.configurable ? { configurable: request.configurable } : {}) } }
+          ? {
+              metadata: {
+                ...request.metadata,
+                ...(request.configurable ? { configurable: request.configurable } : {}),
+              },
+            }
           : {}),
       },
     };
@@ -84,16 +87,12 @@ export class CreateRunHandler {
     }
   }
 
-  private async awaitProjection(runId: string, tenant: string, result: StartRunResult): Promise<string> {
-    const row = await waitForRun(
-      { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: READ_YOUR_WRITES_FALLBACK_MS },
-      async () => {
-        const found = await this.runs.findVisible(runId, tenant);
-        return found && found.lastSequence >= result.lastSequence ? found : undefined;
-      },
+  private awaitProjection(runId: string, tenant: string, result: StartRunResult): Promise<string> {
+    return projectedStatus(
+      { feed: this.feed, runs: this.runs, warn: (l) => this.logger.warn(l) },
+      runId,
+      tenant,
+      result,
     );
-    if (row) return row.status;
-    this.logger.warn(`run ${runId} was not projected up to sequence ${result.lastSequence} within ${READ_YOUR_WRITES_MS} ms`);
-    return result.status;
   }
 }

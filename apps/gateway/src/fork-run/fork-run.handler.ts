@@ -12,15 +12,12 @@ import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
 import { CommandSender } from '../commands/command.sender';
-import { waitForRun } from '../runs/run-change.waiter';
+import { projectedStatus } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 import { assertForkPoint, overlaidMetadata, parseForkRequest } from './fork-request';
 import type { ForkRunRequestDto } from './fork-run.request.dto';
 import type { ForkRunResponseDto } from './fork-run.response.dto';
 
-/** How long a fork may take to appear in the read model before we answer anyway. */
-const READ_YOUR_WRITES_MS = 5_000;
-const READ_YOUR_WRITES_FALLBACK_MS = 100;
 /** Events read per query while loading the source log. */
 const PAGE = 1_000;
 
@@ -119,18 +116,12 @@ export class ForkRunHandler {
     }
   }
 
-  private async awaitProjection(runId: string, tenant: string, result: ForkRunResult): Promise<string> {
-    const row = await waitForRun(
-      { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: READ_YOUR_WRITES_FALLBACK_MS },
-      async () => {
-        const found = await this.runs.findVisible(runId, tenant);
-        return found && found.lastSequence >= result.lastSequence ? found : undefined;
-      },
+  private awaitProjection(runId: string, tenant: string, result: ForkRunResult): Promise<string> {
+    return projectedStatus(
+      { feed: this.feed, runs: this.runs, warn: (l) => this.logger.warn(l) },
+      runId,
+      tenant,
+      result,
     );
-    if (row) return row.status;
-    this.logger.warn(
-      `fork ${runId} was not projected up to sequence ${result.lastSequence} within ${READ_YOUR_WRITES_MS} ms`,
-    );
-    return result.status;
   }
 }

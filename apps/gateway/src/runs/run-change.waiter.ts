@@ -58,7 +58,10 @@ export interface WaitOptions {
  * Probes until `probe` returns a value, re-probing on every feed notice for the run and at least
  * every `fallbackMs`. Resolves `undefined` at the deadline or on abort.
  */
-export async function waitForRun<T>(options: WaitOptions, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+export async function waitForRun<T>(
+  options: WaitOptions,
+  probe: () => Promise<T | undefined>,
+): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs;
   const notices = new RunNotices(options.feed, options.runId);
   try {
@@ -73,4 +76,41 @@ export async function waitForRun<T>(options: WaitOptions, probe: () => Promise<T
   } finally {
     notices.close();
   }
+}
+
+/** How long a command's events may take to reach the read model before the gateway answers anyway. */
+export const READ_YOUR_WRITES_MS = 5_000;
+
+/**
+ * Read-your-writes after a command that wrote a run's events up to `written.lastSequence`: waits
+ * until the projected run caught up and returns its status; past {@link READ_YOUR_WRITES_MS} it
+ * logs and returns the status the command reported.
+ */
+export async function projectedStatus(
+  deps: {
+    readonly feed: RunEventFeed;
+    readonly runs: {
+      findVisible(
+        runId: string,
+        tenant: string,
+      ): Promise<{ lastSequence: number; status: string } | undefined>;
+    };
+    readonly warn: (line: string) => void;
+  },
+  runId: string,
+  tenant: string,
+  written: { readonly lastSequence: number; readonly status: string },
+): Promise<string> {
+  const row = await waitForRun(
+    { feed: deps.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 },
+    async () => {
+      const found = await deps.runs.findVisible(runId, tenant);
+      return found && found.lastSequence >= written.lastSequence ? found : undefined;
+    },
+  );
+  if (row) return row.status;
+  deps.warn(
+    `run ${runId} was not projected up to sequence ${written.lastSequence} within ${READ_YOUR_WRITES_MS} ms`,
+  );
+  return written.status;
 }
