@@ -2,10 +2,15 @@ import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/s
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
 
-const RACE_INTERRUPTS = Number(process.env.E2E_RACE_INTERRUPTS ?? 10);
+const RACE_INTERRUPTS = Number(process.env.E2E_RACE_INTERRUPTS ?? 100);
 const RACE_RESOLVES = Number(process.env.E2E_RACE_RESOLVES ?? 50);
 
-async function waitStatus(client: OpenWopClient, runId: string, status: string, timeoutMs = 10_000): Promise<RunSnapshotBody> {
+async function waitStatus(
+  client: OpenWopClient,
+  runId: string,
+  status: string,
+  timeoutMs = 10_000,
+): Promise<RunSnapshotBody> {
   return waitFor(
     async () => {
       const s = await client.getRun(runId);
@@ -43,10 +48,15 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
     const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
     const waiting = await waitStatus(client, runId, 'waiting-approval');
     expect(waiting).toMatchObject({ currentNodeId: 'gate', interrupt: { kind: 'approval', nodeId: 'gate' } });
-    const listed = await client.call<{ interrupts: { runId: string; kind: string }[] }>('GET', `/v1/interrupts?kind=approval&runId=${runId}`);
+    const listed = await client.call<{ interrupts: { runId: string; kind: string }[] }>(
+      'GET',
+      `/v1/interrupts?kind=approval&runId=${runId}`,
+    );
     expect(listed.interrupts).toEqual([expect.objectContaining({ runId, kind: 'approval' })]);
 
-    const resolved = await client.call<{ status: string }>('POST', resolvePath(runId, 'gate'), { action: 'accept' });
+    const resolved = await client.call<{ status: string }>('POST', resolvePath(runId, 'gate'), {
+      action: 'accept',
+    });
     expect(resolved.status).toBe('resolved');
     await waitStatus(client, runId, 'completed');
     const again = await refusal(client.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }));
@@ -54,7 +64,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
 
     const types = (await client.listEvents(runId)).map((e) => e.type);
     expect(types.filter((t) => t === 'interrupt.requested')).toHaveLength(1);
-    for (const t of ['interrupt.requested', 'node.suspended', 'interrupt.resolved', 'approval.received', 'node.resumed', 'run.completed']) {
+    for (const t of [
+      'interrupt.requested',
+      'node.suspended',
+      'interrupt.resolved',
+      'approval.received',
+      'node.resumed',
+      'run.completed',
+    ]) {
       expect(types).toContain(t);
     }
     expect(types.indexOf('node.suspended')).toBeLessThan(types.indexOf('interrupt.resolved'));
@@ -67,14 +84,23 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
   it('approval: an action the gate does not offer is refused and the run keeps waiting', async () => {
     const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
     await waitStatus(client, runId, 'waiting-approval');
-    const bad = await refusal(client.call('POST', resolvePath(runId, 'gate'), { action: 'refine', refineFeedback: { scope: 'whole', text: 'x' } }));
+    const bad = await refusal(
+      client.call('POST', resolvePath(runId, 'gate'), {
+        action: 'refine',
+        refineFeedback: { scope: 'whole', text: 'x' },
+      }),
+    );
     expect([bad.status, bad.code]).toEqual([400, 'validation_error']);
     const wrongNode = await refusal(client.call('POST', resolvePath(runId, 'nope'), { action: 'accept' }));
     expect([wrongNode.status, wrongNode.code]).toEqual([404, 'interrupt_not_found']);
     const otherTenant = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.t2 });
-    expect((await refusal(otherTenant.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }))).status).toBe(404);
+    expect(
+      (await refusal(otherTenant.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }))).status,
+    ).toBe(404);
     const readonly = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.readonly });
-    expect((await refusal(readonly.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }))).status).toBe(403);
+    expect(
+      (await refusal(readonly.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }))).status,
+    ).toBe(403);
     expect((await client.getRun(runId)).status).toBe('waiting-approval');
     // the legacy surface normalizes `decision: approved` to accept
     await client.call('POST', `/v1/runs/${runId}/approvals/gate`, { decision: 'approved' });
@@ -120,21 +146,35 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
   it(`exactly one winner: ${RACE_INTERRUPTS} interrupts × ${RACE_RESOLVES} concurrent resolves over every gateway`, async () => {
     const clients = hut.host.gateways.map((g) => new OpenWopClient({ baseUrl: g, apiKey: TEST_KEYS.t1 }));
     const runIds = await Promise.all(
-      Array.from({ length: RACE_INTERRUPTS }, async () => (await client.createRun({ workflowId: 'conformance-approval' })).runId),
-    );
-    await Promise.all(runIds.map((r) => waitStatus(client, r, 'waiting-approval')));
-    const outcomes = await Promise.all(
-      runIds.flatMap((runId) =>
-        Array.from({ length: RACE_RESOLVES }, (_, i) =>
-          clients[i % clients.length]!
-            .call('POST', resolvePath(runId, 'gate'), { action: 'accept' })
-            .then(() => 200)
-            .catch((e: unknown) => (e instanceof OpenWopApiError ? `${e.status} ${e.code}` : String(e))),
-        ),
+      Array.from(
+        { length: RACE_INTERRUPTS },
+        async () => (await client.createRun({ workflowId: 'conformance-approval' })).runId,
       ),
     );
-    const counts = outcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o]: (acc[o] ?? 0) + 1 }), {});
-    expect(counts).toEqual({ 200: RACE_INTERRUPTS, '409 interrupt_already_resolved': RACE_INTERRUPTS * (RACE_RESOLVES - 1) });
+    await Promise.all(runIds.map((r) => waitStatus(client, r, 'waiting-approval')));
+    // Each interrupt gets its RACE_RESOLVES answers at once; interrupts go in waves of 10, so the
+    // client opens at most 10 × RACE_RESOLVES connections at a time (the listen backlog is 511).
+    const outcomes: (number | string)[] = [];
+    for (let wave = 0; wave < runIds.length; wave += 10) {
+      const settled = await Promise.all(
+        runIds.slice(wave, wave + 10).flatMap((runId) =>
+          Array.from({ length: RACE_RESOLVES }, (_, i) =>
+            clients[i % clients.length]!.call('POST', resolvePath(runId, 'gate'), { action: 'accept' })
+              .then(() => 200)
+              .catch((e: unknown) => (e instanceof OpenWopApiError ? `${e.status} ${e.code}` : String(e))),
+          ),
+        ),
+      );
+      outcomes.push(...settled);
+    }
+    const counts = outcomes.reduce<Record<string, number>>(
+      (acc, o) => ({ ...acc, [o]: (acc[o] ?? 0) + 1 }),
+      {},
+    );
+    expect(counts).toEqual({
+      200: RACE_INTERRUPTS,
+      '409 interrupt_already_resolved': RACE_INTERRUPTS * (RACE_RESOLVES - 1),
+    });
     await Promise.all(runIds.map((r) => waitStatus(client, r, 'completed', 30_000)));
     for (const r of runIds) {
       const types = (await client.listEvents(r)).map((e) => e.type);
@@ -163,7 +203,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
     expect(await client.call('GET', `/v1/workflows/${definition.id}`)).toMatchObject({ id: definition.id });
     const otherTenant = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.t2 });
     expect((await refusal(otherTenant.call('GET', `/v1/workflows/${definition.id}`))).status).toBe(404);
-    const bad = await refusal(client.call('POST', '/v1/workflows', { ...definition, nodes: [{ id: 'x', typeId: 'vendor.unknown' }] }));
+    const bad = await refusal(
+      client.call('POST', '/v1/workflows', { ...definition, nodes: [{ id: 'x', typeId: 'vendor.unknown' }] }),
+    );
     expect(bad.code).toBe('validation_error');
     const { runId } = await client.createRun({ workflowId: definition.id });
     await waitStatus(client, runId, 'waiting-approval');
