@@ -12,7 +12,7 @@ import { GroupMember } from './in-process/group.member';
 import { InProcessBroker } from './in-process/in-process.broker';
 import { InProcessSubscription } from './in-process/in-process.subscription';
 import { resolveMaxAttempts } from './shared/bounded-retry.policy';
-import { ReplyChannel, replyingHandler } from './shared/request-reply.channel';
+import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 export interface InProcessBusOptions {
   /** Partitions per topic of a private broker (default 8). Ignored when `broker` is given. */
@@ -86,14 +86,7 @@ export class InProcessBus implements Bus {
   }
 
   async serve(options: ServeOptions): Promise<Subscription> {
-    return this.subscribe({
-      group: options.group,
-      topics: [options.topic],
-      maxAttempts: options.maxAttempts,
-      fromBeginning: options.fromBeginning,
-      deadLetterTopic: options.deadLetterTopic,
-      handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
-    });
+    return this.subscribe(servingSubscription(options, (topic, messages) => this.publish(topic, messages)));
   }
 
   async request<TReply = unknown>(

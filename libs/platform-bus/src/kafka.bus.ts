@@ -21,7 +21,7 @@ import { kafkaLogCreator } from './kafka/kafka-log.creator';
 import { toKafkaMessage } from './kafka/kafka-message.codec';
 import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
 import { KafkaSubscription } from './kafka/kafka.subscription';
-import { ReplyChannel, replyingHandler } from './shared/request-reply.channel';
+import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 /**
  * The production bus, on kafkajs. One idempotent producer (acks=all, one request in flight, so
@@ -124,14 +124,7 @@ export class KafkaBus implements Bus {
   }
 
   async serve(options: ServeOptions): Promise<Subscription> {
-    return this.subscribe({
-      group: options.group,
-      topics: [options.topic],
-      maxAttempts: options.maxAttempts,
-      fromBeginning: options.fromBeginning,
-      deadLetterTopic: options.deadLetterTopic,
-      handler: replyingHandler(options.handler, (topic, messages) => this.publish(topic, messages)),
-    });
+    return this.subscribe(servingSubscription(options, (topic, messages) => this.publish(topic, messages)));
   }
 
   async request<TReply = unknown>(

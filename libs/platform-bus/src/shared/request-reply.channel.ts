@@ -7,6 +7,7 @@ import {
   type OutgoingMessage,
   type RequestHandler,
   type RequestOptions,
+  type ServeOptions,
   type SubscribeOptions,
   type Subscription,
 } from '../bus.port';
@@ -138,5 +139,23 @@ export function replyingHandler(
     await publish(replyTo, [
       { key: message.key, value: result ?? null, headers: { [Headers.correlationId]: correlationId } },
     ]);
+  };
+}
+
+/**
+ * `serve` as every adapter implements it: a subscription to the request topic whose handler's
+ * return value is published to the request's reply topic.
+ */
+export function servingSubscription(
+  options: ServeOptions,
+  publish: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>,
+): SubscribeOptions {
+  return {
+    group: options.group,
+    topics: [options.topic],
+    maxAttempts: options.maxAttempts,
+    fromBeginning: options.fromBeginning,
+    deadLetterTopic: options.deadLetterTopic,
+    handler: replyingHandler(options.handler, publish),
   };
 }
