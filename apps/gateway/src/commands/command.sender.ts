@@ -20,7 +20,12 @@ export class CommandSender {
   ) {}
 
   /** Builds the envelope for `caller`: fresh id, the caller as actor, correlated by `key`. */
-  envelope<TType extends string, TData>(type: TType, key: string, data: TData, caller: Caller): CommandEnvelope<TType, TData> {
+  envelope<TType extends string, TData>(
+    type: TType,
+    key: string,
+    data: TData,
+    caller: Caller,
+  ): CommandEnvelope<TType, TData> {
     return {
       id: randomUUID(),
       type,
@@ -33,9 +38,15 @@ export class CommandSender {
 
   /**
    * @throws {@link DomainError} with the owning service's code when it refused the command.
-   * @throws {@link ApiError} `unavailable` when no verdict arrived within the command timeout.
+   * @throws {@link ApiError} `unavailable` when no verdict arrived within the command timeout; its
+   * message and details come from `onTimeout` when the caller can name what may still happen.
    */
-  async send<TResult>(topic: string, key: string, command: CommandEnvelope): Promise<TResult> {
+  async send<TResult>(
+    topic: string,
+    key: string,
+    command: CommandEnvelope,
+    onTimeout?: (timeoutMs: number) => { message: string; details: Record<string, unknown> },
+  ): Promise<TResult> {
     const timeoutMs = this.config.commandTimeoutMs;
     let reply: CommandReply<TResult>;
     try {
@@ -54,12 +65,11 @@ export class CommandSender {
       );
     } catch (error) {
       if (!(error instanceof RequestTimeoutError)) throw error;
-      throw new ApiError(
-        'unavailable',
-        `No verdict for ${command.type} within ${timeoutMs} ms; it may still take effect. Read the resource before retrying.`,
-        { correlationId: command.correlationId },
-        1,
-      );
+      const said = onTimeout?.(timeoutMs) ?? {
+        message: `No verdict for ${command.type} within ${timeoutMs} ms; it may still take effect. Read the resource before retrying.`,
+        details: { correlationId: command.correlationId },
+      };
+      throw new ApiError('unavailable', said.message, said.details, 1);
     }
     if (!reply.ok) throw new DomainError(reply.error.code, reply.error.message, reply.error.details);
     return reply.data;

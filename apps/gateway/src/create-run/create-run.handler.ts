@@ -66,21 +66,17 @@ export class CreateRunHandler {
   }
 
   private async send(command: StartRunCommand): Promise<StartRunResult> {
+    const { runId, workflowId } = command.data;
     try {
-      return await this.commands.send<StartRunResult>(Topics.engineCommands, command.data.runId, command);
+      return await this.commands.send<StartRunResult>(Topics.engineCommands, runId, command, (timeoutMs) => ({
+        message: `The engine did not confirm run ${runId} within ${timeoutMs} ms; the run may still start. Check GET /v1/runs/${runId} before retrying.`,
+        details: { runId },
+      }));
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'unavailable') {
-        throw new ApiError(
-          'unavailable',
-          `The engine did not confirm run ${command.data.runId} within ${this.config.commandTimeoutMs} ms; the run may still start. Check GET /v1/runs/${command.data.runId} before retrying.`,
-          { runId: command.data.runId },
-          1,
-        );
-      }
       if (error instanceof DomainError && error.code === 'workflow_not_found') {
-        throw new DomainError(error.code, `Unknown workflowId ${JSON.stringify(command.data.workflowId)}.`, {
+        throw new DomainError(error.code, `Unknown workflowId ${JSON.stringify(workflowId)}.`, {
           ...error.details,
-          workflowId: command.data.workflowId,
+          workflowId,
         });
       }
       throw error;

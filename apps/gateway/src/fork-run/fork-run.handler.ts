@@ -100,20 +100,12 @@ export class ForkRunHandler {
     }
   }
 
-  private async send(command: ForkRunCommand): Promise<ForkRunResult> {
-    try {
-      return await this.commands.send<ForkRunResult>(Topics.engineCommands, command.data.runId, command);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'unavailable') {
-        throw new ApiError(
-          'unavailable',
-          `The engine did not confirm fork ${command.data.runId} of run ${command.data.sourceRunId} within ${this.config.commandTimeoutMs} ms; the fork may still start. Check GET /v1/runs/${command.data.runId} before retrying.`,
-          { runId: command.data.runId, sourceRunId: command.data.sourceRunId },
-          1,
-        );
-      }
-      throw error;
-    }
+  private send(command: ForkRunCommand): Promise<ForkRunResult> {
+    const { runId, sourceRunId } = command.data;
+    return this.commands.send<ForkRunResult>(Topics.engineCommands, runId, command, (timeoutMs) => ({
+      message: `The engine did not confirm fork ${runId} of run ${sourceRunId} within ${timeoutMs} ms; the fork may still start. Check GET /v1/runs/${runId} before retrying.`,
+      details: { runId, sourceRunId },
+    }));
   }
 
   private awaitProjection(runId: string, tenant: string, result: ForkRunResult): Promise<string> {
