@@ -1,6 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { evolveRunSnapshot, pendingInterruptOf, type RunSnapshot } from '@openwop/projection-domain';
+import {
+  conversationIdOf,
+  evolveConversation,
+  evolveRunSnapshot,
+  pendingInterruptOf,
+  type ConversationView,
+  type RunSnapshot,
+} from '@openwop/projection-domain';
 
 /** A run event arrived before its predecessor: never expected (single writer, one partition per run). */
 export class SequenceGapError extends Error {
@@ -35,6 +42,7 @@ export async function applyRunEvent(manager: EntityManager, event: RunEventDoc):
   );
   const next = evolveRunSnapshot(current[0]?.snapshot ?? null, event);
   if (next) await projectPendingInterrupts(manager, event, next);
+  if (next) await projectConversation(manager, event, next);
   if (next) {
     await manager.query(
       `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
@@ -94,4 +102,88 @@ async function projectPendingInterrupts(manager: EntityManager, event: RunEventD
     default:
       return;
   }
+}
+
+interface ConversationRow {
+  conversation_id: string;
+  run_id: string;
+  node_id: string;
+  status: 'open' | 'closed';
+  participants: readonly Record<string, unknown>[] | null;
+  turn_count: number;
+  opened_at: Date;
+  closed_at: Date | null;
+  outcome: unknown;
+  last_sequence: number;
+}
+
+/**
+ * Keeps `conversations` and `conversation_turns` equal to the fold of the run's `conversation.*`
+ * events. A turn already recorded (same index or same message id) is left as it is.
+ */
+async function projectConversation(manager: EntityManager, event: RunEventDoc, run: RunSnapshot): Promise<void> {
+  const conversationId = conversationIdOf(event);
+  if (conversationId === undefined) return;
+  const rows = await manager.query<ConversationRow[]>(
+    `SELECT conversation_id, run_id, node_id, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence
+     FROM conversations WHERE conversation_id = $1 FOR UPDATE`,
+    [conversationId],
+  );
+  const change = evolveConversation(rows[0] ? viewOf(rows[0]) : null, event);
+  if (!change) return;
+  const c = change.conversation;
+  await manager.query(
+    `INSERT INTO conversations (conversation_id, run_id, node_id, tenant, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10::jsonb, $11)
+     ON CONFLICT (conversation_id) DO UPDATE SET status = EXCLUDED.status, participants = EXCLUDED.participants,
+       turn_count = EXCLUDED.turn_count, opened_at = EXCLUDED.opened_at, closed_at = EXCLUDED.closed_at,
+       outcome = EXCLUDED.outcome, last_sequence = EXCLUDED.last_sequence`,
+    [
+      c.conversationId,
+      c.runId,
+      c.nodeId,
+      run.owner?.tenant ?? 'default',
+      c.status,
+      c.participants ? JSON.stringify(c.participants) : null,
+      c.turnCount,
+      c.openedAt,
+      c.closedAt ?? null,
+      c.outcome === undefined ? null : JSON.stringify(c.outcome),
+      c.lastSequence,
+    ],
+  );
+  const t = change.turn;
+  if (!t) return;
+  await manager.query(
+    `INSERT INTO conversation_turns (conversation_id, turn_index, message_id, run_id, role, from_id, speaker_id, to_id, group_id, agent, content, ts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12) ON CONFLICT DO NOTHING`,
+    [
+      c.conversationId,
+      t.turnIndex,
+      t.messageId,
+      event.runId,
+      t.role,
+      t.from,
+      t.speakerId ?? null,
+      t.to ?? null,
+      t.groupId ?? null,
+      t.agent === undefined ? null : JSON.stringify(t.agent),
+      JSON.stringify(t.content ?? null),
+      Math.trunc(Number(t.ts) || 0),
+    ],
+  );
+}
+
+function viewOf(row: ConversationRow): ConversationView {
+  return {
+    conversationId: row.conversation_id,
+    runId: row.run_id,
+    nodeId: row.node_id,
+    status: row.status,
+    ...(row.participants ? { participants: row.participants } : {}),
+    turnCount: row.turn_count,
+    openedAt: new Date(row.opened_at).toISOString(),
+    ...(row.closed_at ? { closedAt: new Date(row.closed_at).toISOString(), outcome: row.outcome } : {}),
+    lastSequence: row.last_sequence,
+  };
 }

@@ -94,3 +94,9 @@ export {
   type ForkRunResult,
 } from './fork-commands';
 export { refusal, validationRefusal } from './command-reply';
+export {
+  conversationLimits,
+  MAX_CONVERSATION_PARTICIPANTS_ENV,
+  DEFAULT_MAX_CONVERSATION_PARTICIPANTS,
+  type ConversationLimits,
+} from './conversation-limits';

@@ -6,3 +6,13 @@ export {
   type PendingInterruptView,
   type RunSnapshot,
 } from './run-snapshot.projection';
+export {
+  evolveConversation,
+  conversationIdOf,
+  isConversationEvent,
+  CONVERSATION_EVENTS,
+  type ConversationChange,
+  type ConversationStatus,
+  type ConversationView,
+  type ProjectedTurn,
+} from './conversation.projection';

@@ -65,6 +65,10 @@ const TABLES = {
   pending_interrupts:
     'SELECT interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at FROM pending_interrupts ORDER BY interrupt_id',
   runs: 'SELECT run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at FROM runs ORDER BY run_id',
+  conversations:
+    'SELECT conversation_id, run_id, node_id, tenant, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence FROM conversations ORDER BY conversation_id',
+  conversation_turns:
+    'SELECT conversation_id, turn_index, message_id, run_id, role, from_id, speaker_id, to_id, group_id, agent, content, ts FROM conversation_turns ORDER BY conversation_id, turn_index',
 } as const;
 
 /** Compares the projection tables of two databases row by row; returns the names of tables that differ. */

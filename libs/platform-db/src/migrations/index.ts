@@ -3,6 +3,7 @@ import { Interrupts1700000000100 } from './1700000000100-interrupts';
 import { Workflows1700000000200 } from './1700000000200-workflows';
 import { PendingInterrupts1700000000300 } from './1700000000300-pending-interrupts';
 import { ResolutionTokens1700000000400 } from './1700000000400-resolution-tokens';
+import { Conversations1700000000500 } from './1700000000500-conversations';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Workflows1700000000200,
   PendingInterrupts1700000000300,
   ResolutionTokens1700000000400,
+  Conversations1700000000500,
 ];
