@@ -20,5 +20,7 @@ step typecheck npx --no-install tsc -p tsconfig.json --noEmit
 step build npx --no-install tsc -b tsconfig.build.json
 step unit npx --no-install jest -c jest.unit.config.js
 step integration npx --no-install jest -c jest.int.config.js
+# The admin page's e2e spec drives a headless Chromium (installed with apt-get when missing).
+step browser bash tools/browser/ensure-chromium.sh
 step e2e npx --no-install jest -c jest.e2e.config.js
 echo "=== all tests passed in $((SECONDS - t_all)) s"

@@ -1,3 +1,4 @@
+import { AdminPageController } from './admin/admin-page.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
@@ -58,6 +59,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     WorkflowsController,
     InterruptTokensController,
     ForkRunController,
+    AdminPageController,
   ],
   providers: [
     {

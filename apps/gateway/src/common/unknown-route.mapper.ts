@@ -1,7 +1,7 @@
 import { ApiError } from './api.error';
 
 /** Unversioned roots the gateway serves; anything else outside `/v<N>/` is a wrong path. */
-const UNVERSIONED_ROOTS = ['/healthz', '/readyz', '/.well-known/'];
+const UNVERSIONED_ROOTS = ['/healthz', '/readyz', '/.well-known/', '/admin/'];
 
 const VERSIONED = /^\/v\d+(\/|$)/;
 

@@ -1,0 +1,210 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { OpenWopClient } from '@openwop/sdk';
+import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { MODES, type HostUnderTest } from './host-matrix';
+
+// The admin page (`GET /admin`) in a real headless Chromium against the built host: sign in with
+// an API key, find a pending approval in the list, open its deep link, copy its signed resolve
+// link, accept it and watch the run complete; a refusal shows the error envelope's message.
+// Screenshots of each view land in test-output/admin/ (gitignored).
+
+const SHOTS = resolve(REPO_ROOT, 'test-output/admin');
+const UI_WAIT_MS = 15_000;
+
+interface Snapshot {
+  status: string;
+  interrupt?: { callbackUrl?: string; inspectToken?: string };
+}
+
+async function waitStatus(client: OpenWopClient, runId: string, status: string): Promise<Snapshot> {
+  return waitFor(
+    async () => {
+      const s = await client.call<Snapshot>('GET', `/v1/runs/${runId}`);
+      return s.status === status ? s : undefined;
+    },
+    { timeoutMs: UI_WAIT_MS, what: `run ${runId} ${status}` },
+  );
+}
+
+/** The admin page signed in with `key` (typed into the page's form, as a person would). */
+async function signIn(context: BrowserContext, base: string, key: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${base}/admin`);
+  await page.locator('#api-key').fill(key);
+  await page.locator('[data-testid=sign-in] button[type=submit]').click();
+  await page.locator('[data-testid=pending-table], [data-state=empty]').first().waitFor({ timeout: UI_WAIT_MS });
+  return page;
+}
+
+describe.each(['embedded'] as const)('admin page, %s mode', (mode) => {
+  let hut: HostUnderTest;
+  let base: string;
+  let client: OpenWopClient;
+  let browser: Browser;
+  let context: BrowserContext;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const executablePath = execFileSync('bash', [resolve(REPO_ROOT, 'tools/browser/ensure-chromium.sh')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+    mkdirSync(SHOTS, { recursive: true });
+    hut = await MODES[mode]();
+    base = hut.host.gateways[0]!;
+    client = new OpenWopClient({ baseUrl: base, apiKey: TEST_KEYS.t1 });
+    browser = await chromium.launch({ executablePath });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    context.on('page', (page) => {
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hut?.stop();
+  });
+  afterEach(() => {
+    // An uncaught error in the page's scripts fails the test that caused it.
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
+  it('serves the page without a key, asks for one, and shows the envelope message for a wrong key', async () => {
+    const res = await fetch(`${base}/admin`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect((await fetch(`${base}/admin/assets/..%2Fpackage.json`)).status).toBe(404);
+    // The data behind it is not public.
+    expect((await fetch(`${base}/v1/interrupts`)).status).toBe(401);
+
+    const page = await context.newPage();
+    await page.goto(`${base}/admin`);
+    await page.locator('#api-key').fill('not-a-key');
+    await page.locator('[data-testid=sign-in] button[type=submit]').click();
+    const error = page.locator('[data-state=error]');
+    await error.waitFor({ timeout: UI_WAIT_MS });
+    expect(await error.getAttribute('data-error-code')).toBe('unauthenticated');
+    expect(await error.locator('.error-message').textContent()).toBe('The API key is not valid.');
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.screenshot({ path: resolve(SHOTS, `sign-in-error-${mode}.png`) });
+    await page.close();
+  });
+
+  it('lists a pending approval, opens it, copies its token link, accepts it, and the run completes', async () => {
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    await waitStatus(client, runId, 'waiting-approval');
+    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    await waitStatus(client, other, 'waiting-input');
+
+    const page = await signIn(context, base, TEST_KEYS.t1);
+    expect(await page.evaluate(() => sessionStorage.getItem('openwop.admin.apiKey'))).toBe(TEST_KEYS.t1);
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    expect(await row.getAttribute('data-node-id')).toBe('gate');
+    expect(await row.getAttribute('data-kind')).toBe('approval');
+    await page.locator(`tr[data-run-id="${other}"]`).waitFor({ timeout: UI_WAIT_MS });
+    await page.screenshot({ path: resolve(SHOTS, `pending-list-${mode}.png`), fullPage: true });
+
+    // The kind filter keeps the approval and drops the clarification.
+    await page.locator('#kind-filter').selectOption('approval');
+    await page.locator(`tr[data-run-id="${other}"]`).waitFor({ state: 'detached', timeout: UI_WAIT_MS });
+    await row.waitFor({ timeout: UI_WAIT_MS });
+
+    await row.getByRole('link', { name: 'Open' }).click();
+    await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
+    expect(new URL(page.url()).hash).toBe(`#/runs/${runId}/interrupts/gate`);
+    expect(await page.locator('[data-testid=run-status]').textContent()).toBe('waiting-approval');
+    // The five actions are there; the gate offers accept and reject only.
+    const offered: [string | null, boolean][] = [];
+    for (const button of await page.locator('[data-testid=approval-actions] button').all()) {
+      offered.push([await button.getAttribute('data-action'), await button.isEnabled()]);
+    }
+    expect(offered).toEqual([
+      ['accept', true],
+      ['reject', true],
+      ['edit', false],
+      ['refine', false],
+      ['ask', false],
+    ]);
+
+    // The copy button copies the run snapshot's signed resolve link.
+    const { interrupt } = await client.call<Snapshot>('GET', `/v1/runs/${runId}`);
+    expect(interrupt?.callbackUrl).toMatch(/\/v1\/interrupts\/[\w-]+\.[\w-]+/);
+    await page.getByRole('button', { name: 'Copy resolve link' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(interrupt?.callbackUrl);
+    await page.screenshot({ path: resolve(SHOTS, `approval-${mode}.png`), fullPage: true });
+
+    await page.locator('#feedback').fill('Looks right to me.');
+    await page.locator('button[data-action=accept]').click();
+    await page.locator('[data-testid=resolve-result][data-status=resolved]').waitFor({ timeout: UI_WAIT_MS });
+    await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
+    await page.screenshot({ path: resolve(SHOTS, `approval-accepted-${mode}.png`), fullPage: true });
+
+    // The page went through the API with the key typed in: the decision carries its principal.
+    await waitStatus(client, runId, 'completed');
+    const events = await client.call<{ events: { type: string; payload: Record<string, unknown> }[] }>(
+      'GET',
+      `/v1/runs/${runId}/events/poll`,
+    );
+    const received = events.events.find((e) => e.type === 'approval.received');
+    expect(received?.payload).toMatchObject({ action: 'accept', decidedBy: 'key-t1', feedback: 'Looks right to me.' });
+
+    // Back in the list, nothing of kind approval is pending any more.
+    await page.goto(`${base}/admin#/?kind=approval`);
+    await page.locator('[data-state=empty]').waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator('[data-state=empty]').textContent()).toContain('No pending approval interrupts.');
+    await page.close();
+  });
+
+  it('answers a clarification through the form built from its questions', async () => {
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    await waitStatus(client, runId, 'waiting-input');
+    const page = await signIn(context, base, TEST_KEYS.t1);
+    await page.goto(`${base}/admin#/runs/${runId}/interrupts/ask`);
+    const form = page.locator('[data-testid=clarification-form]');
+    await form.waitFor({ timeout: UI_WAIT_MS });
+    await form.getByLabel('What is your favorite color?').fill('teal');
+    await page.screenshot({ path: resolve(SHOTS, `clarification-${mode}.png`), fullPage: true });
+    await form.getByRole('button', { name: 'Send answers' }).click();
+    await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
+    const events = await client.call<{ events: { type: string; payload: Record<string, unknown> }[] }>(
+      'GET',
+      `/v1/runs/${runId}/events/poll`,
+    );
+    expect(events.events.find((e) => e.type === 'interrupt.resolved')?.payload.resumeValue).toEqual({
+      answers: [{ id: 'q1', answer: 'teal' }],
+    });
+    await page.close();
+  });
+
+  it('shows the error envelope message when the interrupt was resolved elsewhere, and the run keeps its answer', async () => {
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    await waitStatus(client, runId, 'waiting-approval');
+    const page = await signIn(context, base, TEST_KEYS.t1);
+    await page.goto(`${base}/admin#/runs/${runId}/interrupts/gate`);
+    await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
+
+    // Someone else rejects first; the page's accept then loses the race.
+    await client.call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'reject' });
+    await page.locator('button[data-action=accept]').click();
+    const error = page.locator('[data-testid=resolve-card] [data-state=error]');
+    await error.waitFor({ timeout: UI_WAIT_MS });
+    expect(await error.getAttribute('data-error-code')).toBe('interrupt_already_resolved');
+    const shown = await error.locator('.error-message').textContent();
+    const direct = await fetch(`${base}/v1/runs/${runId}/interrupts/gate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'accept' }),
+    });
+    expect(direct.status).toBe(409);
+    expect(shown).toBe(((await direct.json()) as { message: string }).message);
+    await page.locator('[data-testid=run-status]', { hasText: 'failed' }).waitFor({ timeout: UI_WAIT_MS });
+    await page.screenshot({ path: resolve(SHOTS, `approval-refused-${mode}.png`), fullPage: true });
+    await page.close();
+  });
+});
