@@ -19,6 +19,9 @@ import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
 import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
 import { GetRunController } from './get-run/get-run.controller';
+import { ConversationReadRepository } from './conversations/conversation-read.repository';
+import { GetConversationController } from './get-conversation/get-conversation.controller';
+import { ListConversationsController } from './list-conversations/list-conversations.controller';
 import { HealthController } from './health/health.controller';
 import { InterruptTokenHandler } from './interrupt-tokens/interrupt-token.handler';
 import { InterruptTokensController } from './interrupt-tokens/interrupt-tokens.controller';
@@ -51,6 +54,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     OpenApiController,
     CreateRunController,
     GetRunController,
+    ListConversationsController,
+    GetConversationController,
     RunEventsController,
     PollRunEventsController,
     ResolveInterruptController,
@@ -73,6 +78,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     OpenApiDocumentHolder,
     RunReadRepository,
+    ConversationReadRepository,
     CommandSender,
     ResolveInterruptHandler,
     RunEventsReader,

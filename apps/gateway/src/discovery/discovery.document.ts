@@ -1,4 +1,4 @@
-import { SEEDED_FIXTURES } from '@openwop/contracts';
+import { conversationLimits, SEEDED_FIXTURES, type ConversationLimits } from '@openwop/contracts';
 import { SCOPES } from '../auth/scopes.constants';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
 import { GATEWAY_ROUTES } from './gateway-routes.constants';
@@ -11,9 +11,15 @@ export const MAX_REQUEST_BODY_BYTES = 1_048_576;
 
 /**
  * The `GET /.well-known/openwop` document. Capability families sit at the document root, as the
- * conformance suite reads them; families this host does not implement yet say so explicitly.
+ * conformance suite reads them, and the conversation families are repeated under `capabilities`
+ * (the RFC 0005 §H example's wrapper); families this host does not implement yet say so explicitly.
+ * `limits` defaults to the environment's (`MAX_CONVERSATION_PARTICIPANTS`).
  */
-export function buildDiscoveryDocument(): Record<string, unknown> {
+export function buildDiscoveryDocument(limits: ConversationLimits = conversationLimits()): Record<string, unknown> {
+  const conversation = {
+    conversationPrimitive: true,
+    multiPartyConversation: { supported: true, maxParticipants: limits.maxParticipants },
+  };
   return {
     protocol: 'openwop',
     protocolVersion: '1.0',
@@ -23,8 +29,11 @@ export function buildDiscoveryDocument(): Record<string, unknown> {
     schemaVersions: {},
     limits: { clarificationRounds: 0, schemaRounds: 0, envelopesPerTurn: 0, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
-    conversationPrimitive: false,
-    multiPartyConversation: { supported: false },
+    ...conversation,
+    capabilities: {
+      conversationPrimitive: conversation.conversationPrimitive,
+      multiPartyConversation: { ...conversation.multiPartyConversation },
+    },
     replay: { supported: true, modes: ['replay', 'branch'] },
     auth: { schemes: ['bearer'], scopes: [...SCOPES] },
     streamModes: [...STREAM_MODES],

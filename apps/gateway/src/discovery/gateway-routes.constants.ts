@@ -16,6 +16,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/runs/{runId}', scope: 'runs:read' },
   { method: 'GET', path: '/v1/runs/{runId}/events', scope: 'runs:read' },
   { method: 'GET', path: '/v1/runs/{runId}/events/poll', scope: 'runs:read' },
+  { method: 'GET', path: '/v1/runs/{runId}/conversations', scope: 'runs:read' },
+  { method: 'GET', path: '/v1/runs/{runId}/conversations/{conversationId}', scope: 'runs:read' },
   { method: 'POST', path: '/v1/runs/{runId}/interrupts/{nodeId}', scope: 'approvals:respond' },
   { method: 'POST', path: '/v1/runs/{runId}/approvals/{nodeId}', scope: 'approvals:respond' },
   { method: 'POST', path: '/v1/runs/{runId}/cancel', scope: 'runs:cancel' },

@@ -8,7 +8,7 @@ import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-re
 import { ShutdownSignal } from '../runs/shutdown-signal.service';
 import { snapshotEvent } from './run-events.reader';
 import { SseWriter } from './sse.writer';
-import { admittingMode, modeAdmits, type StreamMode } from './stream-mode.parser';
+import { admittingMode, MESSAGE_CHUNK_EVENT, messageChunkOf, modeAdmits, type StreamMode } from './stream-mode.parser';
 
 /** Comment interval that keeps proxies from closing an idle stream (spec: at most 30 s). */
 export const KEEPALIVE_MS = 15_000;
@@ -92,6 +92,11 @@ export class RunEventStreamer {
   private async send(writer: SseWriter, event: RunEventDoc, modes: readonly StreamMode[]): Promise<void> {
     const mode = admittingMode(modes, event.type);
     if (mode === undefined) return;
+    if (mode === 'messages' && event.type === 'output.chunk') {
+      // stream-modes.md §messages: the chunk payload itself, under the `ai.message.chunk` name.
+      await writer.frame({ id: event.sequence, event: modes.length > 1 ? mode : MESSAGE_CHUNK_EVENT, data: messageChunkOf(event) });
+      return;
+    }
     await writer.frame({ id: event.sequence, event: modes.length > 1 ? mode : event.type, data: event });
   }
 }

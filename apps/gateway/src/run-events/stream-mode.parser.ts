@@ -50,8 +50,30 @@ const UPDATES: ReadonlySet<string> = new Set([
   'conversation.closed',
 ]);
 
-/** Event types `messages` admits. */
-const MESSAGES: ReadonlySet<string> = new Set(['ai.message.chunk']);
+/**
+ * Event types `messages` admits: the streamed agent tokens (`output.chunk` on the log, sent as
+ * `ai.message.chunk`, see {@link messageChunkOf}) and the RFC 0005 conversation events, so a chat
+ * client sees each recorded turn alongside the tokens that produced it.
+ */
+const MESSAGES: ReadonlySet<string> = new Set([
+  'ai.message.chunk',
+  'output.chunk',
+  'conversation.opened',
+  'conversation.exchanged',
+  'conversation.closed',
+]);
+
+/** The SSE event name of a streamed chunk in `messages` mode (stream-modes.md §messages). */
+export const MESSAGE_CHUNK_EVENT = 'ai.message.chunk';
+
+/**
+ * The `ai.message.chunk` data of an `output.chunk` run event: its `outputChunk` payload, with the
+ * run id and (when the payload lacks it) the node id filled from the event.
+ */
+export function messageChunkOf(event: { readonly runId: string; readonly nodeId?: string; readonly payload: unknown }): Record<string, unknown> {
+  const payload = (event.payload ?? {}) as Record<string, unknown>;
+  return { ...payload, nodeId: payload.nodeId ?? event.nodeId, runId: event.runId };
+}
 
 /** Whether `mode` emits events of `type` (for `values`: whether the event triggers a snapshot). */
 export function modeAdmits(mode: StreamMode, type: string): boolean {

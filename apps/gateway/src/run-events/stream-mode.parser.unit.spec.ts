@@ -1,5 +1,5 @@
 import { ApiError } from '../common/api.error';
-import { admittingMode, modeAdmits, parseStreamModes } from './stream-mode.parser';
+import { admittingMode, messageChunkOf, modeAdmits, parseStreamModes } from './stream-mode.parser';
 
 function rejection(raw: unknown): ApiError {
   try {
@@ -46,7 +46,10 @@ describe('the mode → event table', () => {
     ['interrupt.requested', true, false, true],
     ['interrupt.resolved', true, false, true],
     ['clarification.requested', true, false, true],
-    ['conversation.exchanged', true, false, true],
+    ['conversation.opened', true, true, true],
+    ['conversation.exchanged', true, true, true],
+    ['conversation.closed', true, true, true],
+    ['output.chunk', false, true, true],
     ['variable.changed', false, false, true],
     ['log.appended', false, false, true],
     ['ai.message.chunk', false, true, true],
@@ -60,5 +63,19 @@ describe('the mode → event table', () => {
     expect(admittingMode(['messages', 'updates'], 'run.started')).toBe('updates');
     expect(admittingMode(['updates', 'debug'], 'log.appended')).toBe('debug');
     expect(admittingMode(['messages'], 'run.started')).toBeUndefined();
+  });
+});
+
+describe('messageChunkOf', () => {
+  it('sends the outputChunk payload with the run id, filling the node id from the event', () => {
+    const meta = { conversationId: 'r:chat:0', messageId: 'm1', turnIndex: 1 };
+    expect(messageChunkOf({ runId: 'r', nodeId: 'chat', payload: { chunk: 'Hel', isLast: false, meta } })).toEqual({
+      nodeId: 'chat',
+      runId: 'r',
+      chunk: 'Hel',
+      isLast: false,
+      meta,
+    });
+    expect(messageChunkOf({ runId: 'r', payload: { nodeId: 'n2', runId: 'other', chunk: '' } })).toEqual({ nodeId: 'n2', runId: 'r', chunk: '' });
   });
 });
