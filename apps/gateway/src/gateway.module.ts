@@ -19,6 +19,7 @@ import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
 import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
 import { GetRunController } from './get-run/get-run.controller';
+import { GatewayObservabilityModule } from './observability/gateway-observability.module';
 import { ConversationReadRepository } from './conversations/conversation-read.repository';
 import { GetConversationController } from './get-conversation/get-conversation.controller';
 import { ListConversationsController } from './list-conversations/list-conversations.controller';
@@ -48,6 +49,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
  * ```
  */
 @Module({
+  imports: [GatewayObservabilityModule],
   controllers: [
     HealthController,
     DiscoveryController,
