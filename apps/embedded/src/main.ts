@@ -1,3 +1,4 @@
+import './telemetry';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -5,7 +6,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EngineModule } from '@openwop/engine';
 import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
-import { closeOnSignals, readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
+import { appLogger } from '@openwop/observability';
+import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
 
@@ -15,14 +17,17 @@ import { TokenModule } from '@openwop/token';
  */
 async function main(): Promise<void> {
   const started = Date.now();
+  const json = appLogger('openwop-embedded');
+  if (json) Logger.overrideLogger(json);
   const logger = new Logger('embedded');
   const platform = await startPlatform(readHostConfig('embedded'));
   const app = await NestFactory.create<NestExpressApplication>(
     rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, GatewayModule]),
-    { bufferLogs: false },
+    { bufferLogs: false, ...(json ? { logger: json } : {}) },
   );
   configureGatewayApp(app);
   await app.listen(platform.config.port, platform.config.host);
+  await startMetricsListener(logger);
   logger.log(`OpenWOP host (embedded) listening on ${platform.config.publicUrl} in ${Date.now() - started} ms`);
   closeOnSignals(app, platform, logger);
 }

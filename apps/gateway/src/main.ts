@@ -1,8 +1,10 @@
+import './telemetry';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { closeOnSignals, readHostConfig, rootModule, startPlatform } from '@openwop/platform-nest';
+import { appLogger } from '@openwop/observability';
+import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { configureGatewayApp } from './configure-gateway-app';
 import { GatewayModule } from './gateway.module';
 
@@ -11,14 +13,17 @@ import { GatewayModule } from './gateway.module';
  * listener. SIGTERM/SIGINT close the app (open streams end first), then the platform.
  */
 async function main(): Promise<void> {
+  const json = appLogger('openwop-gateway');
+  if (json) Logger.overrideLogger(json);
   const logger = new Logger('Gateway');
   const config = readHostConfig('distributed');
   const platform = await startPlatform(config);
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false });
+    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false, ...(json ? { logger: json } : {}) });
     configureGatewayApp(app);
     await app.listen(config.port, config.host);
+    await startMetricsListener(logger);
   } catch (error) {
     await platform.close().catch(() => undefined);
     throw error;

@@ -24,6 +24,7 @@ import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
+import { seedInterruptMetrics } from './common/interrupt.telemetry';
 
 /**
  * Serves the interrupt command topic: the per-run gate of external input. Commands are validated
@@ -48,6 +49,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    seedInterruptMetrics();
     this.subscription = await this.bus.serve({
       group: ConsumerGroups.interrupt,
       topic: Topics.interruptCommands,

@@ -1,3 +1,4 @@
+import './telemetry';
 import 'reflect-metadata';
 import { runServiceProcess } from '@openwop/platform-nest';
 import { ProjectorModule } from './projector.module';

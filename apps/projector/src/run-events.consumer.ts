@@ -3,13 +3,16 @@ import type { DataSource } from 'typeorm';
 import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import type { RunEventFeed } from '@openwop/platform-db';
+import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
+import { samplePendingInterrupts } from './pending-interrupts.metrics';
 import { applyRunEvent } from './run-event.projection';
 
 /** Projects the run event log into Postgres: the event store and the run snapshots. */
 @Injectable()
 export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private subscription: Subscription | undefined;
+  private unobserve: (() => void) | undefined;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -18,6 +21,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.unobserve = observePendingInterrupts(() => samplePendingInterrupts(this.ds));
     this.subscription = await this.bus.subscribe({
       group: ConsumerGroups.projector,
       topics: [Topics.runEvents],
@@ -27,12 +31,16 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unobserve?.();
     await this.subscription?.stop();
   }
 
   async handle(message: IncomingMessage): Promise<void> {
     const event = assertRunEvent(message.value);
-    const applied = await this.ds.transaction((manager) => applyRunEvent(manager, event));
+    const attributes = { [Attr.runId]: event.runId, [Attr.eventType]: event.type, [Attr.eventSeq]: event.sequence };
+    const applied = await inSpan('openwop.projection.apply', attributes, () =>
+      this.ds.transaction((manager) => applyRunEvent(manager, event)),
+    );
     if (applied) await this.feed.published(event.runId, event.sequence);
   }
 }

@@ -1,3 +1,4 @@
+import './telemetry';
 import 'reflect-metadata';
 import { readHostConfig, runServiceProcess } from '@openwop/platform-nest';
 import { loadKeyRing } from './key-ring/key-ring.loader';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@openwop/contracts';
+import { observeConsumerLag } from '@openwop/observability';
 import type {
   Bus,
   OutgoingMessage,
@@ -12,6 +13,7 @@ import { GroupMember } from './in-process/group.member';
 import { InProcessBroker } from './in-process/in-process.broker';
 import { InProcessSubscription } from './in-process/in-process.subscription';
 import { resolveMaxAttempts } from './shared/bounded-retry.policy';
+import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 export interface InProcessBusOptions {
@@ -38,6 +40,7 @@ export class InProcessBus implements Bus {
   private started = false;
   private stopping: Promise<void> | undefined;
   private nextMemberId = 1;
+  private unobserveLag: (() => void) | undefined;
 
   constructor(options: InProcessBusOptions = {}) {
     this.broker = options.broker ?? new InProcessBroker({ partitions: options.partitions });
@@ -48,14 +51,18 @@ export class InProcessBus implements Bus {
     });
   }
 
+  /** Also reports the broker's consumer lag (its queue depth per group) when metrics are on. */
   async start(): Promise<void> {
     this.started = true;
+    this.unobserveLag ??= observeConsumerLag(() => this.broker.lag());
   }
 
   /** Stops every subscription (they finish and commit their in-flight messages). */
   stop(): Promise<void> {
     if (!this.started) return Promise.resolve();
     this.stopping ??= this.drain().finally(() => {
+      this.unobserveLag?.();
+      this.unobserveLag = undefined;
       this.started = false;
       this.stopping = undefined;
     });
@@ -82,6 +89,7 @@ export class InProcessBus implements Bus {
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));
     this.subscriptions.add(subscription);
     group.join(member, options.fromBeginning ?? false);
+    seedDeadLetterSeries(options.group, options.topics);
     return subscription;
   }
 

@@ -17,10 +17,12 @@ import {
   HEALTH_TIMEOUT_MS,
   type KafkaBusOptions,
 } from './kafka/kafka-bus.options';
+import { ConsumerLagSampler, DEFAULT_LAG_SAMPLE_MS } from './kafka/consumer-lag.sampler';
 import { kafkaLogCreator } from './kafka/kafka-log.creator';
 import { toKafkaMessage } from './kafka/kafka-message.codec';
 import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
 import { KafkaSubscription } from './kafka/kafka.subscription';
+import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 /**
@@ -38,6 +40,7 @@ export class KafkaBus implements Bus {
   private readonly admin: Admin;
   private readonly topics: KafkaTopicRegistry;
   private readonly replies: ReplyChannel;
+  private readonly lag: ConsumerLagSampler;
   private readonly subscriptions = new Set<KafkaSubscription>();
   private readonly partitions: number;
   private starting: Promise<void> | undefined;
@@ -63,6 +66,7 @@ export class KafkaBus implements Bus {
     });
     this.admin = this.kafka.admin();
     this.topics = new KafkaTopicRegistry(this.admin, this.partitions, options.replicationFactor ?? 1);
+    this.lag = new ConsumerLagSampler(this.admin, options.lagSampleMs ?? DEFAULT_LAG_SAMPLE_MS);
     this.replies = new ReplyChannel({
       instanceId: options.instanceId ?? randomUUID(),
       subscribe: (o) => this.subscribe(o),
@@ -120,6 +124,8 @@ export class KafkaBus implements Bus {
       }),
     );
     this.subscriptions.add(subscription);
+    this.lag.track(options.group, options.topics);
+    seedDeadLetterSeries(options.group, options.topics);
     return subscription;
   }
 
@@ -155,6 +161,7 @@ export class KafkaBus implements Bus {
       ...[...this.subscriptions].map((s) => s.stop()),
     ]);
     this.started = false;
+    await this.lag.stop();
     await this.producer.disconnect();
     await this.admin.disconnect();
     const failed = stopped.find((r) => r.status === 'rejected');
@@ -167,6 +174,7 @@ export class KafkaBus implements Bus {
       // The idempotent producer's InitProducerId also meets a coordinator that is still loading.
       await retryTransient(() => this.producer.connect());
       this.started = true;
+      this.lag.start();
     } catch (error) {
       this.starting = undefined;
       await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);

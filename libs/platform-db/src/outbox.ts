@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { activeTraceHeaders, detachedFromTrace } from '@openwop/observability';
 
 export interface OutboxMessage {
   readonly topic: string;
@@ -7,16 +8,23 @@ export interface OutboxMessage {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Appends messages to the outbox inside the caller's transaction: they publish iff it commits. */
+/**
+ * Appends messages to the outbox inside the caller's transaction: they publish iff it commits.
+ * Each row keeps the active trace context, which the relay re-attaches when it publishes.
+ */
 export async function appendToOutbox(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
+  const trace = activeTraceHeaders();
   const params: unknown[] = [];
   const rows = messages.map((m, i) => {
-    params.push(m.topic, m.key, JSON.stringify(m.value), JSON.stringify(m.headers ?? {}));
-    const b = i * 4;
-    return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb)`;
+    params.push(m.topic, m.key, JSON.stringify(m.value), JSON.stringify(m.headers ?? {}), trace.traceparent ?? null, trace.tracestate ?? null);
+    const b = i * 6;
+    return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb, $${b + 5}, $${b + 6})`;
   });
-  await manager.query(`INSERT INTO outbox (topic, key, value, headers) VALUES ${rows.join(', ')}`, params);
+  await manager.query(
+    `INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')}`,
+    params,
+  );
 }
 
 export type Publish = (
@@ -30,6 +38,8 @@ interface OutboxRow {
   key: string;
   value: unknown;
   headers: Record<string, string>;
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 /** Pause before retrying when another relay holds the lock. */
@@ -79,7 +89,8 @@ export class OutboxRelay {
       this.again = true;
       return this.running;
     }
-    this.running = this.loop().finally(() => {
+    // The relay publishes rows of many traces: it must not run in the trace of whoever kicked it.
+    this.running = detachedFromTrace(() => this.loop()).finally(() => {
       this.running = null;
     });
     return this.running;
@@ -112,20 +123,29 @@ export class OutboxRelay {
         this.contended = true;
         return false;
       }
-      const rows = await m.query<OutboxRow[]>('SELECT id, topic, key, value, headers FROM outbox ORDER BY id LIMIT $1', [
-        limit,
-      ]);
+      const rows = await m.query<OutboxRow[]>(
+        'SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox ORDER BY id LIMIT $1',
+        [limit],
+      );
       if (rows.length === 0) return false;
       for (const batch of byTopicRuns(rows)) {
         await this.publish(
           batch[0]!.topic,
-          batch.map((r) => ({ key: r.key, value: r.value, headers: r.headers })),
+          batch.map((r) => ({ key: r.key, value: r.value, headers: withStoredTrace(r) })),
         );
       }
       await m.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
       return rows.length === limit;
     });
   }
+}
+
+/** The row's headers with the trace context of the transaction that wrote it, when it had one. */
+function withStoredTrace(row: OutboxRow): Record<string, string> {
+  if (row.traceparent === null) return row.headers;
+  const headers: Record<string, string> = { ...row.headers, traceparent: row.traceparent };
+  if (row.tracestate !== null) headers.tracestate = row.tracestate;
+  return headers;
 }
 
 /** Splits rows into consecutive runs of one topic, keeping their order. */

@@ -2,4 +2,4 @@ export { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './t
 export { DEFAULT_COMMAND_TIMEOUT_MS, readHostConfig, type HostConfig } from './host-config';
 export { startPlatform, type Platform } from './platform';
 export { PlatformModule } from './platform.module';
-export { closeOnSignals, runServiceProcess, rootModule } from './run-service';
+export { closeOnSignals, runServiceProcess, rootModule, startMetricsListener } from './run-service';

@@ -1,5 +1,6 @@
 import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { appLogger, metricsListenFromEnv, startMetricsServer } from '@openwop/observability';
 import { readHostConfig } from './host-config';
 import { startPlatform, type Platform } from './platform';
 import { PlatformModule } from './platform.module';
@@ -16,12 +17,29 @@ export function rootModule(platform: Platform, modules: readonly (Type | Dynamic
  * distributed mode: platform up, Nest context up, consumers joined; SIGTERM/SIGINT close in order.
  */
 export async function runServiceProcess(name: string, modules: readonly (Type | DynamicModule)[]): Promise<void> {
+  const json = appLogger(`openwop-${name}`);
+  if (json) Logger.overrideLogger(json);
   const logger = new Logger(name);
   const platform = await startPlatform(readHostConfig('distributed'));
-  const app = await NestFactory.createApplicationContext(rootModule(platform, modules), { bufferLogs: false });
+  const app = await NestFactory.createApplicationContext(rootModule(platform, modules), {
+    bufferLogs: false,
+    ...(json ? { logger: json } : {}),
+  });
   await app.init();
+  await startMetricsListener(logger);
   logger.log(`${name} ${platform.config.instanceId} ready`);
   closeOnSignals(app, platform, logger);
+}
+
+/**
+ * Starts the Prometheus listener `METRICS_PORT` asks for (none when unset): `GET /metrics` of this
+ * process. The gateway and the embedded host then serve `/metrics` there instead of on their API port.
+ */
+export async function startMetricsListener(logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const listen = metricsListenFromEnv(env);
+  if (!listen) return;
+  const server = await startMetricsServer(listen.port, listen.host);
+  logger.log(`metrics on http://${listen.host}:${server.port}/metrics`);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type OpenInterruptCommand,
 } from '@openwop/contracts';
 import { initialRunState, type RunDecision, type RunRecord, type RunState } from '@openwop/engine-domain';
+import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
 
 /** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
@@ -56,6 +57,7 @@ export async function commitDecision(
       data: { ...decision.openInterrupt },
     };
     assertCommand(open, INTERRUPT_COMMAND_DATA);
+    annotateActiveSpan(interruptAttributes(open.data.kind, open.data.interruptId));
     messages.push({ topic: Topics.interruptCommands, key: next.runId, value: open });
   }
   for (const e of decision.events)

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Topics, type ResolveInterruptCommand, type ResolveInterruptData, type ResolveInterruptResult } from '@openwop/contracts';
+import { annotateActiveSpan, Attr, interruptCountOf } from '@openwop/observability';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
@@ -37,6 +38,12 @@ export class ResolveInterruptHandler {
       caller,
     );
     const result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, runId, command);
+    annotateActiveSpan({
+      [Attr.runId]: runId,
+      [Attr.nodeId]: nodeId,
+      [Attr.interruptId]: result.interruptId,
+      [Attr.interruptCount]: interruptCountOf(result.interruptId),
+    });
     if (result.status === 'resolved') {
       await waitForRun({ feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 }, async () => {
         const row = await this.runs.findVisible(runId, caller.tenant);

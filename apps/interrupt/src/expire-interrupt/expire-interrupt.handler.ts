@@ -12,6 +12,7 @@ import { appendToOutbox } from '@openwop/platform-db';
 import { contextOf } from '../common/command-reply.util';
 import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
+import { interruptEnded } from '../common/interrupt.telemetry';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 export interface ExpireInterruptResult {
@@ -60,6 +61,7 @@ export class ExpireInterruptHandler {
     const next = events.reduce(evolveInterrupt, state);
     if (next.status === 'none') return state;
     await this.interrupts.save(manager, next);
+    interruptEnded(next.interrupt, 'timeout', context.now);
     await appendToOutbox(manager, resumeMessages(next, cause));
     return next;
   }

@@ -4,6 +4,7 @@ import type { CommandReply, OpenInterruptCommand } from '@openwop/contracts';
 import { decideInterrupt, evolveInterrupt, type InterruptStatus } from '@openwop/interrupt-domain';
 import { contextOf } from '../common/command-reply.util';
 import { InterruptRepository } from '../common/interrupt.repository';
+import { interruptOpened } from '../common/interrupt.telemetry';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 export interface OpenInterruptResult {
@@ -51,7 +52,10 @@ export class OpenInterruptHandler {
       state,
     );
     const next = events.reduce(evolveInterrupt, state);
-    if (events.length > 0 && next.status !== 'none') await this.interrupts.save(manager, next);
+    if (events.length > 0 && next.status !== 'none') {
+      await this.interrupts.save(manager, next);
+      if (next.status === 'pending') interruptOpened(next.interrupt);
+    }
     return { ok: true, data: { interruptId, status: next.status } };
   }
 }

@@ -6,6 +6,7 @@ import { appendToOutbox } from '@openwop/platform-db';
 import { contextOf, decided } from '../common/command-reply.util';
 import { resumeMessages } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
+import { annotateInterrupt, interruptEnded } from '../common/interrupt.telemetry';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 /**
@@ -45,6 +46,8 @@ export class ResolveInterruptHandler {
     const next = events.value.reduce(evolveInterrupt, state);
     if (next.status === 'none') throw new Error(`resolve of ${runId}/${nodeId} decided on no interrupt`);
     await this.interrupts.save(manager, next);
+    if (next.status === 'resolved') interruptEnded(next.interrupt, 'resolved', this.clock.now());
+    else annotateInterrupt(next.interrupt);
     await appendToOutbox(manager, resumeMessages(next, command));
     return {
       ok: true,

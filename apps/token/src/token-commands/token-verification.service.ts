@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@openwop/kernel';
+import { countTokenVerification, seedCounters } from '@openwop/observability';
 import {
   authorizeTokenUse,
   verifyToken,
@@ -25,13 +27,26 @@ export class TokenVerificationService {
     @Inject(KEY_RING) private readonly ring: KeyRing,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly tokens: ResolutionTokenRepository,
-  ) {}
+  ) {
+    seedCounters({ tokenOutcomes: ['ok'] });
+  }
 
   /**
    * @throws DomainError `validation_error` | `interrupt_not_found` | `interrupt_expired` | `forbidden`
    *   | `interrupt_already_resolved` (see `authorizeTokenUse`).
    */
   async authorize(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
+    try {
+      const authorized = await this.decide(token, operation);
+      countTokenVerification('ok');
+      return authorized;
+    } catch (error) {
+      countTokenVerification(error instanceof DomainError ? error.code : 'error');
+      throw error;
+    }
+  }
+
+  private async decide(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
     const verification = verifyToken(token, this.ring, this.clock.now());
     const stored = verification.ok ? await this.tokens.find(verification.payload.interruptId) : undefined;
     const payload = authorizeTokenUse(

@@ -51,6 +51,14 @@ export class ConsumerGroup {
     this.remove(member);
   }
 
+  /** Every topic-partition the group has an offset on, with the next offset it will read. */
+  offsets(): { topic: string; partition: number; next: number }[] {
+    return [...this.committed].map(([key, next]) => {
+      const [topic, partition] = parseTpKey(key);
+      return { topic, partition, next };
+    });
+  }
+
   /** The next offset the group will read on a topic-partition (test and diagnostics aid). */
   committedOffset(topic: string, partition: number): number | undefined {
     return this.committed.get(tpKey(topic, partition));
@@ -75,6 +83,7 @@ export class ConsumerGroup {
       const log = this.broker.topic(topic).partition(partition);
       const worker = new PartitionWorker(
         {
+          group: this.name,
           topic,
           partition,
           log,

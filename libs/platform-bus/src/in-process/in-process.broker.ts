@@ -1,4 +1,6 @@
+import { withTraceHeaders } from '@openwop/observability';
 import type { OutgoingMessage } from '../bus.port';
+import { isReplyTopic } from '../shared/consumer-lag';
 import { copyHeaders, encodeJson } from '../shared/json.codec';
 import { ConsumerGroup } from './consumer.group';
 import type { StoredRecord } from './partition.log';
@@ -47,6 +49,19 @@ export class InProcessBroker {
     return group;
   }
 
+  /** Per group and topic-partition, the records appended and not yet committed (reply groups left out). */
+  lag(): { group: string; topic: string; partition: number; lag: number }[] {
+    const samples: { group: string; topic: string; partition: number; lag: number }[] = [];
+    for (const group of this.groups.values()) {
+      for (const { topic, partition, next } of group.offsets()) {
+        if (isReplyTopic(topic)) continue;
+        const end = this.topic(topic).partition(partition).end;
+        samples.push({ group: group.name, topic, partition, lag: Math.max(0, end - next) });
+      }
+    }
+    return samples;
+  }
+
   /** Drops the partition's records below the lowest offset any group committed on it. */
   retain(topic: string, partition: number): void {
     let lowest = Number.POSITIVE_INFINITY;
@@ -57,11 +72,14 @@ export class InProcessBroker {
     if (Number.isFinite(lowest)) this.topic(topic).partition(partition).trimBefore(lowest);
   }
 
-  /** Appends copies of the messages in order; all or nothing (every value is encoded first). */
+  /**
+   * Appends copies of the messages in order; all or nothing (every value is encoded first). Headers
+   * gain the active W3C trace context unless they carry one, as on Kafka.
+   */
   publish(topic: string, messages: readonly OutgoingMessage[]): void {
     const records: StoredRecord[] = messages.map((m) => {
       if (typeof m.key !== 'string') throw new TypeError(`message key must be a string on ${topic}`);
-      return { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(m.headers)) };
+      return { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(withTraceHeaders(m.headers))) };
     });
     const log = this.topic(topic);
     for (const record of records) log.append(record);

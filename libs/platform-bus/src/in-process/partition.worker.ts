@@ -1,3 +1,4 @@
+import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
 import type { IncomingMessage } from '../bus.port';
 import { deliverWithRetries } from '../shared/bounded-retry.policy';
 import { deadLetterOf } from '../shared/dead-letter.mapper';
@@ -6,6 +7,7 @@ import type { GroupMember } from './group.member';
 import type { PartitionLog, StoredRecord } from './partition.log';
 
 export interface PartitionWorkerContext {
+  readonly group: string;
   readonly topic: string;
   readonly partition: number;
   readonly log: PartitionLog;
@@ -72,18 +74,24 @@ export class PartitionWorker {
       const record = log.at(offset);
       if (!this.active || !record) return;
       const message = (attempt: number) => this.toMessage(record, offset, attempt);
-      const outcome = await deliverWithRetries({
-        handler: member.handler,
-        message,
-        maxAttempts: member.maxAttempts,
-        alive: () => !member.crashed,
+      const { group, topic, partition } = this.ctx;
+      const span = { system: 'in-process', group, topic, partition, headers: record.headers } as const;
+      const outcome = await inConsumeSpan(span, async () => {
+        const delivered = await deliverWithRetries({
+          handler: member.handler,
+          message,
+          maxAttempts: member.maxAttempts,
+          alive: () => !member.crashed,
+        });
+        if (delivered.kind === 'exhausted' && !member.crashed) {
+          this.ctx.publish(member.deadLetterTopic, [
+            deadLetterOf(message(delivered.attempts), delivered.error, delivered.attempts),
+          ]);
+          countDeadLetter(topic, group);
+        }
+        return delivered;
       });
       if (member.crashed || outcome.kind === 'abandoned') return;
-      if (outcome.kind === 'exhausted') {
-        this.ctx.publish(member.deadLetterTopic, [
-          deadLetterOf(message(outcome.attempts), outcome.error, outcome.attempts),
-        ]);
-      }
       this.ctx.commit(offset + 1);
     }
   }

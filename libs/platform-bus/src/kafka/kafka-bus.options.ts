@@ -17,6 +17,8 @@ export interface KafkaBusOptions {
   readonly logLevel?: logLevel;
   /** How long `subscribe` waits for the consumer to join its group and fetch (default 30 s). */
   readonly joinTimeoutMs?: number;
+  /** Period of the consumer-lag reading behind the `openwop.bus.consumer_lag` gauge (default 15 s). */
+  readonly lagSampleMs?: number;
 }
 
 /** `KAFKA_BROKERS` (comma-separated), or the local broker of `tools/kafka/kafka.sh`. */

@@ -1,10 +1,16 @@
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
+import { withTraceHeaders } from '@openwop/observability';
 import type { IncomingMessage, OutgoingMessage } from '../bus.port';
 import { copyHeaders, decodeJson, encodeJson } from '../shared/json.codec';
 
+/** The Kafka record of a message; its headers gain the active W3C trace context unless they carry one. */
 export function toKafkaMessage(message: OutgoingMessage): Message {
   if (typeof message.key !== 'string') throw new TypeError('message key must be a string');
-  return { key: message.key, value: encodeJson(message.value), headers: copyHeaders(message.headers) };
+  return {
+    key: message.key,
+    value: encodeJson(message.value),
+    headers: copyHeaders(withTraceHeaders(message.headers)),
+  };
 }
 
 /** The message as text, before its value is parsed (a value that is not JSON is dead-lettered). */

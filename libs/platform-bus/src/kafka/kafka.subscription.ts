@@ -1,4 +1,5 @@
 import { Topics } from '@openwop/contracts';
+import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
 import type { Admin, Consumer, EachMessagePayload, Kafka } from 'kafkajs';
 import type { IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.port';
 import { deliverWithRetries, resolveMaxAttempts } from '../shared/bounded-retry.policy';
@@ -94,20 +95,25 @@ async function handle(
   if (undecodable !== undefined) {
     // Not JSON: retrying cannot help. Dead-letter the text as it came.
     await args.publish(deadLetterTopic, [deadLetterOf(asText(raw), undecodable, 0)]);
+    countDeadLetter(raw.topic, args.options.group);
     return;
   }
   const message = (attempt: number) => toIncoming(raw, attempt);
-  const outcome = await deliverWithRetries({
-    handler: args.options.handler,
-    message,
-    maxAttempts,
-    beforeRetry: () => payload.heartbeat(),
+  const span = { system: 'kafka', topic: raw.topic, partition: raw.partition, group: args.options.group, headers: raw.headers } as const;
+  await inConsumeSpan(span, async () => {
+    const outcome = await deliverWithRetries({
+      handler: args.options.handler,
+      message,
+      maxAttempts,
+      beforeRetry: () => payload.heartbeat(),
+    });
+    if (outcome.kind === 'exhausted') {
+      await args.publish(deadLetterTopic, [
+        deadLetterOf(message(outcome.attempts), outcome.error, outcome.attempts),
+      ]);
+      countDeadLetter(raw.topic, args.options.group);
+    }
   });
-  if (outcome.kind === 'exhausted') {
-    await args.publish(deadLetterTopic, [
-      deadLetterOf(message(outcome.attempts), outcome.error, outcome.attempts),
-    ]);
-  }
 }
 
 function asText(raw: RawMessage): IncomingMessage {

@@ -4,6 +4,7 @@ import { Workflows1700000000200 } from './1700000000200-workflows';
 import { PendingInterrupts1700000000300 } from './1700000000300-pending-interrupts';
 import { ResolutionTokens1700000000400 } from './1700000000400-resolution-tokens';
 import { Conversations1700000000500 } from './1700000000500-conversations';
+import { OutboxTraceContext1700000000600 } from './1700000000600-outbox-trace-context';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   PendingInterrupts1700000000300,
   ResolutionTokens1700000000400,
   Conversations1700000000500,
+  OutboxTraceContext1700000000600,
 ];

@@ -1,0 +1,41 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { tracingEnabled } from '@openwop/observability';
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * The SERVER span of every HTTP request (`observability.md` §Trace context): its parent is the
+ * caller's `traceparent` when it sent one, the response carries this span's `traceparent`, and the
+ * handler runs inside it, so the commands it sends over the bus continue the same trace. Registered
+ * after Nest's body parsers, so the context is not lost across the body read. No-op with tracing off.
+ */
+@Injectable()
+export class HttpTracingMiddleware implements NestMiddleware {
+  use(req: Request, res: Response, next: NextFunction): void {
+    if (!tracingEnabled()) return next();
+    const parent = propagation.extract(context.active(), req.headers);
+    const span = trace.getTracer('openwop').startSpan(
+      `${req.method} ${req.baseUrl}${req.path}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method, 'url.path': req.originalUrl.split('?')[0] ?? '/' },
+      },
+      parent,
+    );
+    const active = trace.setSpan(parent, span);
+    const headers: Record<string, string> = {};
+    propagation.inject(active, headers);
+    if (headers.traceparent) res.setHeader('traceparent', headers.traceparent);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    context.with(active, next);
+  }
+}

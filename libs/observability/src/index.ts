@@ -1,0 +1,28 @@
+export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attributes';
+export { appLogger, JsonLogger } from './json.logger';
+export {
+  countConversationTurn,
+  countDeadLetter,
+  countInterruptRequested,
+  countTokenVerification,
+  metricsEnabled,
+  observeConsumerLag,
+  observePendingInterrupts,
+  recordInterruptDuration,
+  seedCounters,
+  type LagSample,
+  type PendingInterruptSample,
+} from './metrics';
+export { metricsListenFromEnv, startMetricsServer, type MetricsServer } from './metrics.server';
+export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
+export {
+  activeTraceHeaders,
+  annotateActiveSpan,
+  detachedFromTrace,
+  extractTraceContext,
+  inConsumeSpan,
+  inSpan,
+  withTraceHeaders,
+  type ConsumeSpanInfo,
+  type TraceHeaders,
+} from './trace-context';
