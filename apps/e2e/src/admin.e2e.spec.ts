@@ -161,6 +161,70 @@ describe.each(['embedded'] as const)('admin page, %s mode', (mode) => {
     await page.close();
   });
 
+  it('offers all five actions of a gate that lists them: refine needs feedback, ask stays pending, edit sends the edited artifact', async () => {
+    const artifactData = { plans: [{ name: 'Starter', price: 9 }, { name: 'Team', price: 29 }], currency: 'EUR' };
+    await client.call('POST', '/v1/workflows', {
+      id: 'admin-review',
+      name: 'Admin page review',
+      version: '1.0.0',
+      nodes: [
+        {
+          id: 'review',
+          typeId: 'core.approvalGate',
+          config: {
+            title: 'Publish the Q3 pricing table',
+            description: 'Marketing drafted the new prices. Approve, ask, refine, or edit them directly.',
+            artifactType: 'pricing-table',
+            artifactId: 'pricing-q3',
+            artifactData,
+            actions: ['accept', 'reject', 'edit', 'refine', 'ask'],
+          },
+        },
+      ],
+      edges: [],
+      triggers: [],
+      variables: [],
+      metadata: {},
+      settings: {},
+    });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'admin-review' });
+    await waitStatus(client, runId, 'waiting-approval');
+    const page = await signIn(context, base, TEST_KEYS.t1);
+    await page.goto(`${base}/admin#/runs/${runId}/interrupts/review`);
+    await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
+    expect(JSON.parse((await page.locator('[data-testid=artifact]').textContent())!)).toEqual(artifactData);
+    for (const action of ['accept', 'reject', 'edit', 'refine', 'ask']) {
+      expect(await page.locator(`button[data-action=${action}]`).isEnabled()).toBe(true);
+    }
+    await page.screenshot({ path: resolve(SHOTS, `approval-five-actions-${mode}.png`), fullPage: true });
+
+    // Refine without feedback is stopped in the page; nothing reaches the host.
+    await page.locator('button[data-action=refine]').click();
+    expect(await page.locator('[data-testid=resolve-card] [data-state=error] .error-message').textContent()).toContain('Refine needs feedback');
+
+    // Ask records the question and the gate stays open.
+    await page.locator('button[data-action=ask]').click();
+    await page.locator('#ask-question').fill('Is Team VAT-inclusive?');
+    await page.locator('button[data-action=ask]').click();
+    await page.locator('[data-testid=resolve-result][data-status=pending]').waitFor({ timeout: UI_WAIT_MS });
+    expect((await client.call<Snapshot>('GET', `/v1/runs/${runId}`)).status).toBe('waiting-approval');
+
+    // Edit & accept: the first click opens the editor on the artifact, the second sends it.
+    await page.locator('button[data-action=edit]').click();
+    const edited = { ...artifactData, plans: [{ name: 'Starter', price: 10 }, { name: 'Team', price: 29 }] };
+    await page.locator('#edited-artifact').fill(JSON.stringify(edited));
+    await page.locator('button[data-action=edit]').click();
+    await page.locator('[data-testid=resolve-result][data-status=resolved]').waitFor({ timeout: UI_WAIT_MS });
+    await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
+    const events = await client.call<{ events: { type: string; payload: Record<string, unknown> }[] }>(
+      'GET',
+      `/v1/runs/${runId}/events/poll`,
+    );
+    expect(events.events.filter((e) => e.type === 'approval.received').map((e) => e.payload.action)).toContain('edit-accept');
+    expect(events.events.find((e) => e.type === 'approval.received' && e.payload.action === 'edit-accept')?.payload.editedArtifactData).toEqual(edited);
+    await page.close();
+  });
+
   it('answers a clarification through the form built from its questions', async () => {
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
     await waitStatus(client, runId, 'waiting-input');

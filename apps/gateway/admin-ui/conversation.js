@@ -121,6 +121,9 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
           turns.set(t.messageId, t);
           streaming.delete(t.messageId);
         }
+        // A streamed reply whose turn is now recorded (under whatever message id) is done.
+        const recorded = recordedIndex();
+        for (const [id, s] of streaming) if (s.finished || (s.turnIndex !== undefined && s.turnIndex <= recorded)) streaming.delete(id);
         if (page.status && page.status !== 'open' && !closed) {
           closed = true;
           render();
@@ -195,12 +198,15 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
       if (!meta.conversationId && p.nodeId && p.nodeId !== nodeId) return;
       const messageId = meta.messageId || `stream:${meta.turnIndex ?? 'next'}`;
       if (turns.has(messageId) || (meta.turnIndex !== undefined && meta.turnIndex <= recordedIndex())) return;
-      const s = streaming.get(messageId) || { text: '', turnIndex: meta.turnIndex, from: meta.speakerId };
+      const s = streaming.get(messageId) || { text: '', turnIndex: meta.turnIndex, from: meta.speakerId, finished: false };
       s.text += typeof p.chunk === 'string' ? p.chunk : '';
+      if (p.isLast) s.ended = true;
       streaming.set(messageId, s);
       paintTranscript();
     } else if (type && type.startsWith('conversation.')) {
       if (p.conversationId && p.conversationId !== conversation.conversationId) return;
+      // The reply that streamed is recorded now; the refresh below replaces its bubble.
+      for (const s of streaming.values()) if (s.ended) s.finished = true;
       if (type === 'conversation.closed') {
         closed = true;
         render();
