@@ -2,6 +2,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
+import { answerClientErrors } from './common/client-error.handler';
+import { rejectUnstorableText } from './common/unstorable-text';
 import { fromBodyParser } from './common/error-response.mapper';
 import { IMPLEMENTATION, MAX_REQUEST_BODY_BYTES } from './discovery/discovery.document';
 import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
@@ -30,6 +32,8 @@ export function configureGatewayApp(app: NestExpressApplication, options: Gatewa
   app.disable('x-powered-by');
   app.useBodyParser('json', { limit: MAX_REQUEST_BODY_BYTES });
   app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParser(error) ?? error));
+  app.use(rejectUnstorableText);
+  answerClientErrors(app.getHttpServer());
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   if (options.enableShutdownHooks) app.enableShutdownHooks();
   const config = new DocumentBuilder()

@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   interrupt_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** Node's HTTP parser refused the request line or headers (over 16 KiB), before any route. */
+  request_header_fields_too_large: 431,
   interrupt_cancelled: 422,
   correlation_mismatch: 422,
   conversation_roster_exceeded: 422,

@@ -7,6 +7,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
 import { createValidationPipe } from '../common/validation.pipe';
+import { findUnstorableText } from '../common/unstorable-text';
 import { ListInterruptsQueryDto } from './list-interrupts.query.dto';
 
 interface Row {
@@ -92,7 +93,7 @@ function encodeCursor(at: string, id: string): string {
 function decodeCursor(cursor: string): [string, string] {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0]))) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0])) && findUnstorableText(v) === undefined) {
       return [v[0], v[1]];
     }
   } catch {

@@ -1,0 +1,58 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from './api.error';
+import { toErrorResponse } from './error-response.mapper';
+
+/** A UTF-16 surrogate half without its partner: it has no UTF-8 form, so no Postgres text/jsonb form. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** U+0000 (Postgres text cannot hold it) or a lone surrogate. */
+function unstorable(s: string): boolean {
+  return s.includes('\u0000') || LONE_SURROGATE.test(s);
+}
+
+/** An encoded NUL in a URL (`%00`); a raw one never gets past the HTTP parser. */
+const ENCODED_NUL = /%00/i;
+
+/**
+ * The JSON pointer of the first string (or object key) in `value` that Postgres cannot store,
+ * `undefined` when there is none. Such a string would fail every service that writes it (a
+ * message nobody can ever process), so the edge refuses it.
+ */
+export function findUnstorableText(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return unstorable(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnstorableText(value[i], `${path}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (unstorable(key)) return at;
+    const found = findUnstorableText(child, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The refusal of a request carrying unstorable text, or `undefined` to let it through. */
+export function unstorableTextRefusal(originalUrl: string, body: unknown): ApiError | undefined {
+  if (ENCODED_NUL.test(originalUrl)) {
+    return ApiError.validation('The URL contains a NUL character (%00).', [{ path: '', message: 'must not contain U+0000' }]);
+  }
+  const at = findUnstorableText(body);
+  if (at === undefined) return undefined;
+  return ApiError.validation('The body contains a NUL character or an unpaired surrogate.', [
+    { path: at, message: 'must not contain U+0000 or unpaired UTF-16 surrogates' },
+  ]);
+}
+
+/** Express middleware (after the body parsers): answers {@link unstorableTextRefusal} with the envelope. */
+export function rejectUnstorableText(req: Request, res: Response, next: NextFunction): void {
+  const refusal = unstorableTextRefusal(req.originalUrl, req.body);
+  if (!refusal) return next();
+  const mapped = toErrorResponse(refusal, { method: req.method, path: req.path });
+  res.status(mapped.status).set(mapped.headers).json(mapped.body);
+}
