@@ -2,6 +2,7 @@ import { AdminPageController } from './admin/admin-page.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
+import { ListRunsController } from './list-runs/list-runs.controller';
 import { ResolveInterruptController } from './resolve-interrupt/resolve-interrupt.controller';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { WorkflowsController } from './workflows/workflows.controller';
@@ -63,6 +64,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ResolveInterruptController,
     CancelRunController,
     ListInterruptsController,
+    ListRunsController,
     WorkflowsController,
     InterruptTokensController,
     ForkRunController,

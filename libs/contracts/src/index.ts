@@ -64,7 +64,12 @@ export {
   type WorkflowEdge,
 } from './workflow';
 export { CONFORMANCE_FIXTURES, SEEDED_FIXTURES, isRunnable } from './fixtures';
-export { validateWorkflowDefinition, withDefinitionDefaults } from './workflow-validation';
+export {
+  validateWorkflowDefinition,
+  withDefinitionDefaults,
+  definitionSchemaErrors,
+  type DefinitionSchemaError,
+} from './workflow-validation';
 export {
   InspectTokenData,
   ResolveByTokenData,

@@ -10,7 +10,7 @@ let validator: ValidateFunction | undefined;
 /** Compiled lazily: most processes never register a workflow. */
 function definitionValidator(): ValidateFunction {
   if (validator) return validator;
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
   addFormats(ajv);
   ajv.addSchema(agentRefSchema);
   // The definition schema references `prompt-ref.schema.json`, which the copied spec set does not
@@ -53,6 +53,49 @@ export function withDefinitionDefaults(value: unknown): unknown {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** One schema error of a definition, with what a tool needs to explain it (`unknownField`, `allowed`). */
+export interface DefinitionSchemaError {
+  /** JSON pointer of the offending value (for a missing or unknown field: the field itself). */
+  readonly path: string;
+  readonly keyword: string;
+  readonly message: string;
+  /** `additionalProperties`: the field the schema does not know. */
+  readonly unknownField?: string;
+  /** `required`: the missing field. */
+  readonly missingField?: string;
+  /** The field names the schema allows at that place, when it lists them. */
+  readonly allowed?: readonly string[];
+  /** `enum`: the allowed values. */
+  readonly allowedValues?: readonly unknown[];
+}
+
+/**
+ * The `workflow-definition.schema.json` errors of `value` (after {@link withDefinitionDefaults} when
+ * the author may leave fields out), one per problem, for tools that explain them (the `wop` CLI).
+ */
+export function definitionSchemaErrors(value: unknown): DefinitionSchemaError[] {
+  const validate = definitionValidator();
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => {
+    const props = (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+    const allowed = props ? { allowed: Object.keys(props) } : {};
+    switch (e.keyword) {
+      case 'required': {
+        const field = String((e.params as { missingProperty: unknown }).missingProperty);
+        return { path: `${e.instancePath}/${field}`, keyword: e.keyword, message: 'is required', missingField: field, ...allowed };
+      }
+      case 'additionalProperties': {
+        const field = String((e.params as { additionalProperty: unknown }).additionalProperty);
+        return { path: `${e.instancePath}/${field}`, keyword: e.keyword, message: 'is not a known field', unknownField: field, ...allowed };
+      }
+      case 'enum':
+        return { path: e.instancePath, keyword: e.keyword, message: e.message ?? 'invalid', allowedValues: (e.params as { allowedValues: unknown[] }).allowedValues };
+      default:
+        return { path: e.instancePath, keyword: e.keyword, message: e.message ?? 'invalid' };
+    }
+  });
 }
 
 /**

@@ -1,83 +1,297 @@
+import { randomUUID } from 'node:crypto';
 import type { RunEventDoc } from '@openwop/contracts';
-import { OpenWopApiError } from './errors';
+import { apiErrorFrom, OpenWopNetworkError } from './errors';
+import type {
+  ClientOptions,
+  ConversationPage,
+  ConversationSummary,
+  CreateRunRequest,
+  CreateRunResponse,
+  ForkRunRequest,
+  ForkRunResponse,
+  InterruptPage,
+  ListInterruptsQuery,
+  ListRunsQuery,
+  PollResponse,
+  ResolveResult,
+  RunPage,
+  RunSnapshotBody,
+  RunStreamEvent,
+  StreamEventsOptions,
+  TokenInspection,
+} from './client.types';
+import { streamRunEvents } from './run-event.stream';
+import { tokenFromCallbackUrl } from './tokens';
 
-export interface ClientOptions {
-  readonly baseUrl: string;
-  readonly apiKey?: string;
-}
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
-export interface CreateRunRequest {
-  readonly workflowId: string;
-  readonly inputs?: Record<string, unknown>;
-  readonly metadata?: Record<string, unknown>;
-  readonly tags?: string[];
-}
-
-export interface CreateRunResponse {
-  readonly runId: string;
-  readonly status: string;
-  readonly eventsUrl: string;
-  readonly statusUrl: string;
-}
-
-export interface RunSnapshotBody {
-  readonly runId: string;
-  readonly workflowId: string;
-  readonly status: string;
-  readonly currentNodeId?: string;
-  readonly [field: string]: unknown;
-}
-
-export interface PollResponse {
-  readonly events: RunEventDoc[];
-  readonly nextAfter: number;
-  readonly runStatus: string;
-}
-
-/** A typed client of the OpenWOP REST surface. Errors are {@link OpenWopApiError}s. */
+/**
+ * A typed client of the OpenWOP REST + SSE surface this host serves (`rest-endpoints.md`, plus the
+ * host's `GET /v1/runs`, `GET /v1/interrupts` and the RFC 0005 conversation routes).
+ *
+ * Every method throws a subclass of {@link OpenWopApiError} carrying the spec error code
+ * (`OpenWopConflictError` for `interrupt_already_resolved`, …), or {@link OpenWopNetworkError}
+ * when the host does not answer.
+ *
+ * @example
+ * ```ts
+ * const client = new OpenWopClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
+ * const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
+ * for await (const e of client.streamEvents(runId)) console.log(e.event);
+ * ```
+ */
 export class OpenWopClient {
-  constructor(private readonly options: ClientOptions) {}
+  private readonly fetchImpl: typeof fetch;
 
+  constructor(private readonly options: ClientOptions) {
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  // ----------------------------------------------------------------- discovery and health
   discovery(): Promise<Record<string, unknown>> {
     return this.call('GET', '/.well-known/openwop');
   }
 
-  createRun(body: CreateRunRequest): Promise<CreateRunResponse> {
-    return this.call('POST', '/v1/runs', body);
+  openapi(): Promise<Record<string, unknown>> {
+    return this.call('GET', '/v1/openapi.json');
+  }
+
+  healthz(): Promise<{ status: string }> {
+    return this.call('GET', '/healthz');
+  }
+
+  readyz(): Promise<{ status: string; checks: Record<string, string> }> {
+    return this.call('GET', '/readyz');
+  }
+
+  // ----------------------------------------------------------------- workflows
+  /** `POST /v1/workflows`: registers (or replaces) a definition for the caller's tenant. */
+  registerWorkflow(definition: Record<string, unknown>): Promise<{ workflowId: string }> {
+    return this.call('POST', '/v1/workflows', definition);
+  }
+
+  getWorkflow(workflowId: string): Promise<Record<string, unknown>> {
+    return this.call('GET', `/v1/workflows/${enc(workflowId)}`);
+  }
+
+  // ----------------------------------------------------------------- runs
+  createRun(body: CreateRunRequest, options: { idempotencyKey?: string } = {}): Promise<CreateRunResponse> {
+    return this.call(
+      'POST',
+      '/v1/runs',
+      body,
+      options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {},
+    );
   }
 
   getRun(runId: string): Promise<RunSnapshotBody> {
-    return this.call('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+    return this.call('GET', `/v1/runs/${enc(runId)}`);
   }
 
-  async listEvents(runId: string): Promise<RunEventDoc[]> {
-    const body = await this.call<{ events: RunEventDoc[] }>('GET', `/v1/runs/${encodeURIComponent(runId)}/events`);
+  /** `GET /v1/runs`: the tenant's runs, newest first, by opaque cursor. */
+  listRuns(query: ListRunsQuery = {}): Promise<RunPage> {
+    return this.call('GET', `/v1/runs${qs(query)}`);
+  }
+
+  cancelRun(runId: string, reason?: string): Promise<{ runId: string; status: string }> {
+    return this.call('POST', `/v1/runs/${enc(runId)}/cancel`, reason ? { reason } : {});
+  }
+
+  /** `POST /v1/runs/{runId}:fork` (replay.md). */
+  forkRun(runId: string, body: ForkRunRequest): Promise<ForkRunResponse> {
+    return this.call('POST', `/v1/runs/${enc(runId)}:fork`, body);
+  }
+
+  // ----------------------------------------------------------------- events
+  /** The run's whole log as JSON (`Accept: application/json`). */
+  async listEvents(
+    runId: string,
+    options: { after?: number; streamMode?: string } = {},
+  ): Promise<RunEventDoc[]> {
+    const body = await this.call<{ events: RunEventDoc[] }>(
+      'GET',
+      `/v1/runs/${enc(runId)}/events${qs(options)}`,
+    );
     return body.events;
   }
 
-  pollEvents(runId: string, options: { after?: number; timeoutMs?: number } = {}): Promise<PollResponse> {
-    const q = new URLSearchParams();
-    if (options.after !== undefined) q.set('after', String(options.after));
-    if (options.timeoutMs !== undefined) q.set('timeoutMs', String(options.timeoutMs));
-    return this.call('GET', `/v1/runs/${encodeURIComponent(runId)}/events/poll?${q.toString()}`);
+  pollEvents(
+    runId: string,
+    options: { after?: number; timeoutMs?: number; streamMode?: string } = {},
+  ): Promise<PollResponse> {
+    return this.call('GET', `/v1/runs/${enc(runId)}/events/poll${qs(options)}`);
   }
 
-  /** Sends a request and parses the JSON answer; non-2xx answers throw {@link OpenWopApiError}. */
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+  /**
+   * The run's events as they happen (SSE), until its terminal event; reconnects with
+   * `Last-Event-ID` when the connection drops. See {@link streamRunEvents}.
+   */
+  streamEvents(runId: string, options: StreamEventsOptions = {}): AsyncGenerator<RunStreamEvent> {
+    const path = `/v1/runs/${enc(runId)}/events${qs({ streamMode: options.streamMode })}`;
+    return streamRunEvents(
+      {
+        open: async (lastEventId, signal) => {
+          const headers = this.headers({ accept: 'text/event-stream' });
+          if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
+          const res = await this.send(new URL(path, this.options.baseUrl), { headers, signal });
+          if (!res.ok) throw await errorOf(res);
+          return res;
+        },
+        isTerminal: async () => TERMINAL_STATUSES.has((await this.getRun(runId)).status),
+      },
+      options,
+    );
+  }
+
+  // ----------------------------------------------------------------- interrupts
+  /**
+   * `POST /v1/runs/{runId}/interrupts/{nodeId}` with `{resumeValue}`: an approval `{action, …}`,
+   * clarification `{answers}`, external event `{eventPayload, correlation?}`, …
+   */
+  resolveInterrupt(runId: string, nodeId: string, resumeValue: unknown): Promise<ResolveResult> {
+    return this.call('POST', `/v1/runs/${enc(runId)}/interrupts/${enc(nodeId)}`, { resumeValue });
+  }
+
+  /** `GET /v1/interrupts`: the tenant's pending interrupts across runs. */
+  listInterrupts(query: ListInterruptsQuery = {}): Promise<InterruptPage> {
+    return this.call('GET', `/v1/interrupts${qs(query)}`);
+  }
+
+  /** `GET /v1/interrupts/{token}` without an API key; accepts a token or its `callbackUrl`. */
+  inspectToken(tokenOrUrl: string): Promise<TokenInspection> {
+    return this.call('GET', this.tokenPath(tokenOrUrl), undefined, {}, false);
+  }
+
+  /** `POST /v1/interrupts/{token}` with `{resumeValue}`, without an API key; accepts a token or its `callbackUrl`. */
+  resolveByToken(tokenOrUrl: string, resumeValue: unknown): Promise<ResolveResult> {
+    return this.call('POST', this.tokenPath(tokenOrUrl), { resumeValue }, {}, false);
+  }
+
+  // ----------------------------------------------------------------- conversations (RFC 0005)
+  /** `POST /v1/runs/{runId}:resolveInterrupt`: one conversation operation (`exchange`, `close`). */
+  conversationOperation(
+    runId: string,
+    body: { nodeId: string; operation: 'exchange' | 'close'; turn?: unknown; outcome?: unknown },
+  ): Promise<ResolveResult> {
+    return this.call('POST', `/v1/runs/${enc(runId)}:resolveInterrupt`, body);
+  }
+
+  /** Sends one user turn; the agent's reply follows as `ai.message.chunk` and `conversation.exchanged` events. */
+  sendTurn(
+    runId: string,
+    nodeId: string,
+    content: string,
+    options: { messageId?: string; from?: string } = {},
+  ): Promise<ResolveResult> {
+    const turn = {
+      messageId: options.messageId ?? randomUUID(),
+      from: options.from ?? 'user',
+      role: 'user',
+      content,
+    };
+    return this.conversationOperation(runId, { nodeId, operation: 'exchange', turn });
+  }
+
+  /** Closes the conversation; the node resumes with the last agent reply as its output. */
+  closeConversation(
+    runId: string,
+    nodeId: string,
+    options: { outcome?: unknown } = {},
+  ): Promise<ResolveResult> {
+    return this.conversationOperation(runId, {
+      nodeId,
+      operation: 'close',
+      ...(options.outcome !== undefined ? { outcome: options.outcome } : {}),
+    });
+  }
+
+  async listConversations(runId: string): Promise<ConversationSummary[]> {
+    return (
+      await this.call<{ conversations: ConversationSummary[] }>('GET', `/v1/runs/${enc(runId)}/conversations`)
+    ).conversations;
+  }
+
+  getConversation(
+    runId: string,
+    conversationId: string,
+    query: { after?: number; limit?: number } = {},
+  ): Promise<ConversationPage> {
+    return this.call('GET', `/v1/runs/${enc(runId)}/conversations/${enc(conversationId)}${qs(query)}`);
+  }
+
+  // ----------------------------------------------------------------- transport
+  /**
+   * Sends a request and parses the JSON answer. `path` may be absolute (a `callbackUrl`).
+   *
+   * @throws {@link OpenWopApiError} (a subclass by status) for non-2xx answers; {@link OpenWopNetworkError} when nothing answers.
+   */
+  async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+    authenticate = true,
+  ): Promise<T> {
+    const headers = authenticate
+      ? this.headers({ accept: 'application/json', ...extraHeaders })
+      : { accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(new URL(path, this.options.baseUrl), {
+    const res = await this.send(new URL(path, this.options.baseUrl), {
       method,
       headers,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
+    if (!res.ok) throw await errorOf(res);
     const text = await res.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
-    if (!res.ok) {
-      const env = (parsed ?? {}) as { error?: string; message?: string; details?: Record<string, unknown> };
-      throw new OpenWopApiError(res.status, env.error ?? 'unknown', env.message ?? res.statusText, env.details);
-    }
-    return parsed as T;
+    return (text ? JSON.parse(text) : undefined) as T;
   }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    return { ...extra, ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) };
+  }
+
+  private async send(url: URL, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchImpl(url, init);
+    } catch (error) {
+      if ((error as { name?: string }).name === 'AbortError') throw error;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new OpenWopNetworkError(
+        `${url.origin} did not answer (${cause?.code ?? cause?.message ?? String(error)}).`,
+        error,
+      );
+    }
+  }
+
+  private tokenPath(tokenOrUrl: string): string {
+    if (/^https?:\/\//.test(tokenOrUrl)) return tokenOrUrl;
+    return `/v1/interrupts/${enc(tokenFromCallbackUrl(tokenOrUrl))}`;
+  }
+}
+
+async function errorOf(res: Response): Promise<Error> {
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return apiErrorFrom(res.status, body, res.statusText, res.headers.get('retry-after'));
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+function qs(query: object): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
 }

@@ -13,6 +13,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
   { method: 'POST', path: '/v1/runs', scope: 'runs:create' },
+  { method: 'GET', path: '/v1/runs', scope: 'runs:read' },
   { method: 'GET', path: '/v1/runs/{runId}', scope: 'runs:read' },
   { method: 'GET', path: '/v1/runs/{runId}/events', scope: 'runs:read' },
   { method: 'GET', path: '/v1/runs/{runId}/events/poll', scope: 'runs:read' },

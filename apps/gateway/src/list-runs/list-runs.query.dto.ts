@@ -1,0 +1,27 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+/** Run statuses a listing may filter on (`run-snapshot.schema.json`). */
+export const LISTED_RUN_STATUSES = [
+  'pending',
+  'running',
+  'waiting-approval',
+  'waiting-input',
+  'waiting-external',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** Query of `GET /v1/runs`. */
+export class ListRunsQueryDto {
+  @IsOptional() @IsIn(LISTED_RUN_STATUSES) status?: string;
+
+  @IsOptional() @IsString() workflowId?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
+
+  /** Opaque cursor from the previous page's `nextCursor`. */
+  @IsOptional() @IsString() cursor?: string;
+}
