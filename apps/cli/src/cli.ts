@@ -1,0 +1,103 @@
+import { OpenWopApiError, OpenWopValidationError } from '@openwop/sdk';
+import { contextOf, type CliContext, type CliIo } from './cli.context';
+import {
+  conversationsCommand,
+  eventsCommand,
+  interruptsCommand,
+  runsCommand,
+} from './commands/listing.commands';
+import { cancelCommand, resolveCommand } from './commands/resolve.command';
+import { attachCommand, runCommand } from './commands/run.command';
+import { validateCommand } from './commands/validate.command';
+import { parseArgs } from './util/args.parser';
+import { ExitCode, UsageError, type ExitCodeValue } from './util/exit-codes';
+import { Output } from './util/output';
+
+export const HELP = `wop — run, follow and answer OpenWOP workflows
+
+usage: wop <command> [options]
+
+commands:
+  run <file> [--input key=value …]     validate, register and start a workflow (JSON or YAML), follow it to the end
+                                       answering approvals, clarifications and conversations at the terminal
+      [--action A] [--feedback T]      answer approvals without asking (accept|reject|refine|edit|ask)
+      [--answer id=value …]            answer clarification questions without asking
+      [--value JSON]                   answer any interrupt with this resume value
+      [--cancel-on-interrupt]          Ctrl+C cancels the run (default: it stays waiting; wop attach resumes it)
+  attach <runId>                       follow a running or waiting run from where it stands (same options as run)
+  validate <file>                      validate a workflow file only
+  runs ls [--status S] [--workflow W] [--limit N] [--cursor C] [--all]
+  interrupts [--kind K] [--run RUN]    pending interrupts across runs
+  resolve <runId> <nodeId> (--action accept|reject|refine|ask [--feedback T] | --value JSON)
+  events <runId> [--follow] [--after N]
+  conversations show <runId> [conversationId] | conversations ls <runId>
+  cancel <runId> [--reason T]
+
+options:
+  --url URL        server (env WOP_URL, default http://127.0.0.1:8080)
+  --api-key KEY    API key (env WOP_API_KEY, else .infra/embedded/dev-api-key of the embedded host)
+  --json           machine-readable output: NDJSON records on stdout (run progress with the runId, listings)
+  --no-color       no colours (also off under NO_COLOR or when stdout is not a terminal)
+
+exit codes: 0 ok · 1 run failed or cancelled · 2 usage or validation error · 3 server or API error · 130 interrupted
+`;
+
+const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeValue>>> = {
+  run: runCommand,
+  attach: attachCommand,
+  validate: validateCommand,
+  runs: runsCommand,
+  interrupts: interruptsCommand,
+  resolve: resolveCommand,
+  events: eventsCommand,
+  conversations: conversationsCommand,
+  cancel: cancelCommand,
+};
+
+/** Runs `wop` with `argv` (without `node` and the script); resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+  let out = new Output(false, io.stdout, io.stderr, io.env);
+  try {
+    const args = parseArgs(argv);
+    out = new Output(args.flags.has('json'), io.stdout, io.stderr, io.env, args.flags.has('no-color'));
+    const name = args.positionals[0];
+    if (args.flags.has('version')) {
+      out.line('wop 0.1.0');
+      return ExitCode.ok;
+    }
+    if (!name || args.flags.has('help') || name === 'help') {
+      io.stdout.write(HELP);
+      return name || args.flags.has('help') || name === 'help' ? ExitCode.ok : ExitCode.usage;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command ${name}`);
+    return await command(contextOf(args, out, io));
+  } catch (error) {
+    return reportError(out, error);
+  }
+}
+
+function reportError(out: Output, error: unknown): ExitCodeValue {
+  if (error instanceof UsageError) {
+    out.error(`${error.message} (wop --help)`);
+    out.record({ type: 'error', code: 'usage', message: error.message });
+    return ExitCode.usage;
+  }
+  if (error instanceof OpenWopApiError) {
+    out.error(`${error.code}: ${error.message.replace(/^\d+ [a-z_]+: /, '')}`);
+    const errors = (error.details as { errors?: { path?: string; message?: string }[] } | undefined)?.errors;
+    for (const e of errors ?? []) out.error(`  ${e.path ?? ''} ${e.message ?? ''}`);
+    out.record({
+      type: 'error',
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    });
+    return error instanceof OpenWopValidationError && error.code === 'validation_error'
+      ? ExitCode.usage
+      : ExitCode.api;
+  }
+  out.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return ExitCode.api;
+}
