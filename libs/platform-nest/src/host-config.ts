@@ -30,6 +30,8 @@ export interface HostConfig {
   readonly commandTimeoutMs: number;
   /** How long command ids are remembered for dedupe (`DEDUPE_RETENTION_HOURS`, default 7 days). */
   readonly dedupeRetentionMs: number;
+  /** Period of the Kafka consumer-lag reading behind the lag gauge (`KAFKA_LAG_SAMPLE_MS`, default 15 s). */
+  readonly kafkaLagSampleMs: number;
 }
 
 export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -48,6 +50,7 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
     commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, DEFAULT_COMMAND_TIMEOUT_MS, 'COMMAND_TIMEOUT_MS'),
     dedupeRetentionMs: intFrom(env.DEDUPE_RETENTION_HOURS, 168, 'DEDUPE_RETENTION_HOURS') * 3_600_000,
+    kafkaLagSampleMs: intFrom(env.KAFKA_LAG_SAMPLE_MS, 15_000, 'KAFKA_LAG_SAMPLE_MS'),
   };
 }
 

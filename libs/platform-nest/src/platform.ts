@@ -54,6 +54,7 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
           clientId: 'openwop',
           instanceId: config.instanceId,
           partitions: config.kafkaPartitions,
+          lagSampleMs: config.kafkaLagSampleMs,
         })
       : new InProcessBus({ partitions: config.kafkaPartitions });
   const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
