@@ -145,7 +145,7 @@ function mangle(obj: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<unknow
 /** A query string: each listed parameter absent, a valid value, or garbage. */
 function query(params: Record<string, fc.Arbitrary<string>>): fc.Arbitrary<string> {
   const entries = Object.entries(params).map(([k, valid]) =>
-    fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: valid }, { weight: 1, arbitrary: nastyString }, { weight: 1, arbitrary: fc.constantFrom('-1', '1e3', '0x10', '1.5', 'NaN', '99999999999999999999', '') }).map((v) => (v === undefined ? '' : `${k}=${enc(v)}`)),
+    fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: valid }, { weight: 1, arbitrary: nastyString }, { weight: 1, arbitrary: fc.constantFrom('-1', '1e3', '0x10', '1.5', 'NaN', '99999999999999999999', '2147483648', '-2147483649', '8640000000000001', '9007199254740993', '') }).map((v) => (v === undefined ? '' : `${k}=${enc(v)}`)),
   );
   return fc.tuple(...entries, fc.boolean()).map((parts) => {
     const dup = parts.pop() as boolean;

@@ -2,6 +2,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IntQuery } from '../common/int-query.transform';
 
+/** Largest event sequence (`run_events.sequence` is a Postgres `integer`). */
+export const MAX_SEQUENCE = 2_147_483_647;
+
 /** Query of `GET /v1/runs/{runId}/events`. */
 export class RunEventsQueryDto {
   @ApiPropertyOptional({ description: 'Return events with a sequence greater than this; `Last-Event-ID` wins for SSE.', minimum: -1 })
@@ -9,6 +12,7 @@ export class RunEventsQueryDto {
   @IntQuery()
   @IsInt()
   @Min(-1)
+  @Max(MAX_SEQUENCE)
   after?: number;
 
   @ApiPropertyOptional({
@@ -33,6 +37,7 @@ export class PollRunEventsQueryDto {
   @IntQuery()
   @IsInt()
   @Min(-1)
+  @Max(MAX_SEQUENCE)
   after?: number;
 
   @ApiPropertyOptional({ description: 'Spec name of `after` (exclusive cursor); `after` wins when both are given.', minimum: 0 })
@@ -40,6 +45,7 @@ export class PollRunEventsQueryDto {
   @IntQuery()
   @IsInt()
   @Min(0)
+  @Max(MAX_SEQUENCE)
   lastSequence?: number;
 
   @ApiPropertyOptional({ description: 'How long to wait for a new event, in ms (default 0).', minimum: 0, maximum: 30000 })
