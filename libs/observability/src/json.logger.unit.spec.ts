@@ -3,10 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { appLogger, JsonLogger } from './json.logger';
 import { startTelemetry } from './telemetry';
 
-const telemetry = startTelemetry('logger-test', {
-  spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
-});
-afterAll(() => telemetry.shutdown());
+startTelemetry('logger-test', { spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })] });
 
 function capture() {
   const out: string[] = [];

@@ -10,7 +10,7 @@ import { waitFor } from './testing/wait-for.util';
 // (relayed from the outbox) keeps it.
 
 const exporter = new InMemorySpanExporter();
-const telemetry = startTelemetry('bus-trace-test', { spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+startTelemetry('bus-trace-test', { spanProcessors: [new SimpleSpanProcessor({ exporter })] });
 const tracer = trace.getTracer('test');
 
 /** The first value `find` returns, once it returns one (5 s deadline). */
@@ -38,7 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bus.stop();
-  await telemetry.shutdown();
 });
 
 it('continues the publisher trace in a CONSUMER span of the handler', async () => {
