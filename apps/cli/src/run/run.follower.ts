@@ -224,9 +224,9 @@ function eventDocOf(frame: RunStreamEvent): EventDoc | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   if (typeof data.type === 'string' && typeof data.payload === 'object' && data.payload !== null)
     return data as EventDoc;
-  // A bare payload (e.g. `ai.message.chunk` data without the event envelope): the frame names its type.
+  // A bare payload: `ai.message.chunk` data (labelled `messages` in a mixed-mode stream).
   return {
-    type: frame.event,
+    type: frame.event === 'messages' ? 'ai.message.chunk' : frame.event,
     ...(typeof data.nodeId === 'string' ? { nodeId: data.nodeId } : {}),
     payload: data,
   };

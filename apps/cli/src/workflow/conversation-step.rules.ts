@@ -1,4 +1,4 @@
-/** The node type of a conversation step (`/work`'s conversation contract: one agent, turns typed by a person). */
+/** The node type of a conversation step: one agent answering the turns a person types. */
 export const CONVERSATION_TYPE_ID = 'agent.conversation';
 
 /** Config fields a conversation step understands. */
@@ -8,6 +8,11 @@ export const CONVERSATION_FIELDS = [
   'system_prompt',
   'continue_from',
   'timeout_ms',
+  // Also read by the host's node: the model of `provider: openai`, the agent's id and name, an opening prompt.
+  'model',
+  'agent_id',
+  'name',
+  'prompt',
 ] as const;
 
 /** Providers a conversation step may name. */
