@@ -34,6 +34,7 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
   const transcript = h('ol', { class: 'transcript', 'data-testid': 'transcript', 'aria-live': 'polite' });
   const statusEl = h('span', { 'data-testid': 'conversation-status' });
   const liveEl = h('span', { class: 'live', 'data-testid': 'live-indicator' });
+  const countEl = h('span', { 'data-testid': 'turn-count' });
   const input = h('textarea', { id: 'turn-input', rows: 2, placeholder: 'Write a turn… (Enter sends, Shift+Enter for a new line)' });
   const send = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'send-turn' }, 'Send');
   const close = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'close-conversation', onclick: () => void closeConversation() }, 'Close conversation');
@@ -94,7 +95,7 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
         h('h2', {}, 'Conversation'),
         h('div', { class: 'toolbar' }, liveEl, statusEl),
       ),
-      h('p', { class: 'muted' }, h('code', { class: 'id' }, conversation.conversationId)),
+      h('p', { class: 'muted' }, 'Conversation ', h('code', {}, conversation.conversationId), countEl),
       d.prompt ? h('p', { class: 'lead' }, d.prompt) : null,
       transcript,
       closed ? null : composer,
@@ -145,6 +146,7 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
       items.push(turnItem({ messageId, role: 'agent', from: s.from || 'agent', content: s.text, turnIndex: s.turnIndex, streaming: true }));
     }
     if (items.length === 0) items.push(h('li', { class: 'muted' }, 'No turns yet.'));
+    countEl.textContent = ` · ${recorded.length} turn${recorded.length === 1 ? '' : 's'}`;
     mount(transcript, items);
     transcript.scrollTop = transcript.scrollHeight;
   }
