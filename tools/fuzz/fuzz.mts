@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { createTestDatabase, REPO_ROOT, startEmbeddedHost, TEST_KEYS, type RunningHost, type TestDatabase } from '@openwop/testing';
+import { createTestDatabase, REPO_ROOT, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { COVERED_ROUTES, refusalArbitrary, requestArbitrary, type FuzzRequest, type Pool } from './requests.mts';
 
@@ -55,6 +55,7 @@ const stats = {
   unintendedWrites: 0,
   acceptedRefusals: 0,
   hangs: 0,
+  hostRestarts: 0,
   batches: 0,
   refusalOnlyBatches: 0,
   acceptedMutations: 0,
@@ -302,6 +303,7 @@ async function main(): Promise<number> {
     dbUrl = db.url;
     host = await startEmbeddedHost({ databaseUrl: db.url });
     base = host.gateways[0]!;
+    watch(host.processes[0]!);
   }
   const state = dbUrl ? await DbState.connect(dbUrl) : undefined;
   const stop = async () => {
@@ -317,6 +319,22 @@ async function main(): Promise<number> {
     const deadline = t0 + MAX_SECONDS * 1000;
     let batchNo = 0;
     while (stats.requests < REQUESTS && Date.now() < deadline) {
+      // Something outside stopped the embedded host (its data is in Postgres): start it again on the
+      // same port and database; a batch it died in is not write-checked.
+      if (host && hostExit) {
+        console.error(`\nthe embedded host stopped ${hostExit}; restarting it`);
+        stats.hostRestarts++;
+        hostExit = '';
+        watch(await host.restart('embedded'));
+        if (state) await state.refreshTables();
+      }
+      try {
+        await oneRound();
+      } catch (e) {
+        if (!hostExit) throw e;
+      }
+    }
+    async function oneRound(): Promise<void> {
       // Setup (valid requests, checked too: they may only write the runs they start).
       if (state && !(await state.quiesce())) record({ kind: 'not-quiet', detail: 'the host kept writing for 15 s before a setup step' });
       const beforeSetup = state ? await state.snapshot() : undefined;
@@ -370,12 +388,13 @@ async function main(): Promise<number> {
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       stats.batches++;
       if (refusalBatch) stats.refusalOnlyBatches++;
-      if (state && before) {
+      if (state && before && !hostExit) {
         if (!(await state.quiesce())) record({ kind: 'not-quiet', detail: 'the host kept writing for 15 s after a batch' });
         const changes = diff(before, await state.snapshot());
         if (refusalBatch) checkWrites(changes, new Set(), false, []);
         else checkWrites(changes, allowed, commandsAccepted, accepted);
       }
+      if (hostExit) return;
       await pool.refresh();
       if (!JSON_OUT) process.stderr.write(`\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - t0) / 1000)} s `);
     }
@@ -396,6 +415,7 @@ async function main(): Promise<number> {
       unintendedWrites: state ? stats.unintendedWrites : 'not checked (no --database-url)',
       acceptedRefusals: stats.acceptedRefusals,
       hangs: stats.hangs,
+      hostRestarts: stats.hostRestarts,
       batches: stats.batches,
       refusalOnlyBatches: stats.refusalOnlyBatches,
       acceptedMutations: stats.acceptedMutations,
@@ -413,6 +433,7 @@ async function main(): Promise<number> {
     console.log(`  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches}: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`);
     console.log(`  accepted refusals:    ${summary.acceptedRefusals} (spoiled requests answered 2xx)`);
     console.log(`  hangs:                ${summary.hangs}`);
+    if (summary.hostRestarts) console.log(`  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`);
     console.log(`  anomalies:            ${summary.anomalies}`);
     if (!summary.reachedTarget) console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
     if (!JSON_OUT) console.log(`  per endpoint:         ${Object.entries(byEndpoint).map(([e, c]) => `${e}=${c}`).join(', ')}`);
@@ -429,7 +450,13 @@ async function main(): Promise<number> {
   }
 }
 
+let hostExit = '';
+
+/** Notes the exit of the embedded host process (a SIGTERM from outside, a crash). */
+function watch(p: AppProcess): void {
+  p.child.once('exit', (code, signal) => (hostExit = `(exited: ${signal ?? code}; log ${p.logFile})`));
+}
 process.exitCode = await main().catch((e: unknown) => {
-  console.error('fuzz failed:', e);
+  console.error('fuzz failed:', e, hostExit);
   return 2;
 });
