@@ -213,4 +213,33 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
     const done = await waitStatus(client, runId, 'completed');
     expect(done.workflowId).toBe(definition.id);
   });
+
+  it('workflows: registers a YAML definition (Content-Type application/yaml); broken YAML is a validation_error', async () => {
+    const id = `wf-${mode}-yaml`;
+    const yamlBody = [
+      `id: ${id}`,
+      'name: yaml approval',
+      'version: 1.0.0',
+      'nodes:',
+      '  - id: gate',
+      '    typeId: core.approvalGate',
+      '    config: { title: "ok?", actions: [accept, reject] }',
+      'edges: []',
+    ].join('\n');
+    const post = (body: string) =>
+      fetch(`${hut.host.gateways[0]!}/v1/workflows`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/yaml' },
+        body,
+      });
+    const created = await post(yamlBody);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toEqual({ workflowId: id });
+    expect(await client.call('GET', `/v1/workflows/${id}`)).toMatchObject({ id, nodes: [{ id: 'gate' }] });
+    const broken = await post('id: [unclosed\nnodes: {');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ error: 'validation_error', message: 'The body is not valid YAML.' });
+    const { runId } = await client.createRun({ workflowId: id });
+    await waitStatus(client, runId, 'waiting-approval');
+  });
 });

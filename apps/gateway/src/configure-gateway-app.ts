@@ -8,6 +8,9 @@ import { fromBodyParser } from './common/error-response.mapper';
 import { IMPLEMENTATION, MAX_REQUEST_BODY_BYTES } from './discovery/discovery.document';
 import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
 
+/** Media types of YAML request bodies (`POST /v1/workflows`); read as text, parsed by the controller. */
+export const YAML_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
 /** Options of {@link configureGatewayApp}. */
 export interface GatewayAppOptions {
   /** Let Nest handle SIGTERM/SIGINT (`app.enableShutdownHooks()`); default false. */
@@ -31,6 +34,7 @@ export interface GatewayAppOptions {
 export function configureGatewayApp(app: NestExpressApplication, options: GatewayAppOptions = {}): NestExpressApplication {
   app.disable('x-powered-by');
   app.useBodyParser('json', { limit: MAX_REQUEST_BODY_BYTES });
+  app.useBodyParser('text', { type: YAML_MEDIA_TYPES, limit: MAX_REQUEST_BODY_BYTES });
   app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParser(error) ?? error));
   app.use(rejectUnstorableText);
   answerClientErrors(app.getHttpServer());

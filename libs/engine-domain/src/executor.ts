@@ -130,6 +130,34 @@ async function executeNode(
   return undefined;
 }
 
+/**
+ * Re-executes the suspended node `nodeId` of a run being cancelled: its pending interrupt throws
+ * {@link InterruptCancelledError}, answered interrupts still replay their values. Only the node's
+ * emits are kept; its outcome is decided by the caller (`node.cancelled`).
+ */
+export async function reenterCancelled(w: EventWriter, nodes: NodeRegistry, nodeId: string): Promise<void> {
+  const s = w.state;
+  const node = nodeById(w, nodeId);
+  const module = nodes.get(node.typeId);
+  if (!module) return;
+  const record: ExecutionRecord = { consumedKeys: [], emits: [] };
+  const ctx = createNodeContext({
+    run: { ...s, status: 'cancelled' },
+    node,
+    visit: s.active?.visit ?? 0,
+    inputs: nodeInputs(s.workflow, node, s.inputs, s.nodeOutputs, s.nodeOutcomes),
+    configurable: s.options,
+    alreadyEmitted: s.active?.emitted ?? 0,
+    record,
+  });
+  try {
+    await module.execute(ctx);
+  } catch {
+    // Expected: InterruptCancelledError, or whatever the node's clean-up threw; the node is cancelled either way.
+  }
+  for (const e of record.emits) w.emit(e.type, node.id, e.payload);
+}
+
 /** Fails the node; a failure no outgoing edge admits fails the run too. */
 function fail(w: EventWriter, node: WorkflowNode, error: RunError): undefined {
   w.emit('node.failed', node.id, { nodeId: node.id, error, attempts: 1 });

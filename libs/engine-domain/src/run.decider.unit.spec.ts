@@ -1,6 +1,9 @@
 import { DomainError } from '@openwop/kernel';
 import { decideRun, RunAlreadyExists, RunNotFound, RunTerminal, runOptions } from './run.decider';
 import { evolveRun, initialRunState, newRunRecord } from './run.state';
+import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
+import { createNodeRegistry } from './executor';
+import { defineNode, InterruptCancelledError } from './node';
 import { context, fixture, LATER, payloadOf, record, resume, start, types, workflow } from './test-kit.spec';
 
 describe('run decider: start', () => {
@@ -197,6 +200,62 @@ describe('run decider: cancel', () => {
     expect(events[1]!.payload).toEqual({ reason: 'user asked', cancelledBy: 'p1' });
     expect(record(after)).toMatchObject({ status: 'cancelled' });
     expect(record(after).pending).toBeUndefined();
+  });
+
+  it('re-enters the suspended node: its pending interrupt throws InterruptCancelledError, earlier answers replay, its clean-up emits are kept', async () => {
+    const seen: string[] = [];
+    const twoStep = defineNode({
+      typeId: 'test.twoStep',
+      async execute(ctx) {
+        const first = await ctx.interrupt<{ action: string }>({ kind: 'custom', data: { customKind: 'step', payload: { n: 1 } } });
+        seen.push(`first:${first.action}`);
+        try {
+          await ctx.interrupt({ kind: 'custom', data: { customKind: 'step', payload: { n: 2 } } });
+        } catch (e) {
+          if (!(e instanceof InterruptCancelledError)) throw e;
+          seen.push('cancelled');
+          ctx.emit('log.appended', { level: 'info', message: 'released the lock' });
+          throw e;
+        }
+        return {};
+      },
+    });
+    const nodes = createNodeRegistry([...BUILTIN_NODE_REGISTRY.values(), twoStep]);
+    const wf = workflow([{ id: 'n', typeId: 'test.twoStep' }]);
+    const started = await decideRun(
+      { type: 'StartRun', runId: 'r1', workflow: wf, inputs: {}, context: context() },
+      initialRunState(),
+      nodes,
+    );
+    const first = record(started.state).pending!;
+    const resumed = await decideRun(
+      {
+        type: 'ResumeRun',
+        runId: 'r1',
+        interruptId: first.interruptId,
+        outcome: 'resolved',
+        resumeValue: { action: 'accept' },
+        resolvedBy: 'p1',
+        resolvedAt: LATER,
+        context: context('c2', LATER),
+      },
+      started.state,
+      nodes,
+    );
+    expect(record(resumed.state).pending?.interruptId).not.toBe(first.interruptId);
+    seen.length = 0;
+    const { events, state } = await decideRun(
+      { type: 'CancelRun', runId: 'r1', context: context('c9', LATER) },
+      resumed.state,
+      nodes,
+    );
+    expect(seen).toEqual(['first:accept', 'cancelled']);
+    expect(events.map((e) => [e.type, e.nodeId])).toEqual([
+      ['log.appended', 'n'],
+      ['node.cancelled', 'n'],
+      ['run.cancelled', undefined],
+    ]);
+    expect(record(state).status).toBe('cancelled');
   });
 
   it('then a resume of the cancelled interrupt changes nothing', async () => {
