@@ -20,7 +20,9 @@ import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { decideOnce, type OutboxRelay } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { assertNever } from '@openwop/kernel';
+import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
@@ -47,6 +49,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     private readonly registerWorkflow: RegisterWorkflowHandler,
     private readonly getWorkflow: GetWorkflowHandler,
     private readonly forkRun: ForkRunHandler,
+    private readonly recordConversation: RecordConversationHandler,
+    private readonly agentTurn: AgentTurnHandler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -75,6 +79,12 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     }
     // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
     if (command.type === 'workflow.get') return this.getWorkflow.handle(this.ds.manager, command);
+    // An agent turn streams across several transactions and decides its submission once itself.
+    if (command.type === 'agent.turn') {
+      const turn = await this.agentTurn.handle(command);
+      void this.relay.kick();
+      return turn;
+    }
     const reply = await decideOnce(this.ds, ConsumerGroups.engine, command.id, (manager) =>
       this.dispatch(manager, command),
     );
@@ -96,6 +106,10 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         return this.getWorkflow.handle(manager, command);
       case 'run.fork':
         return this.forkRun.handle(manager, command);
+      case 'run.converse':
+        return this.recordConversation.handle(manager, command);
+      case 'agent.turn':
+        throw new Error('agent.turn is handled outside a single transaction');
       default:
         return assertNever(command, 'engine command');
     }

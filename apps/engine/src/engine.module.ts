@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AgentProviders } from './agent-turn/agent-providers';
+import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
@@ -18,6 +21,9 @@ import { WorkflowRegistry } from './workflow-registry';
     RegisterWorkflowHandler,
     GetWorkflowHandler,
     ForkRunHandler,
+    RecordConversationHandler,
+    AgentProviders,
+    AgentTurnHandler,
     EngineCommandsConsumer,
   ],
   exports: [WorkflowRegistry],

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { ConversationRepository } from './common/conversation.repository';
+import { ConversationGate } from './converse/conversation.gate';
 import { InterruptRepository } from './common/interrupt.repository';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { InterruptCommandsConsumer } from './interrupt-commands.consumer';
@@ -17,6 +19,8 @@ import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.h
     { provide: CLOCK, useValue: systemClock },
     { provide: INTERRUPT_TIMER_OPTIONS, useFactory: () => timerOptionsFromEnv() },
     InterruptRepository,
+    ConversationRepository,
+    ConversationGate,
     OpenInterruptHandler,
     ResolveInterruptHandler,
     CancelRunHandler,

@@ -1,4 +1,4 @@
-import { IsArray, IsIn, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { ForkRunData, type ForkRunCommand } from './fork-commands';
 
@@ -64,7 +64,38 @@ export class GetWorkflowData {
   @IsString() @Length(1, 200) workflowId!: string;
 }
 
+/**
+ * `run.converse`: the interrupt service decided a conversation event (RFC 0005 turn, close or
+ * timeout) on the pending conversation interrupt `interruptId`; the engine appends it to the run log.
+ * `event.type` is `conversation.exchanged` or `conversation.closed`; `event.payload` is the wire payload.
+ */
+export class RecordConversationData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+  @IsIn(['conversation.exchanged', 'conversation.closed']) type!: 'conversation.exchanged' | 'conversation.closed';
+  @IsObject() payload!: Record<string, unknown>;
+  @IsOptional() @IsString() reason?: string;
+}
+
+/**
+ * `agent.turn`: an agent of a conversation node owes a reply after turn `afterTurnIndex`. The engine
+ * sends it to itself (outbox) when it records the turn that calls for the reply, and handles it by
+ * streaming the provider's answer (`output.chunk`) and submitting the agent's turn to the interrupt
+ * service. Its id is derived from the conversation and turn, so a redelivery dedupes.
+ */
+export class AgentTurnData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+  @IsString() @Length(1, 512) conversationId!: string;
+  @IsString() @Length(1, 256) speakerId!: string;
+  @IsInt() @Min(0) afterTurnIndex!: number;
+}
+
 export type ResumeRunCommand = CommandEnvelope<'run.resume', ResumeRunData>;
+export type RecordConversationCommand = CommandEnvelope<'run.converse', RecordConversationData>;
+export type AgentTurnCommand = CommandEnvelope<'agent.turn', AgentTurnData>;
 export type CancelRunEngineCommand = CommandEnvelope<'run.cancel', CancelRunEngineData>;
 export type RegisterWorkflowCommand = CommandEnvelope<'workflow.register', RegisterWorkflowData>;
 export type GetWorkflowCommand = CommandEnvelope<'workflow.get', GetWorkflowData>;
@@ -73,6 +104,8 @@ export type GetWorkflowCommand = CommandEnvelope<'workflow.get', GetWorkflowData
 export type EngineCommand =
   | StartRunCommand
   | ResumeRunCommand
+  | RecordConversationCommand
+  | AgentTurnCommand
   | CancelRunEngineCommand
   | RegisterWorkflowCommand
   | GetWorkflowCommand
@@ -82,6 +115,8 @@ export type EngineCommand =
 export const ENGINE_COMMAND_DATA = {
   'run.start': StartRunData,
   'run.resume': ResumeRunData,
+  'run.converse': RecordConversationData,
+  'agent.turn': AgentTurnData,
   'run.cancel': CancelRunEngineData,
   'workflow.register': RegisterWorkflowData,
   'workflow.get': GetWorkflowData,

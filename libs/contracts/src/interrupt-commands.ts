@@ -13,6 +13,12 @@ export class OpenInterruptData {
   @IsOptional() @IsObject() resumeSchema?: Record<string, unknown>;
   @IsOptional() @IsInt() @Min(1) timeoutMs?: number;
   @IsString() requestedAt!: string;
+  /**
+   * For a conversation interrupt: the `conversation.opened` the engine wrote after `node.suspended`
+   * (`{eventId, causationId, payload, openedAt, deadlineAt?}`); the interrupt service folds it to
+   * hold the conversation's turns.
+   */
+  @IsOptional() @IsObject() conversation?: Record<string, unknown>;
 }
 
 /** `interrupt.resolve`: an external caller's answer (gateway, request/reply). */
@@ -21,7 +27,7 @@ export class ResolveInterruptData {
   @IsString() @Length(1, 128) nodeId!: string;
   @IsOptional() resumeValue?: unknown;
   /** Which surface it came through: the run-scoped API or a signed token. */
-  @IsIn(['api', 'token', 'legacy-approvals']) via!: 'api' | 'token' | 'legacy-approvals';
+  @IsIn(['api', 'token', 'legacy-approvals', 'agent']) via!: 'api' | 'token' | 'legacy-approvals' | 'agent';
   /** Set by the token surface: the token names one interrupt. */
   @IsOptional() @IsString() interruptId?: string;
 }
@@ -62,5 +68,9 @@ export interface ResolveInterruptResult {
   readonly nodeId: string;
   readonly interruptId: string;
   /** `resolved`: the node resumes; `pending`: recorded (an `ask`, or a vote short of quorum). */
-  readonly status: 'resolved' | 'pending';
+  /** `accepted`: a conversation turn was recorded and the node stays suspended. */
+  readonly status: 'resolved' | 'pending' | 'accepted';
+  readonly conversationId?: string;
+  readonly turnIndex?: number;
+  readonly messageId?: string;
 }

@@ -1,3 +1,4 @@
+import { conversationLimits } from './conversation-limits';
 /** The parts of an OpenWOP `WorkflowDefinition` the host reads (`workflow-definition.schema.json`). */
 export interface WorkflowNode {
   readonly id: string;
@@ -60,6 +61,9 @@ export const SUPPORTED_NODE_TYPES: readonly string[] = [
   'core.externalEvent',
   'core.conversationGate',
   'core.custom',
+  'agent.conversation',
+  'agent.dialogue',
+  'agent.council',
 ];
 
 /** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */
@@ -125,6 +129,28 @@ export function unsupportedFeatures(definition: WorkflowDefinition): Unsupported
   return problems;
 }
 
+/**
+ * An agent roster (RFC 0101): 1..`maxParticipants` members (`MAX_CONVERSATION_PARTICIPANTS`), each
+ * with a unique `agentId`; a dialogue needs two voices.
+ */
+function rosterProblems(participants: unknown, path: string, min: number): UnsupportedFeature[] {
+  if (!Array.isArray(participants)) return [{ path, message: 'must be an array of {agentId, name?, system_prompt?, script?}' }];
+  const { maxParticipants } = conversationLimits();
+  const problems: UnsupportedFeature[] = [];
+  if (participants.length < min) problems.push({ path, message: `needs at least ${min} participants` });
+  if (participants.length > maxParticipants) {
+    problems.push({ path, message: `names ${participants.length} participants; this host allows at most ${maxParticipants} (conversation_roster_exceeded)` });
+  }
+  const seen = new Set<string>();
+  participants.forEach((p: unknown, j) => {
+    const agentId = (p as { agentId?: unknown } | null)?.agentId;
+    if (typeof agentId !== 'string' || agentId === '') problems.push({ path: `${path}/${j}/agentId`, message: 'must be a non-empty string' });
+    else if (seen.has(agentId)) problems.push({ path: `${path}/${j}/agentId`, message: `names ${agentId} twice` });
+    else seen.add(agentId);
+  });
+  return problems;
+}
+
 function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[] {
   const problems: UnsupportedFeature[] = [];
   const config = node.config ?? {};
@@ -135,10 +161,10 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
     });
   }
   if (node.typeId === 'core.conversationGate' && config.participants !== undefined) {
-    problems.push({
-      path: `/nodes/${i}/config/participants`,
-      message: 'multi-party conversation rosters (RFC 0101) are not supported by this host',
-    });
+    problems.push(...rosterProblems(config.participants, `/nodes/${i}/config/participants`, 1));
+  }
+  if (node.typeId === 'agent.dialogue' || node.typeId === 'agent.council') {
+    problems.push(...rosterProblems(config.participants, `/nodes/${i}/config/participants`, node.typeId === 'agent.dialogue' ? 2 : 1));
   }
   for (const [port, value] of Object.entries(node.inputs ?? {})) {
     if ((value as { type?: unknown } | null)?.type === 'expression') {

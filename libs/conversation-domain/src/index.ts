@@ -57,3 +57,8 @@ export {
   type FreeTalkLimits,
   type FreeTalkStep,
 } from './free-talk.policy';
+export {
+  isConversationResolve,
+  parseConversationResolve,
+  type ConversationResolve,
+} from './conversation.resolve';

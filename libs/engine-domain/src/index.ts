@@ -8,6 +8,8 @@ export {
   DEFAULT_RECURSION_LIMIT,
   type CommandContext,
   type CancelRun,
+  type RecordConversation,
+  type AppendOutput,
   type ResumeRun,
   type RunCommand,
   type RunDecision,
@@ -34,6 +36,7 @@ export {
   InterruptCancelledError,
   NODE_EMITTABLE_EVENTS,
   type InterruptRequest,
+  type ConversationOpening,
   type SuspendRequest,
   type NodeContext,
   type NodeModule,
@@ -43,3 +46,16 @@ export {
 } from './node';
 export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 export { decideFork, type ForkRun, type ForkedFrom } from './replay';
+export {
+  AGENT_NODE_TYPES,
+  CLOSE_TOOL,
+  agentsOf,
+  agentPrompt,
+  followUpsOf,
+  type AgentSpec,
+  type AgentPrompt,
+  type FollowUp,
+  type PromptMessage,
+} from './agent-driver';
+export { DEFAULT_WINDOW, contentText, olderSummary, type ConversationView } from './conversation-view';
+export type { ConversationClosure } from './builtin-nodes/agent-conversation.nodes';

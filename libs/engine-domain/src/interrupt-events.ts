@@ -1,6 +1,7 @@
 import type { InterruptKind } from '@openwop/contracts';
 import { approvalActionOf, approvalDecisionOf } from './approval-resume';
-import type { EventWriter } from './event-writer';
+import { decideConversation, initialConversationState } from '@openwop/conversation-domain';
+import { runEventId, type EventWriter } from './event-writer';
 import type { KeyedInterrupt } from './node-context';
 import type { PendingInterrupt } from './run.state';
 
@@ -18,6 +19,8 @@ export interface OpenInterruptRequest {
   readonly resumeSchema?: Record<string, unknown>;
   readonly timeoutMs?: number;
   readonly requestedAt: string;
+  /** A conversation interrupt's `conversation.opened` (event id, causation, payload, openedAt, deadlineAt). */
+  readonly conversation?: Record<string, unknown>;
 }
 
 /** `node.suspended.payload.reason` for a kind (mirrors the contracts' `suspendReasonFor`; a test keeps them equal). */
@@ -74,14 +77,50 @@ export function emitSuspension(
       ...pick(data, ['questions', 'contextType']),
     });
   }
-  w.emit('node.suspended', nodeId, {
+  const suspended = w.emit('node.suspended', nodeId, {
     nodeId,
     reason: suspendReason(kind),
     interruptId,
     kind,
     key: request.key,
   });
-  return open;
+  if (kind !== 'conversation.exchange') return open;
+  return { ...open, conversation: emitOpened(w, nodeId, request, suspended.eventId) };
+}
+
+/**
+ * RFC 0005 §B: a conversation suspension opens its conversation right after `node.suspended`
+ * (its causation). The conversation aggregate decides the payload; the engine stamps the run-log id.
+ */
+function emitOpened(w: EventWriter, nodeId: string, request: KeyedInterrupt, suspendedId: string): Record<string, unknown> {
+  const data = (request.data ?? {}) as { conversationId?: unknown; prompt?: unknown };
+  const opening = request.conversation ?? {};
+  const conversationId =
+    typeof data.conversationId === 'string' ? data.conversationId : `${w.state.runId}:${nodeId}:${w.state.active?.visit ?? 0}`;
+  const eventId = runEventId(w.state.runId, w.state.lastSequence + 1);
+  const initial = opening.initialTurn ?? (typeof data.prompt === 'string' ? { from: 'system', role: 'system' as const, content: data.prompt } : undefined);
+  const [opened] = decideConversation(
+    {
+      type: 'OpenConversation',
+      runId: w.state.runId,
+      nodeId,
+      attempt: w.state.active?.visit ?? 0,
+      ...(opening.agentId !== undefined ? { agentId: opening.agentId } : {}),
+      ...(opening.participants ? { participants: opening.participants } : {}),
+      maxParticipants: Number.POSITIVE_INFINITY,
+      ...(opening.turnSchema ? { turnSchema: opening.turnSchema } : {}),
+      ...(initial ? { initialTurn: { messageId: `${conversationId}:0:${initial.role}`, ...initial } } : {}),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      now: w.now,
+      causationId: suspendedId,
+      eventId,
+    },
+    initialConversationState(),
+  );
+  if (!opened || opened.type !== 'conversation.opened') throw new Error(`conversation ${conversationId} did not open`);
+  const payload = { ...opened.data.payload, conversationId, initialTurn: { ...opened.data.payload.initialTurn } };
+  w.emit('conversation.opened', nodeId, payload);
+  return { ...opened.data, payload };
 }
 
 /** The decision of the interrupt service, as `run.resume` carries it. */

@@ -72,19 +72,20 @@ export function createNodeContext(args: {
       throw e;
     }
     const key = payload.key ?? derivedKey(run.runId, node.id, args.visit, index);
-    if (run.status === 'cancelled') throw new InterruptCancelledError(key);
     const resolution = run.resolutions[key];
     if (resolution) {
       record.consumedKeys.push(key);
       if ('timeout' in resolution) throw new InterruptTimeoutError(key, payload.kind);
       return resolution.value as T;
     }
+    if (run.status === 'cancelled') throw new InterruptCancelledError(key);
     record.suspended = { ...payload, key };
     throw new SuspendSignal(record.suspended);
   };
   return {
     runId: run.runId,
     nodeId: node.id,
+    visit: args.visit,
     node,
     config: node.config ?? {},
     inputs: args.inputs,

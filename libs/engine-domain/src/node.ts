@@ -13,6 +13,23 @@ export interface InterruptRequest<TData = unknown> {
   readonly resumeSchema?: Record<string, unknown>;
   readonly timeoutMs?: number;
   readonly data: TData;
+  /**
+   * Host extension for `conversation.exchange`: how the conversation this suspension holds opens
+   * (RFC 0005 §B, RFC 0101 roster). The node stays suspended across turns; only a close resumes it.
+   */
+  readonly conversation?: ConversationOpening;
+}
+
+/** The opening of a conversation suspension (see {@link InterruptRequest.conversation}). */
+export interface ConversationOpening {
+  /** The driving agent (`conversation.opened.agentId`). */
+  readonly agentId?: string;
+  /** RFC 0101 roster: `{agentId, name?}` of each agent allowed to speak. */
+  readonly participants?: readonly { readonly agentId: string; readonly name?: string }[];
+  /** JSON Schema of the `content` of later caller turns. */
+  readonly turnSchema?: Record<string, unknown>;
+  /** Turn 0; absent ⇒ a `system` turn `{reason: 'opened'}`. */
+  readonly initialTurn?: { readonly from: string; readonly role: 'user' | 'agent' | 'system'; readonly content: unknown; readonly speakerId?: string };
 }
 
 /**
@@ -56,6 +73,8 @@ export interface RunConfigurable {
 export interface NodeContext<TConfig = Record<string, unknown>> {
   readonly runId: string;
   readonly nodeId: string;
+  /** 0 on the node's first visit, 1 after a loop brought the run back to it, … (the RFC 0005 attempt). */
+  readonly visit: number;
   /** The node's definition. */
   readonly node: WorkflowNode;
   /** `node.config`, or `{}`. */

@@ -1,8 +1,9 @@
 import { DomainError, assertNever } from '@openwop/kernel';
 import type { RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
-import { drive, type NodeRegistry } from './executor';
+import { drive, reenterCancelled, type NodeRegistry } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
 import { newRunRecord, type RunOptions, type RunState } from './run.state';
 
@@ -45,13 +46,38 @@ export interface CancelRun {
   readonly context: CommandContext;
 }
 
-export type RunCommand = StartRun | ResumeRun | CancelRun;
+/** The interrupt service decided a turn or the close of the conversation held by `interruptId`. */
+export interface RecordConversation {
+  readonly type: 'RecordConversation';
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly eventType: 'conversation.exchanged' | 'conversation.closed';
+  readonly payload: Record<string, unknown>;
+  readonly context: CommandContext;
+}
 
-/** The events a command decided, the state after them, and the interrupt to open, if the run suspended. */
+/** Streamed output of an agent (`output.chunk`), appended while its conversation is open. */
+export interface AppendOutput {
+  readonly type: 'AppendOutput';
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly conversationId: string;
+  readonly chunks: readonly Record<string, unknown>[];
+  readonly context: CommandContext;
+}
+
+export type RunCommand = StartRun | ResumeRun | CancelRun | RecordConversation | AppendOutput;
+
+/**
+ * The events a command decided, the state after them, the interrupt to open if the run suspended,
+ * and what the conversations these events touched need next from their agents.
+ */
 export interface RunDecision {
   readonly events: RunEventDoc[];
   readonly state: RunState;
   readonly openInterrupt?: OpenInterruptRequest;
+  readonly followUps?: readonly FollowUp[];
 }
 
 /** Run already exists: the command is refused, nothing is written. */
@@ -97,7 +123,11 @@ export async function decideRun(
     case 'ResumeRun':
       return resumeRun(command, state, nodes);
     case 'CancelRun':
-      return cancelRun(command, state);
+      return cancelRun(command, state, nodes);
+    case 'RecordConversation':
+      return recordConversation(command, state);
+    case 'AppendOutput':
+      return appendOutput(command, state);
     default:
       return assertNever(command, 'run command');
   }
@@ -148,7 +178,12 @@ async function resumeRun(command: ResumeRun, state: RunState, nodes: NodeRegistr
   return decision(w, openInterrupt);
 }
 
-function cancelRun(command: CancelRun, state: RunState): RunDecision {
+/**
+ * Cancels the run. A node suspended on an interrupt is re-entered first with the run marked
+ * cancelled, so its pending `ctx.interrupt` throws {@link InterruptCancelledError} and the node's
+ * own clean-up runs (its emits are recorded); whatever it does, the node and the run end cancelled.
+ */
+async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
   if (state.status === 'none') throw new RunNotFound(command.runId);
   if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
     throw new RunTerminal(command.runId, state.status);
@@ -156,6 +191,7 @@ function cancelRun(command: CancelRun, state: RunState): RunDecision {
   const w = new EventWriter(state, command.context.commandId, command.context.now);
   const reason = command.reason ?? 'cancelled';
   const nodeId = state.pending?.nodeId ?? state.active?.nodeId;
+  if (state.pending) await reenterCancelled(w, nodes, state.pending.nodeId);
   if (nodeId) {
     w.emit('node.cancelled', nodeId, {
       nodeId,
@@ -167,8 +203,43 @@ function cancelRun(command: CancelRun, state: RunState): RunDecision {
   return decision(w, undefined);
 }
 
+/**
+ * Appends a decided conversation event. Idempotent: an event for a conversation the run does not
+ * hold open under `interruptId`, or not at its next turn index (a redelivery), appends nothing.
+ */
+function recordConversation(command: RecordConversation, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  const id = String(command.payload.conversationId);
+  const view = state.conversations?.[id];
+  if (state.status !== 'suspended' || !view || view.status !== 'open' || view.interruptId !== command.interruptId) {
+    return { events: [], state };
+  }
+  if (command.payload.turnIndex !== view.nextTurnIndex) return { events: [], state };
+  // Caused by the conversation's previous event, not by the command that carried it (RFC 0005 §B).
+  const w = new EventWriter(state, view.lastEventId, command.context.now);
+  w.emit(command.eventType, command.nodeId, command.payload);
+  return decision(w, undefined);
+}
+
+function appendOutput(command: AppendOutput, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (state.status !== 'suspended' || state.conversations?.[command.conversationId]?.status !== 'open') {
+    return { events: [], state };
+  }
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  for (const chunk of command.chunks) w.emit('output.chunk', command.nodeId, chunk);
+  return { events: w.events, state: w.result() };
+}
+
 function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefined): RunDecision {
-  return { events: w.events, state: w.result(), ...(openInterrupt ? { openInterrupt } : {}) };
+  const state = w.result();
+  const followUps = state.status === 'none' ? [] : followUpsOf(state, w.events, w.now);
+  return {
+    events: w.events,
+    state,
+    ...(openInterrupt ? { openInterrupt } : {}),
+    ...(followUps.length ? { followUps } : {}),
+  };
 }
 
 /** Run options from `metadata.configurable`; out-of-range values fall back to the defaults. */

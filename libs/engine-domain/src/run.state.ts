@@ -1,4 +1,5 @@
 import type { InterruptKind, RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { evolveConversations, type ConversationView } from './conversation-view';
 import { entryNodes, propagate } from './graph';
 import { NODE_EMITTABLE_EVENTS, type NodeOutputs, type RunConfigurable } from './node';
 
@@ -74,6 +75,8 @@ export interface RunRecord {
   readonly interruptCounter: number;
   /** Node executions started so far. */
   readonly steps: number;
+  /** The run's conversations (RFC 0005), bounded views by conversationId. */
+  readonly conversations?: Readonly<Record<string, ConversationView>>;
 }
 
 /** No run yet, or a run. */
@@ -165,6 +168,12 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       return { ...s, status: 'failed' };
     case 'run.cancelled':
       return { ...s, status: 'cancelled' };
+    case 'conversation.opened':
+    case 'conversation.exchanged':
+    case 'conversation.closed': {
+      const conversations = evolveConversations(s.conversations, event, s.pending?.interruptId);
+      return conversations ? { ...s, conversations } : s;
+    }
     default:
       if (emittable.includes(event.type) && s.active && s.active.nodeId === nodeId) {
         return { ...s, active: { ...s.active, emitted: s.active.emitted + 1 } };

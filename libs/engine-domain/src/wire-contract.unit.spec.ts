@@ -27,7 +27,7 @@ describe('engine-domain and the wire contract stay in step', () => {
     for (const kind of INTERRUPT_KINDS) expect(suspendReason(kind)).toBe(suspendReasonFor(kind));
   });
 
-  it('seeds every fixture but the multi-party council ones, and all fixtures are schema-valid', () => {
+  it('seeds every fixture but the oversize council (64 members > the default 8), and all fixtures are schema-valid', () => {
     expect(SEEDED_FIXTURES.map((f) => f.id).sort()).toEqual([
       'conformance-agent-low-confidence',
       'conformance-approval',
@@ -36,11 +36,12 @@ describe('engine-domain and the wire contract stay in step', () => {
       'conformance-approval-timeout',
       'conformance-approval-timeout-approve',
       'conformance-clarification',
+      'conformance-multi-party-council',
       'conformance-noop',
     ]);
     for (const f of CONFORMANCE_FIXTURES) {
       const problems = validateWorkflowDefinition(f);
-      if (f.id.startsWith('conformance-multi-party-council'))
+      if (f.id === 'conformance-multi-party-council-oversize')
         expect(problems.map((p) => p.path)).toEqual(['/nodes/0/config/participants']);
       else expect(problems).toEqual([]);
     }

@@ -105,7 +105,9 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
     isJsonObject(interrupt.data) &&
     isJsonObject(interrupt.data.outcomeSchema)
   ) {
-    assertMatches(interrupt.data.outcomeSchema, resumeValue, 'outcomeSchema');
+    // An RFC 0005 close (`{operation: 'close', outcome}`) is checked on its outcome.
+    const closure = isJsonObject(resumeValue) && resumeValue.operation === 'close';
+    assertMatches(interrupt.data.outcomeSchema, closure ? (resumeValue.outcome ?? null) : resumeValue, 'outcomeSchema');
   }
   if (interrupt.resumeSchema) assertMatches(interrupt.resumeSchema, resumeValue, 'resumeSchema');
   return [

@@ -5,10 +5,19 @@ import {
   INTERRUPT_COMMAND_DATA,
   Topics,
   waitingStatusFor,
+  ENGINE_COMMAND_DATA,
+  type AgentTurnCommand,
   type EngineCommand,
   type OpenInterruptCommand,
+  type ResolveInterruptCommand,
 } from '@openwop/contracts';
-import { initialRunState, type RunDecision, type RunRecord, type RunState } from '@openwop/engine-domain';
+import {
+  initialRunState,
+  type FollowUp,
+  type RunDecision,
+  type RunRecord,
+  type RunState,
+} from '@openwop/engine-domain';
 import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
 
@@ -62,7 +71,49 @@ export async function commitDecision(
   }
   for (const e of decision.events)
     messages.push({ topic: Topics.runEvents, key: next.runId, value: assertRunEvent(e) });
+  for (const f of decision.followUps ?? []) messages.push(followUpMessage(next, f, command));
   await appendToOutbox(manager, messages);
+}
+
+/**
+ * A conversation's next step, as a command: `agent.turn` to the engine itself (an agent owes a
+ * reply), or a close to the interrupt service (the node's policy ended the talk). Ids derive from
+ * the conversation and turn, so a re-decided follow-up dedupes downstream.
+ */
+function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand): OutboxMessage {
+  const actor = { tenant: run.tenant, principal: run.principal };
+  const base = { occurredAt: new Date().toISOString(), correlationId: cause.correlationId, causationId: cause.id, actor };
+  if (f.kind === 'reply') {
+    const turn: AgentTurnCommand = {
+      ...base,
+      id: `agent:${f.conversationId}:${f.speakerId}:${f.afterTurnIndex}`,
+      type: 'agent.turn',
+      data: {
+        runId: f.runId,
+        nodeId: f.nodeId,
+        interruptId: f.interruptId,
+        conversationId: f.conversationId,
+        speakerId: f.speakerId,
+        afterTurnIndex: f.afterTurnIndex,
+      },
+    };
+    assertCommand(turn, ENGINE_COMMAND_DATA);
+    return { topic: Topics.engineCommands, key: run.runId, value: turn };
+  }
+  const close: ResolveInterruptCommand = {
+    ...base,
+    id: `agent-close:${f.conversationId}:${f.afterTurnIndex}`,
+    type: 'interrupt.resolve',
+    data: {
+      runId: f.runId,
+      nodeId: f.nodeId,
+      interruptId: f.interruptId,
+      via: 'agent',
+      resumeValue: { operation: 'close', reason: f.reason, outcome: f.outcome },
+    },
+  };
+  assertCommand(close, INTERRUPT_COMMAND_DATA);
+  return { topic: Topics.interruptCommands, key: run.runId, value: close };
 }
 
 /** The run's status as `GET /v1/runs/{runId}` names it (`waiting-*` while suspended). */

@@ -12,6 +12,9 @@ import { ResolveInterruptHandler } from './resolve-interrupt.handler';
  * resume value itself as the body (what conformance clients send for approvals: `{action}`);
  * and the legacy `POST /v1/runs/{runId}/approvals/{nodeId}` whose body is the approval decision.
  */
+/** Express path of `POST /v1/runs/{runId}:resolveInterrupt` (the colon escaped). */
+export const RESOLVE_INTERRUPT_ROUTE = '/v1/runs/:runId\\:resolveInterrupt';
+
 @ApiTags('interrupts')
 @Controller()
 export class ResolveInterruptController {
@@ -30,6 +33,29 @@ export class ResolveInterruptController {
     const value = requireObject(body);
     const resumeValue = Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value;
     return this.handler.handle(runId, nodeId, resumeValue, 'api', caller);
+  }
+
+  /**
+   * `POST /v1/runs/{runId}:resolveInterrupt` (RFC 0005 §D/E): the body is a `ConversationResolve`
+   * (`{operation, turn, outcome}`) or `{resumeValue}`, plus `nodeId` when the run waits on more
+   * than one node; without it, the node the run is waiting on.
+   */
+  @Post(RESOLVE_INTERRUPT_ROUTE)
+  @HttpCode(200)
+  @RequireScope('approvals:respond')
+  @ApiOkResponse({ description: '`accepted` — a conversation turn was recorded; `resolved` — the node resumes; `pending` — recorded, short of a decision.' })
+  async resolveRunScoped(
+    @Param('runId') runId: string,
+    @Body() body: unknown,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ResolveInterruptResult> {
+    const { nodeId, resumeValue: explicit, ...rest } = requireObject(body);
+    if (nodeId !== undefined && (typeof nodeId !== 'string' || nodeId === '')) {
+      throw ApiError.validation('nodeId must be a non-empty string.', [{ path: '/nodeId', message: 'must be a non-empty string' }]);
+    }
+    const target = nodeId ?? (await this.handler.waitingNodeOf(runId, caller));
+    const resumeValue = explicit !== undefined ? explicit : rest;
+    return this.handler.handle(runId, target, resumeValue, 'api', caller);
   }
 
   @Post('/v1/runs/:runId/approvals/:nodeId')

@@ -5,6 +5,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
+import { ApiError } from '../common/api.error';
 import { waitForRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
@@ -22,6 +23,14 @@ export class ResolveInterruptHandler {
     private readonly runs: RunReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
   ) {}
+
+  /** The node a run-scoped resolve without `nodeId` addresses: the one the run waits on. */
+  async waitingNodeOf(runId: string, caller: Caller): Promise<string> {
+    const row = await this.runs.requireVisible(runId, caller.tenant);
+    const pending = (row.snapshot as { interrupt?: { nodeId?: string } } | undefined)?.interrupt;
+    if (!pending?.nodeId) throw new ApiError('interrupt_not_found', `run ${runId} is not waiting on an interrupt`);
+    return pending.nodeId;
+  }
 
   async handle(
     runId: string,

@@ -13,6 +13,7 @@ import { contextOf } from '../common/command-reply.util';
 import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
 import { interruptEnded } from '../common/interrupt.telemetry';
+import { ConversationGate } from '../converse/conversation.gate';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 export interface ExpireInterruptResult {
@@ -29,6 +30,7 @@ export interface ExpireInterruptResult {
 export class ExpireInterruptHandler {
   constructor(
     private readonly interrupts: InterruptRepository,
+    private readonly conversations: ConversationGate,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -60,9 +62,14 @@ export class ExpireInterruptHandler {
     if (events.length === 0) return state;
     const next = events.reduce(evolveInterrupt, state);
     if (next.status === 'none') return state;
+    // A conversation interrupt closes its conversation first (RFC 0005 §I): run.converse before run.resume.
+    const closing =
+      state.interrupt.kind === 'conversation.exchange'
+        ? await this.conversations.expire(manager, state, context.now, cause)
+        : [];
     await this.interrupts.save(manager, next);
     interruptEnded(next.interrupt, 'timeout', context.now);
-    await appendToOutbox(manager, resumeMessages(next, cause));
+    await appendToOutbox(manager, [...closing, ...resumeMessages(next, cause)]);
     return next;
   }
 }

@@ -5,6 +5,7 @@ import { decideInterrupt, evolveInterrupt, type InterruptStatus } from '@openwop
 import { contextOf } from '../common/command-reply.util';
 import { InterruptRepository } from '../common/interrupt.repository';
 import { interruptOpened } from '../common/interrupt.telemetry';
+import { ConversationGate } from '../converse/conversation.gate';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 export interface OpenInterruptResult {
@@ -20,6 +21,7 @@ export interface OpenInterruptResult {
 export class OpenInterruptHandler {
   constructor(
     private readonly interrupts: InterruptRepository,
+    private readonly conversations: ConversationGate,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -54,6 +56,7 @@ export class OpenInterruptHandler {
     const next = events.reduce(evolveInterrupt, state);
     if (events.length > 0 && next.status !== 'none') {
       await this.interrupts.save(manager, next);
+      if (command.data.conversation) await this.conversations.open(manager, next, command.data.conversation);
       if (next.status === 'pending') interruptOpened(next.interrupt);
     }
     return { ok: true, data: { interruptId, status: next.status } };

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, ResolveInterruptCommand, ResolveInterruptResult } from '@openwop/contracts';
+import { isConversationResolve } from '@openwop/conversation-domain';
 import { decideInterrupt, evolveInterrupt } from '@openwop/interrupt-domain';
 import { appendToOutbox } from '@openwop/platform-db';
 import { contextOf, decided } from '../common/command-reply.util';
 import { resumeMessages } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
 import { annotateInterrupt, interruptEnded } from '../common/interrupt.telemetry';
+import { ConversationGate } from '../converse/conversation.gate';
 import { CLOCK, type Clock } from '../interrupt.di-tokens';
 
 /**
@@ -18,6 +20,7 @@ import { CLOCK, type Clock } from '../interrupt.di-tokens';
 export class ResolveInterruptHandler {
   constructor(
     private readonly interrupts: InterruptRepository,
+    private readonly conversations: ConversationGate,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -29,6 +32,9 @@ export class ResolveInterruptHandler {
     const state = interruptId
       ? await this.interrupts.lockById(manager, interruptId)
       : await this.interrupts.lockForResolve(manager, runId, nodeId);
+    if (state.status !== 'none' && state.interrupt.kind.startsWith('conversation.') && isConversationResolve(resumeValue)) {
+      return this.conversations.resolve(manager, state, command, contextOf(command, this.clock.now()));
+    }
     const events = decided(() =>
       decideInterrupt(
         {

@@ -1,5 +1,6 @@
 import { createNodeRegistry, type NodeRegistry } from '../executor';
 import type { NodeModule } from '../node';
+import { agentConversationNode, agentCouncilNode, agentDialogueNode } from './agent-conversation.nodes';
 import { approvalGateNode } from './approval-gate.node';
 import { clarificationGateNode } from './clarification-gate.node';
 import { conversationGateNode } from './conversation-gate.node';
@@ -21,6 +22,9 @@ export const BUILTIN_NODES: readonly NodeModule[] = [
   externalEventNode,
   conversationGateNode,
   customNode,
+  agentConversationNode,
+  agentDialogueNode,
+  agentCouncilNode,
 ];
 
 export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);

@@ -5,6 +5,7 @@ import { PendingInterrupts1700000000300 } from './1700000000300-pending-interrup
 import { ResolutionTokens1700000000400 } from './1700000000400-resolution-tokens';
 import { Conversations1700000000500 } from './1700000000500-conversations';
 import { OutboxTraceContext1700000000600 } from './1700000000600-outbox-trace-context';
+import { InterruptConversations1700000000700 } from './1700000000700-interrupt-conversations';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ResolutionTokens1700000000400,
   Conversations1700000000500,
   OutboxTraceContext1700000000600,
+  InterruptConversations1700000000700,
 ];

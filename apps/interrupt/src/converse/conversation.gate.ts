@@ -1,0 +1,222 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import {
+  Headers,
+  Topics,
+  type CommandReply,
+  type RecordConversationCommand,
+  type ResolveInterruptCommand,
+  type ResolveInterruptResult,
+} from '@openwop/contracts';
+import {
+  decideConversation,
+  evolveConversation,
+  initialConversationState,
+  parseConversationResolve,
+  recordedTurn,
+  type ConversationEvent,
+  type ConversationOpened,
+  type ConversationState,
+} from '@openwop/conversation-domain';
+import {
+  decideInterrupt,
+  evolveInterrupt,
+  type CommandContext,
+  type InterruptState,
+} from '@openwop/interrupt-domain';
+import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
+import { decided } from '../common/command-reply.util';
+import { ConversationRepository, digestOf, type ConversationHome } from '../common/conversation.repository';
+import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
+import { InterruptRepository, type HeldInterrupt } from '../common/interrupt.repository';
+
+type Held = Exclude<ConversationState, { status: 'not-open' }>;
+
+/**
+ * The conversation side of the interrupt gate (RFC 0005, ADR 0011). A conversation interrupt holds
+ * one conversation; `exchange` records a turn and leaves the interrupt pending, `close` records the
+ * closing turn and resolves the interrupt with the closure, a deadline closes it with `outcome: null`.
+ * Each decided conversation event goes to the engine as `run.converse` (the engine writes the run
+ * log), in the same transaction as the state, before any `run.resume`.
+ */
+@Injectable()
+export class ConversationGate {
+  constructor(
+    private readonly conversations: ConversationRepository,
+    private readonly interrupts: InterruptRepository,
+  ) {}
+
+  /** `interrupt.open` of a conversation interrupt: hold the conversation the engine opened. */
+  async open(manager: EntityManager, held: HeldInterrupt, opened: Record<string, unknown>): Promise<void> {
+    const event = { type: 'conversation.opened', data: opened } as unknown as ConversationOpened;
+    const state = evolveConversation(initialConversationState(), event);
+    if (state.status === 'not-open') return;
+    const existing = await this.conversations.lockByInterrupt(manager, held.interrupt.interruptId, []);
+    if (existing.status !== 'not-open') return;
+    await this.conversations.save(manager, homeOf(held), state, 0);
+  }
+
+  /** A `ConversationResolve` on a conversation interrupt. */
+  async resolve(
+    manager: EntityManager,
+    interrupt: InterruptState,
+    command: ResolveInterruptCommand,
+    context: CommandContext,
+  ): Promise<CommandReply<ResolveInterruptResult>> {
+    const { runId, nodeId } = command.data;
+    const parsed = decided(() =>
+      parseConversationResolve(command.data.resumeValue as Record<string, unknown>),
+    );
+    if (!parsed.ok) return parsed.reply;
+    const resolve = parsed.value;
+    const addressed =
+      interrupt.status !== 'none' &&
+      interrupt.interrupt.runId === runId &&
+      interrupt.interrupt.nodeId === nodeId &&
+      interrupt.interrupt.tenant === context.tenant;
+    if (!addressed || interrupt.status === 'cancelled') {
+      // The interrupt's own refusal: not found (or another tenant's), or cancelled with its run.
+      const refused = decided(() =>
+        decideInterrupt({ type: 'ResolveInterrupt', runId, nodeId, resumeValue: null, context }, interrupt),
+      );
+      if (!refused.ok) return refused.reply;
+      throw new Error(`conversation resolve of ${runId}/${nodeId} was neither addressed nor refused`);
+    }
+    const ids = resolve.turn ? [resolve.turn.messageId] : [];
+    const state = await this.conversations.lockByInterrupt(manager, interrupt.interrupt.interruptId, ids);
+    const now = context.now;
+    const events = decided(() =>
+      decideConversation(
+        resolve.operation === 'exchange'
+          ? { type: 'ExchangeTurn', turn: resolve.turn, now }
+          : {
+              type: 'CloseConversation',
+              outcome: resolve.outcome,
+              ...(resolve.turn ? { finalTurn: resolve.turn } : {}),
+              ...(resolve.reason ? { reason: resolve.reason } : {}),
+              now,
+            },
+        state,
+      ),
+    );
+    if (!events.ok) return events.reply;
+    const base = { runId, nodeId, interruptId: interrupt.interrupt.interruptId };
+    if (state.status === 'not-open') throw new Error('unreachable: a decided conversation is open');
+    const conversationId = state.conversationId;
+    if (events.value.length === 0) {
+      // A retried turn: answer with the turn first recorded under its messageId.
+      const turn = resolve.turn ? recordedTurn(state, resolve.turn.messageId) : undefined;
+      return {
+        ok: true,
+        data: {
+          ...base,
+          status: resolve.operation === 'close' ? 'resolved' : 'accepted',
+          conversationId,
+          ...(turn ? { turnIndex: turn.turnIndex, messageId: turn.messageId } : {}),
+        },
+      };
+    }
+    const next = events.value.reduce(evolveConversation, state) as Held;
+    const messages = events.value.map((e) => converse(e, interrupt, now, command));
+    if (next.status === 'closed') {
+      const resumed = decided(() =>
+        decideInterrupt(
+          { type: 'ResolveInterrupt', runId, nodeId, resumeValue: closureOf(next), context },
+          interrupt,
+        ),
+      );
+      if (!resumed.ok) return resumed.reply;
+      const after = resumed.value.reduce(evolveInterrupt, interrupt);
+      if (after.status === 'none') throw new Error('unreachable');
+      await this.interrupts.save(manager, after);
+      messages.push(...resumeMessages(after, command));
+    }
+    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex);
+    await appendToOutbox(manager, messages);
+    const recorded = events.value[events.value.length - 1]!;
+    const turn =
+      recorded.type === 'conversation.exchanged'
+        ? recorded.data.payload.turn
+        : recorded.type === 'conversation.closed'
+          ? recorded.data.payload.finalTurn
+          : undefined;
+    return {
+      ok: true,
+      data: {
+        ...base,
+        status: next.status === 'closed' ? 'resolved' : 'accepted',
+        conversationId,
+        ...(turn ? { turnIndex: turn.turnIndex, messageId: turn.messageId } : {}),
+      },
+    };
+  }
+
+  /**
+   * The deadline of a conversation interrupt passed: close the conversation (`outcome: null`, a
+   * system final turn) before the interrupt expires. Returns the `run.converse` to send first.
+   */
+  async expire(
+    manager: EntityManager,
+    interrupt: HeldInterrupt,
+    now: string,
+    cause: Cause,
+  ): Promise<OutboxMessage[]> {
+    const state = await this.conversations.lockByInterrupt(manager, interrupt.interrupt.interruptId, []);
+    const events = decideConversation({ type: 'ExpireConversation', now }, state);
+    if (events.length === 0 || state.status === 'not-open') return [];
+    const next = events.reduce(evolveConversation, state) as Held;
+    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex);
+    return events.map((e) => converse(e, interrupt, now, cause));
+  }
+}
+
+function homeOf(held: HeldInterrupt): ConversationHome {
+  const i = held.interrupt;
+  return { interruptId: i.interruptId, runId: i.runId, nodeId: i.nodeId, tenant: i.tenant };
+}
+
+/** The node's resume value on close (recorded in `interrupt.resolved`: replay reads it back). */
+function closureOf(state: Extract<ConversationState, { status: 'closed' }>): Record<string, unknown> {
+  const digest = digestOf(state);
+  return {
+    operation: 'close',
+    conversationId: state.conversationId,
+    outcome: state.outcome ?? null,
+    reason: state.reason,
+    turnCount: digest.turnCount,
+    ...(digest.lastAgentTurn ? { lastAgentTurn: digest.lastAgentTurn } : {}),
+    tail: digest.tail,
+    ...(digest.summary ? { summary: digest.summary } : {}),
+  };
+}
+
+function converse(event: ConversationEvent, held: HeldInterrupt, now: string, cause: Cause): OutboxMessage {
+  const { interruptId, runId, nodeId, tenant } = held.interrupt;
+  if (event.type === 'conversation.opened') throw new Error('the engine writes conversation.opened itself');
+  const command: RecordConversationCommand = {
+    id: `converse:${event.data.eventId}`,
+    type: 'run.converse',
+    occurredAt: now,
+    correlationId: cause.correlationId,
+    causationId: cause.id,
+    actor: { tenant, principal: 'interrupt-service' },
+    data: {
+      runId,
+      nodeId,
+      interruptId,
+      type: event.type,
+      payload: event.data.payload as unknown as Record<string, unknown>,
+      ...(event.type === 'conversation.closed' ? { reason: event.data.reason } : {}),
+    },
+  };
+  return {
+    topic: Topics.engineCommands,
+    key: runId,
+    value: command,
+    headers: {
+      [Headers.messageId]: command.id,
+      [Headers.messageType]: command.type,
+      [Headers.correlationId]: command.correlationId,
+    },
+  };
+}
