@@ -53,7 +53,8 @@ describe.each(['embedded'] as const)('admin page, %s mode', (mode) => {
       stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
     mkdirSync(SHOTS, { recursive: true });
-    hut = await MODES[mode]();
+    // Scripted agents speak word by word, so the page has a stream to show.
+    hut = await MODES[mode]({ AGENT_TOKEN_DELAY_MS: '100' });
     base = hut.host.gateways[0]!;
     client = new OpenWopClient({ baseUrl: base, apiKey: TEST_KEYS.t1 });
     browser = await chromium.launch({ executablePath });
@@ -269,6 +270,87 @@ describe.each(['embedded'] as const)('admin page, %s mode', (mode) => {
     expect(shown).toBe(((await direct.json()) as { message: string }).message);
     await page.locator('[data-testid=run-status]', { hasText: 'failed' }).waitFor({ timeout: UI_WAIT_MS });
     await page.screenshot({ path: resolve(SHOTS, `approval-refused-${mode}.png`), fullPage: true });
+    await page.close();
+  });
+  it('conversation: the live transcript shows the agent, two turns get replies, close resumes the run', async () => {
+    const workflow = {
+      id: 'admin-chat',
+      name: 'Admin page chat',
+      version: '1.0.0',
+      nodes: [
+        {
+          id: 'chat',
+          typeId: 'agent.conversation',
+          config: {
+            provider: 'scripted',
+            script: ['Hello! What shall we plan?', 'Noted: Lisbon. I will look at flights and hotels for you.', 'Three days it is.'],
+          },
+        },
+        { id: 'after', typeId: 'core.noop', config: {} },
+      ],
+      edges: [{ id: 'e0', sourceNodeId: 'chat', targetNodeId: 'after' }],
+      triggers: [],
+      variables: [],
+      metadata: {},
+      settings: {},
+    };
+    await client.call('POST', '/v1/workflows', workflow);
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'admin-chat' });
+    await waitStatus(client, runId, 'waiting-approval');
+
+    const page = await signIn(context, base, TEST_KEYS.t1);
+    await page.goto(`${base}/admin#/runs/${runId}/interrupts/chat`);
+    const transcript = page.locator('[data-testid=transcript]');
+    const agent = (text: string) => transcript.locator('li[data-role=agent]', { hasText: text });
+    await agent('Hello! What shall we plan?').waitFor({ timeout: UI_WAIT_MS });
+    await page.locator('[data-testid=live-indicator]', { hasText: 'live' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator('[data-testid=conversation-status]').textContent()).toBe('open');
+    // Counts the moments a reply shows while still streaming (before its turn is recorded).
+    await page.evaluate(`(() => {
+      window.streamedBubbles = 0;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid=transcript] li.turn-streaming')) window.streamedBubbles++;
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+
+    for (const [turn, reply] of [
+      ['A trip to Lisbon', 'Noted: Lisbon. I will look at flights and hotels for you.'],
+      ['For three days', 'Three days it is.'],
+    ] as const) {
+      await page.locator('#turn-input').fill(turn);
+      await page.locator('[data-testid=send-turn]').click();
+      await transcript.locator('li[data-role=user]', { hasText: turn }).waitFor({ timeout: UI_WAIT_MS });
+      await agent(reply).waitFor({ timeout: UI_WAIT_MS });
+    }
+    expect(await page.evaluate('window.streamedBubbles')).toBeGreaterThan(0);
+    // No reply is left half-streamed once its turn is recorded.
+    await transcript.locator('li.turn-streaming').first().waitFor({ state: 'detached', timeout: UI_WAIT_MS });
+    await page.screenshot({ path: resolve(SHOTS, `conversation-${mode}.png`), fullPage: true });
+
+    await page.locator('[data-testid=close-conversation]').click();
+    await page.locator('[data-testid=conversation-status]', { hasText: 'closed' }).waitFor({ timeout: UI_WAIT_MS });
+    await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
+    await page.screenshot({ path: resolve(SHOTS, `conversation-closed-${mode}.png`), fullPage: true });
+
+    // The transcript the page showed is the one the host recorded.
+    const { conversations } = await client.call<{ conversations: { conversationId: string; nodeId: string; status: string }[] }>(
+      'GET',
+      `/v1/runs/${runId}/conversations`,
+    );
+    expect(conversations).toEqual([expect.objectContaining({ nodeId: 'chat', status: 'closed' })]);
+    const { turns } = await client.call<{ turns: { role: string; content: unknown }[] }>(
+      'GET',
+      `/v1/runs/${runId}/conversations/${encodeURIComponent(conversations[0]!.conversationId)}`,
+    );
+    expect(turns.filter((t) => t.role !== 'system').map((t) => [t.role, t.content])).toEqual([
+      ['agent', 'Hello! What shall we plan?'],
+      ['user', 'A trip to Lisbon'],
+      ['agent', 'Noted: Lisbon. I will look at flights and hotels for you.'],
+      ['user', 'For three days'],
+      ['agent', 'Three days it is.'],
+    ]);
+    const shown = await transcript.locator('li[data-role=user], li[data-role=agent]').allTextContents();
+    expect(shown).toHaveLength(5);
     await page.close();
   });
 });
