@@ -12,7 +12,7 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // Screenshots of each view land in test-output/admin/ (gitignored).
 
 const SHOTS = resolve(REPO_ROOT, 'test-output/admin');
-const UI_WAIT_MS = 15_000;
+const UI_WAIT_MS = 30_000;
 
 interface Snapshot {
   status: string;
@@ -39,7 +39,7 @@ async function signIn(context: BrowserContext, base: string, key: string): Promi
   return page;
 }
 
-describe.each(['embedded'] as const)('admin page, %s mode', (mode) => {
+describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode) => {
   let hut: HostUnderTest;
   let base: string;
   let client: OpenWopClient;
