@@ -18,6 +18,7 @@ export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type 
 export {
   activeTraceHeaders,
   annotateActiveSpan,
+  annotateConversation,
   detachedFromTrace,
   extractTraceContext,
   inConsumeSpan,

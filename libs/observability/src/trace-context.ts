@@ -100,6 +100,14 @@ export function annotateActiveSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
+/** Tags the active span with the conversation and, when known, the turn it handles. */
+export function annotateConversation(conversationId: unknown, turnIndex?: unknown): void {
+  if (!tracingEnabled() || typeof conversationId !== 'string') return;
+  const attributes: Attributes = { [Attr.conversationId]: conversationId };
+  if (typeof turnIndex === 'number') attributes[Attr.turnIndex] = turnIndex;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
 /** Runs `fn` outside any trace (a background loop must not inherit the context of whoever woke it). */
 export function detachedFromTrace<T>(fn: () => T): T {
   if (!tracingEnabled()) return fn();

@@ -16,6 +16,7 @@ import { DATA_SOURCE } from '@openwop/platform-nest';
 import { commandContext } from '../common/command-context';
 import { commitDecision, loadRunForUpdate } from '../common/run.store';
 import { AgentProviders } from './agent-providers';
+import { annotateConversation } from '@openwop/observability';
 
 /** How long streamed tokens wait before they are appended together as `output.chunk` events. */
 const FLUSH_MS = 40;
@@ -45,6 +46,7 @@ export class AgentTurnHandler {
 
   async handle(command: AgentTurnCommand): Promise<CommandReply> {
     const d = command.data;
+    annotateConversation(d.conversationId, d.afterTurnIndex + 1);
     const done = await this.ds.query<{ reply: CommandReply | null }[]>(
       'SELECT reply FROM processed_messages WHERE consumer = $1 AND message_id = $2',
       [ConsumerGroups.engine, command.id],

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, RecordConversationCommand } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
+import { annotateConversation } from '@openwop/observability';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate } from '../common/run.store';
@@ -23,6 +24,8 @@ export class RecordConversationHandler {
     command: RecordConversationCommand,
   ): Promise<CommandReply<RecordConversationResult>> {
     const d = command.data;
+    const turn = (d.payload.turn ?? d.payload.finalTurn) as { turnIndex?: unknown } | undefined;
+    annotateConversation(d.payload.conversationId, d.payload.turnIndex ?? turn?.turnIndex);
     const state = await loadRunForUpdate(manager, d.runId);
     const decided = await refusingDomainErrors(() =>
       decideRun(

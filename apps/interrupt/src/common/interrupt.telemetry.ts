@@ -2,6 +2,7 @@ import { INTERRUPT_KINDS } from '@openwop/contracts';
 import type { InterruptFacts } from '@openwop/interrupt-domain';
 import {
   annotateActiveSpan,
+  annotateConversation,
   countConversationTurn,
   countInterruptRequested,
   interruptAttributes,
@@ -26,9 +27,15 @@ export function interruptOpened(facts: InterruptFacts): void {
   countInterruptRequested(facts.kind);
 }
 
-/** An interrupt ended at `now` (ISO): its duration, and a conversation turn when one was answered. */
+/** An interrupt ended at `now` (ISO): its duration from the request. */
 export function interruptEnded(facts: InterruptFacts, status: 'resolved' | 'timeout' | 'cancelled', now: string): void {
   annotateInterrupt(facts);
   recordInterruptDuration(facts.kind, status, (Date.parse(now) - Date.parse(facts.requestedAt)) / 1000);
-  if (status === 'resolved' && facts.kind.startsWith('conversation.')) countConversationTurn(facts.kind);
+}
+
+/** A conversation turn was recorded on a conversation interrupt (`turnIndex` absent: a close without one). */
+export function conversationTurnRecorded(facts: InterruptFacts, conversationId: string, turnIndex: number | undefined): void {
+  annotateInterrupt(facts);
+  annotateConversation(conversationId, turnIndex);
+  if (turnIndex !== undefined) countConversationTurn(facts.kind);
 }

@@ -29,6 +29,7 @@ import { decided } from '../common/command-reply.util';
 import { ConversationRepository, digestOf, type ConversationHome } from '../common/conversation.repository';
 import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository, type HeldInterrupt } from '../common/interrupt.repository';
+import { conversationTurnRecorded, interruptEnded } from '../common/interrupt.telemetry';
 
 type Held = Exclude<ConversationState, { status: 'not-open' }>;
 
@@ -129,6 +130,7 @@ export class ConversationGate {
       const after = resumed.value.reduce(evolveInterrupt, interrupt);
       if (after.status === 'none') throw new Error('unreachable');
       await this.interrupts.save(manager, after);
+      interruptEnded(after.interrupt, 'resolved', now);
       messages.push(...resumeMessages(after, command));
     }
     await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex);
@@ -140,6 +142,7 @@ export class ConversationGate {
         : recorded.type === 'conversation.closed'
           ? recorded.data.payload.finalTurn
           : undefined;
+    conversationTurnRecorded(interrupt.interrupt, conversationId, turn?.turnIndex);
     return {
       ok: true,
       data: {
