@@ -32,7 +32,8 @@ const systemTurn = (turnIndex: number, content: unknown): ConversationTurn => ({
 
 function view(window: ConversationTurn[], over: Partial<ConversationView> = {}): ConversationView {
   const agentTurns: Record<string, number> = {};
-  for (const t of window) if (t.role === 'agent') agentTurns[t.speakerId!] = (agentTurns[t.speakerId!] ?? 0) + 1;
+  for (const t of window)
+    if (t.role === 'agent') agentTurns[t.speakerId!] = (agentTurns[t.speakerId!] ?? 0) + 1;
   return {
     conversationId: CID,
     nodeId: 'talk',
@@ -98,26 +99,32 @@ const councilNode = (participants: unknown[] = [{ agentId: 'x' }, { agentId: 'y'
 
 describe('agentsOf', () => {
   it("agent.conversation is one agent: the node's config with agent_id (default 'agent')", () => {
-    const node = { id: 'n', typeId: 'agent.conversation', config: { agent_id: 'bot', model: 'm1' } } as WorkflowNode;
+    const node = {
+      id: 'n',
+      typeId: 'agent.conversation',
+      config: { agent_id: 'bot', model: 'm1' },
+    } as WorkflowNode;
     expect(agentsOf(node)).toEqual([{ agent_id: 'bot', model: 'm1', agentId: 'bot' }]);
-    expect(agentsOf({ id: 'n', typeId: 'agent.conversation' } as WorkflowNode)).toEqual([{ agentId: 'agent' }]);
+    expect(agentsOf({ id: 'n', typeId: 'agent.conversation' })).toEqual([{ agentId: 'agent' }]);
   });
 
   it('multi-agent nodes: the participants in roster order, or none', () => {
-    expect(agentsOf({ id: 'n', typeId: 'agent.dialogue', config: { participants: pair } } as WorkflowNode)).toEqual(pair);
-    expect(agentsOf({ id: 'n', typeId: 'agent.council', config: { participants: 'x' } } as WorkflowNode)).toEqual([]);
+    expect(agentsOf({ id: 'n', typeId: 'agent.dialogue', config: { participants: pair } })).toEqual(pair);
+    expect(agentsOf({ id: 'n', typeId: 'agent.council', config: { participants: 'x' } })).toEqual([]);
   });
 });
 
 describe('followUpsOf: which conversations', () => {
   it('returns nothing when no conversation event was decided', () => {
     const s = runWith(conversationNode(), view([userTurn(1)]));
-    expect(followUpsOf(s, [{ ...touched()[0]!, type: 'node.started' } as RunEventDoc], at(0))).toEqual([]);
+    expect(followUpsOf(s, [{ ...touched()[0]!, type: 'node.started' }], at(0))).toEqual([]);
     expect(followUpsOf(s, [], at(0))).toEqual([]);
   });
 
   it('returns nothing for an unknown or closed conversation, or a node missing from the workflow', () => {
-    expect(followUpsOf(runWith(conversationNode(), view([userTurn(1)])), touched('r1:other:0'), at(0))).toEqual([]);
+    expect(
+      followUpsOf(runWith(conversationNode(), view([userTurn(1)])), touched('r1:other:0'), at(0)),
+    ).toEqual([]);
     expect(
       followUpsOf(runWith(conversationNode(), view([userTurn(1)], { status: 'closed' })), touched(), at(0)),
     ).toEqual([]);
@@ -155,15 +162,15 @@ describe('followUpsOf: agent.conversation', () => {
   });
 
   it('replies after a user turn and after a system turn, not after its own turn', () => {
-    expect(followUpsOf(runWith(conversationNode(), view([agentTurn(1, 'bot'), userTurn(2)])), touched(), at(0))).toEqual([
-      expect.objectContaining({ kind: 'reply', speakerId: 'bot', afterTurnIndex: 2 }),
-    ]);
+    expect(
+      followUpsOf(runWith(conversationNode(), view([agentTurn(1, 'bot'), userTurn(2)])), touched(), at(0)),
+    ).toEqual([expect.objectContaining({ kind: 'reply', speakerId: 'bot', afterTurnIndex: 2 })]);
     expect(
       followUpsOf(runWith(conversationNode(), view([systemTurn(1, 'note')])), touched(), at(0))[0],
     ).toMatchObject({ kind: 'reply', afterTurnIndex: 1 });
-    expect(followUpsOf(runWith(conversationNode(), view([userTurn(1), agentTurn(2, 'bot')])), touched(), at(0))).toEqual(
-      [],
-    );
+    expect(
+      followUpsOf(runWith(conversationNode(), view([userTurn(1), agentTurn(2, 'bot')])), touched(), at(0)),
+    ).toEqual([]);
   });
 
   it("uses 'agent' as speaker when the node names no agent_id", () => {
@@ -191,7 +198,9 @@ describe('followUpsOf: agent.dialogue', () => {
   });
 
   it('does nothing without participants', () => {
-    expect(followUpsOf(runWith({ typeId: 'agent.dialogue', config: {} }, view([])), touched(), at(0))).toEqual([]);
+    expect(
+      followUpsOf(runWith({ typeId: 'agent.dialogue', config: {} }, view([])), touched(), at(0)),
+    ).toEqual([]);
   });
 
   it(`closes when an agent replies ${CLOSE_TOOL} alone or on its last line (agent-closed)`, () => {
@@ -215,8 +224,14 @@ describe('followUpsOf: agent.dialogue', () => {
   });
 
   it(`does not close on ${CLOSE_TOOL} in the middle of a line, nor on a user's ${CLOSE_TOOL}`, () => {
-    expect(next([agentTurn(1, 'a', `type ${CLOSE_TOOL} to stop`)])[0]).toMatchObject({ kind: 'reply', speakerId: 'b' });
-    expect(next([agentTurn(1, 'a', `${CLOSE_TOOL} now`)])[0]).toMatchObject({ kind: 'reply', speakerId: 'b' });
+    expect(next([agentTurn(1, 'a', `type ${CLOSE_TOOL} to stop`)])[0]).toMatchObject({
+      kind: 'reply',
+      speakerId: 'b',
+    });
+    expect(next([agentTurn(1, 'a', `${CLOSE_TOOL} now`)])[0]).toMatchObject({
+      kind: 'reply',
+      speakerId: 'b',
+    });
     expect(next([userTurn(1, CLOSE_TOOL)])[0]).toMatchObject({ kind: 'reply', speakerId: 'a' });
   });
 
@@ -226,7 +241,9 @@ describe('followUpsOf: agent.dialogue', () => {
       reason: 'sentinel',
       outcome: { reason: 'sentinel', closedBy: 'a', atTurn: 1 },
     });
-    expect(next([agentTurn(1, 'a', 'deal done')], { sentinel: 'DEAL DONE' })[0]).toMatchObject({ kind: 'reply' });
+    expect(next([agentTurn(1, 'a', 'deal done')], { sentinel: 'DEAL DONE' })[0]).toMatchObject({
+      kind: 'reply',
+    });
     expect(next([agentTurn(1, 'a', 'anything')], { sentinel: '' })[0]).toMatchObject({ kind: 'reply' });
   });
 
@@ -291,7 +308,14 @@ describe('followUpsOf: agent.council', () => {
   });
 
   it('closes with every answer once all members answered', () => {
-    expect(next([agentTurn(1, 'x', 'yes'), userTurn(2, 'hm'), agentTurn(3, 'y', { vote: 'no' }), agentTurn(4, 'z', '')])).toEqual([
+    expect(
+      next([
+        agentTurn(1, 'x', 'yes'),
+        userTurn(2, 'hm'),
+        agentTurn(3, 'y', { vote: 'no' }),
+        agentTurn(4, 'z', ''),
+      ]),
+    ).toEqual([
       {
         kind: 'close',
         reason: 'council-complete',
@@ -326,7 +350,12 @@ describe('agentPrompt', () => {
   it('agent.conversation: system prompt, turn 0 and the window; own turns as assistant, the person as user (unnamed)', () => {
     const s = runWith(
       conversationNode({ system_prompt: 'Be brief.' }),
-      view([agentTurn(1, 'bot', 'Hello!'), userTurn(2, 'Hi'), systemTurn(3, 'tool ran'), userTurn(4, { q: 1 })]),
+      view([
+        agentTurn(1, 'bot', 'Hello!'),
+        userTurn(2, 'Hi'),
+        systemTurn(3, 'tool ran'),
+        userTurn(4, { q: 1 }),
+      ]),
     );
     expect(agentPrompt(s, CID, 'bot')!.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
@@ -355,7 +384,10 @@ describe('agentPrompt', () => {
     const s = runWith(
       dialogueNode({
         system_prompt: 'Shared.',
-        participants: [{ agentId: 'host:a', name: 'Alice', system_prompt: 'You plan.' }, { agentId: 'host:b' }],
+        participants: [
+          { agentId: 'host:a', name: 'Alice', system_prompt: 'You plan.' },
+          { agentId: 'host:b' },
+        ],
       }),
       view([agentTurn(1, 'host:a', 'Plan?'), agentTurn(2, 'host:b', 'Yes.'), userTurn(3, 'go')]),
     );
@@ -381,37 +413,38 @@ describe('agentPrompt', () => {
   });
 
   it('agent.council: the council role line lists the other members', () => {
-    const s = runWith(councilNode([{ agentId: 'x', name: 'Xena' }, { agentId: 'y' }, { agentId: 'z', name: 'Zed' }]), view([]));
+    const s = runWith(
+      councilNode([{ agentId: 'x', name: 'Xena' }, { agentId: 'y' }, { agentId: 'z', name: 'Zed' }]),
+      view([]),
+    );
     expect(agentPrompt(s, CID, 'y')!.messages[0]).toEqual({
       role: 'system',
-      content: 'You are y, one member of a council with Xena, Zed. Answer the question; you see the answers given before yours.',
+      content:
+        'You are y, one member of a council with Xena, Zed. Answer the question; you see the answers given before yours.',
     });
   });
 
   it('continue_from: the context of the earlier step as one system message after the system prompt', () => {
-    const s = runWith(
-      conversationNode({ system_prompt: 'Sys.', continue_from: 'earlier' }),
-      view([]),
-      {
-        nodeOutputs: {
-          earlier: {
-            reply: 'x',
-            context: {
-              summary: '3 earlier turns are not shown (user: 3).',
-              turns: [
-                { from: 'user', content: 'Q1' },
-                { from: 'host:a', speakerId: 'host:a', content: { a: 1 } },
-              ],
-            },
+    const s = runWith(conversationNode({ system_prompt: 'Sys.', continue_from: 'earlier' }), view([]), {
+      nodeOutputs: {
+        earlier: {
+          reply: 'x',
+          context: {
+            summary: '3 earlier turns are not shown (user: 3).',
+            turns: [
+              { from: 'user', content: 'Q1' },
+              { from: 'host:a', speakerId: 'host:a', content: { a: 1 } },
+            ],
           },
         },
       },
-    );
+    });
     expect(agentPrompt(s, CID, 'bot')!.messages.slice(0, 3)).toEqual([
       { role: 'system', content: 'Sys.' },
       {
         role: 'system',
-        content: 'Earlier conversation (earlier):\n3 earlier turns are not shown (user: 3).\nuser: Q1\nhost:a: {"a":1}',
+        content:
+          'Earlier conversation (earlier):\n3 earlier turns are not shown (user: 3).\nuser: Q1\nhost:a: {"a":1}',
       },
       { role: 'user', content: 'What should we build?' },
     ]);
@@ -428,7 +461,9 @@ describe('agentPrompt', () => {
     const noContext = runWith(conversationNode({ continue_from: 'earlier' }), view([]), {
       nodeOutputs: { earlier: { reply: 'x' } },
     });
-    expect(agentPrompt(noContext, CID, 'bot')!.messages).toEqual([{ role: 'user', content: 'What should we build?' }]);
+    expect(agentPrompt(noContext, CID, 'bot')!.messages).toEqual([
+      { role: 'user', content: 'What should we build?' },
+    ]);
     const missing = runWith(conversationNode({ continue_from: 'nowhere' }), view([]));
     expect(agentPrompt(missing, CID, 'bot')!.messages).toHaveLength(1);
     const notString = runWith(conversationNode({ continue_from: 7 }), view([]), {
@@ -455,14 +490,21 @@ describe('agentPrompt', () => {
     const script = ['one', 'two'];
     const node = conversationNode({ script });
     expect(agentPrompt(runWith(node, view([])), CID, 'bot')!.scripted).toBe('one');
-    expect(agentPrompt(runWith(node, view([agentTurn(1, 'bot'), userTurn(2)])), CID, 'bot')!.scripted).toBe('two');
+    expect(agentPrompt(runWith(node, view([agentTurn(1, 'bot'), userTurn(2)])), CID, 'bot')!.scripted).toBe(
+      'two',
+    );
     const twice = view([agentTurn(1, 'bot'), userTurn(2), agentTurn(3, 'bot'), userTurn(4)]);
     expect(agentPrompt(runWith(node, twice), CID, 'bot')!.scripted).toBe('');
   });
 
   it('counts the turns of this agent only, including those out of the window (agentTurns)', () => {
     const s = runWith(
-      dialogueNode({ participants: [{ agentId: 'a', script: ['a0', 'a1', 'a2'] }, { agentId: 'b', script: ['b0'] }] }),
+      dialogueNode({
+        participants: [
+          { agentId: 'a', script: ['a0', 'a1', 'a2'] },
+          { agentId: 'b', script: ['b0'] },
+        ],
+      }),
       view([agentTurn(7, 'b')], { agentTurns: { a: 2, b: 3 } }),
     );
     expect(agentPrompt(s, CID, 'a')!.scripted).toBe('a2');
