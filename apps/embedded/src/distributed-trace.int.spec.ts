@@ -101,7 +101,9 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
 
   // One root: the gateway's SERVER span of the resolve request; every other span hangs under it.
   const roots = spans.filter((s) => parentOf(s) === undefined);
-  expect(roots.map((s) => s.name)).toEqual([`POST /v1/runs/${runId}/interrupts/gate`]);
+  const ROOT = 'POST /v1/runs/:runId/interrupts/:nodeId';
+  expect(roots.map((s) => s.name)).toEqual([ROOT]);
+  expect(roots[0]!.attributes).toMatchObject({ 'http.response.status_code': 200, [Attr.interruptId]: `${runId}:gate:0` });
   const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
   const ancestry = (s: ReadableSpan): string[] => {
     const parent = byId.get(parentOf(s) ?? '');
@@ -123,7 +125,7 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
 
   const projection = spans.find((s) => s.name === 'openwop.projection.apply' && s.attributes[Attr.eventType] === 'run.completed')!;
   const chain = ancestry(projection);
-  expect(chain[chain.length - 1]).toBe(`POST /v1/runs/${runId}/interrupts/gate`);
+  expect(chain[chain.length - 1]).toBe(ROOT);
   expect(chain.filter((name) => name.startsWith('process '))).toEqual(
     expect.arrayContaining([
       expect.stringContaining('run.public.run.event'),

@@ -7,7 +7,8 @@ import type { NextFunction, Request, Response } from 'express';
  * The SERVER span of every HTTP request (`observability.md` §Trace context): its parent is the
  * caller's `traceparent` when it sent one, the response carries this span's `traceparent`, and the
  * handler runs inside it, so the commands it sends over the bus continue the same trace. Registered
- * after Nest's body parsers, so the context is not lost across the body read. No-op with tracing off.
+ * after Nest's body parsers, so the context is not lost across the body read. The span is named by
+ * the matched route (`POST /v1/runs/:runId/interrupts/:nodeId`), never by ids. No-op with tracing off.
  */
 @Injectable()
 export class HttpTracingMiddleware implements NestMiddleware {
@@ -15,7 +16,7 @@ export class HttpTracingMiddleware implements NestMiddleware {
     if (!tracingEnabled()) return next();
     const parent = propagation.extract(context.active(), req.headers);
     const span = trace.getTracer('openwop').startSpan(
-      `${req.method} ${req.baseUrl}${req.path}`,
+      req.method,
       {
         kind: SpanKind.SERVER,
         attributes: { 'http.request.method': req.method, 'url.path': req.originalUrl.split('?')[0] ?? '/' },
@@ -30,6 +31,11 @@ export class HttpTracingMiddleware implements NestMiddleware {
     const end = () => {
       if (ended) return;
       ended = true;
+      const route = (req.route as { path?: unknown } | undefined)?.path;
+      if (typeof route === 'string') {
+        span.updateName(`${req.method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
       span.setAttribute('http.response.status_code', res.statusCode);
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
