@@ -185,7 +185,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
     // The close reaches the log before the node's timeout handling.
     const types = log.map((e) => e.type);
     expect(types.indexOf('conversation.closed')).toBeLessThan(types.indexOf('interrupt.resolved'));
-    expect(log.find((e) => e.type === 'node.failed')?.payload).toMatchObject({ error: { code: 'interrupt_timeout' } });
+    expect(log.find((e) => e.type === 'node.failed')?.payload).toMatchObject({
+      error: { code: 'interrupt_timeout' },
+    });
   });
 
   it('an agent converses with a person: it speaks first, answers each turn as streamed chunks, and the close resumes the node with its last reply', async () => {
@@ -225,6 +227,46 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
       byMessage.set(id, (byMessage.get(id) ?? '') + String(c.payload.chunk));
     }
     expect([...byMessage.values()]).toEqual(['Hello! Where to?', 'Lisbon is lovely.', 'Booked.']);
+  });
+
+  it('replay never re-prompts: a fork in replay mode, from the start or from inside the talk, completes from the recorded turns and closure', async () => {
+    const runId = await start(
+      workflow(`conv-${mode}-replay`, {
+        typeId: 'agent.conversation',
+        config: { provider: 'scripted', script: ['Hi.', 'Sure.'] },
+      }),
+    );
+    await waitTurns(runId, 2);
+    await send(runId, userTurn('Help me'));
+    await waitTurns(runId, 4);
+    await send(runId, { operation: 'close' });
+    await waitStatus(runId, ['completed']);
+    const source = await events(runId);
+    const inside = source.filter((e) => e.type === 'conversation.exchanged')[1]!;
+    const outputOf = (log: RunEvent[]) =>
+      log.find((e) => e.type === 'node.completed' && e.nodeId === 'talk')?.payload;
+    for (const fromSeq of [0, source.indexOf(inside) + 1]) {
+      const fork = await client.call<{ runId: string }>('POST', `/v1/runs/${runId}:fork`, {
+        mode: 'replay',
+        fromSeq,
+      });
+      await waitStatus(fork.runId, ['completed']);
+      const replayed = await events(fork.runId);
+      const types = replayed.map((e) => e.type);
+      expect(replayed.find((e) => e.type === 'replay.diverged')?.payload).toBeUndefined();
+      // The same output, its conversation (and turn) ids naming the fork.
+      expect(outputOf(replayed)).toEqual(
+        JSON.parse(JSON.stringify(outputOf(source)).replaceAll(runId, fork.runId)),
+      );
+      // Nobody was asked again: no pending interrupt, no agent reply streamed after the copied history.
+      expect(
+        (await client.call<{ interrupts: unknown[] }>('GET', `/v1/interrupts?runId=${fork.runId}`))
+          .interrupts,
+      ).toEqual([]);
+      expect(
+        types.slice(fromSeq).filter((t) => t === 'output.chunk' || t === 'conversation.exchanged'),
+      ).toEqual([]);
+    }
   });
 
   it.each([

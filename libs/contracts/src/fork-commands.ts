@@ -48,6 +48,10 @@ export const REPLAY_UNCOMPARED_EVENT_TYPES: readonly RunEventType[] = [
   'run.cancelled',
   'replay.diverged',
   'replay.divergedAtRefusal',
+  // A conversation's turns are the wait's record (like interrupt.resolved): a replay reads its closure instead.
+  'conversation.opened',
+  'conversation.exchanged',
+  'conversation.closed',
 ];
 
 /** Payload fields a replay does not compare: the fork's back-pointer, and interrupt ids (minted per request; a replay makes fewer requests). */
@@ -76,6 +80,11 @@ export function rebaseRunId<T>(value: T, from: string, to: string): T {
 /** Whether a replay leaves `event` out of the comparison (see {@link REPLAY_UNCOMPARED_EVENT_TYPES}). */
 export function isUncomparedEvent(event: Pick<RunEventDoc, 'type' | 'nodeId' | 'payload'>): boolean {
   if (REPLAY_UNCOMPARED_EVENT_TYPES.includes(event.type)) return true;
+  // An agent's streamed reply inside a conversation is part of the turn, not of the node's own output.
+  if (event.type === 'output.chunk') {
+    const meta = (event.payload as { meta?: { conversationId?: unknown } } | null)?.meta;
+    if (typeof meta?.conversationId === 'string') return true;
+  }
   // A note recorded with an interrupt's resolution (an ask, a comment): the host's record, not the node's.
   if (event.type === 'log.appended' && event.nodeId === undefined) {
     const fields = (event.payload as { fields?: { interruptId?: unknown } } | null)?.fields;

@@ -120,7 +120,9 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
       const pending = agents.find((a) => (view.agentTurns[a.agentId] ?? 0) === 0);
       if (pending) return { kind: 'reply', speakerId: pending.agentId };
       const answers: Record<string, unknown> = {};
+      // Each member's latest answer: kept per speaker, so none falls out of the window in a large council.
       for (const t of [view.first, ...view.window]) if (t.role === 'agent') answers[speakerOf(t)] = t.content;
+      Object.assign(answers, view.lastBySpeaker);
       return { kind: 'close', reason: 'council-complete', outcome: { answers } };
     }
     default:

@@ -24,6 +24,8 @@ export interface ConversationView {
   readonly olderBy: Readonly<Record<string, number>>;
   /** Agent turns recorded per speaker id. */
   readonly agentTurns: Readonly<Record<string, number>>;
+  /** The content of each agent's latest turn (bounded by the roster): a council's answers. */
+  readonly lastBySpeaker?: Readonly<Record<string, unknown>>;
   readonly nextTurnIndex: number;
   readonly participants?: readonly string[];
   readonly openedAt: string;
@@ -87,6 +89,7 @@ export function evolveConversations(
       older: view.older + dropped.length,
       olderBy,
       agentTurns: countAgent(view.agentTurns, turn),
+      ...(turn.role === 'agent' ? { lastBySpeaker: { ...view.lastBySpeaker, [speakerOf(turn)]: turn.content } } : {}),
       nextTurnIndex: turn.turnIndex + 1,
       lastEventId: event.eventId,
     },
@@ -119,7 +122,7 @@ export function olderSummary(view: ConversationView): string | undefined {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([who, n]) => `${who}: ${n}`)
     .join(', ');
-  return `${view.older} earlier turn${view.older === 1 ? '' : 's'} are not shown (${by}).`;
+  return `${view.older} earlier turn${view.older === 1 ? ' is' : 's are'} not shown (${by}).`;
 }
 
 /** A turn's content as prompt text. */

@@ -73,7 +73,10 @@ export async function decideFork(
   assertRunnable(workflow, nodes);
   assertHistory(history, fromSeq);
   const rebase = <T>(v: T): T => rebaseRunId(v, sourceRunId, runId);
-  const resolutions = Object.fromEntries(Object.entries(command.resolutions).map(([k, r]) => [rebase(k), r]));
+  // A recorded value naming the source run (a conversation's closure: its conversationId and turns) names the fork.
+  const resolutions = Object.fromEntries(
+    Object.entries(command.resolutions).map(([k, r]) => [rebase(k), 'value' in r ? { ...r, value: rebase(r.value) } : r]),
+  );
   const record: RunRecord = {
     ...newRunRecord({
       runId,

@@ -175,7 +175,14 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       return conversations ? { ...s, conversations } : s;
     }
     default:
-      if (emittable.includes(event.type) && s.active && s.active.nodeId === nodeId) {
+      // Only the node's own emits count (they are written while it runs); `output.chunk`s appended
+      // for its open conversation while it is suspended (AppendOutput) must not hide its next emits.
+      if (
+        emittable.includes(event.type) &&
+        s.status !== 'suspended' &&
+        s.active &&
+        s.active.nodeId === nodeId
+      ) {
         return { ...s, active: { ...s.active, emitted: s.active.emitted + 1 } };
       }
       return s;

@@ -52,11 +52,12 @@ export class ConversationRepository {
     );
     const stored = rows[0]?.state;
     if (!stored) return initialConversationState();
-    const systemPrefix = `${stored.conversationId}:${stored.nextTurnIndex}:system`;
+    // The host's system id at the next index and the suffixes it falls back to (ADR 0009), by exact id: an index lookup.
+    const system = `${stored.conversationId}:${stored.nextTurnIndex}:system`;
+    const ids = [...messageIds, system, ...[1, 2, 3, 4].map((n) => `${system}:${n}`)];
     const named = await manager.query<{ turn: ConversationTurn }[]>(
-      `SELECT turn FROM interrupt_conversation_turns
-       WHERE conversation_id = $1 AND (message_id = ANY($2::text[]) OR message_id LIKE $3)`,
-      [stored.conversationId, messageIds, `${systemPrefix.replace(/[\\%_]/g, '\\$&')}%`],
+      'SELECT turn FROM interrupt_conversation_turns WHERE conversation_id = $1 AND message_id = ANY($2::text[])',
+      [stored.conversationId, ids],
     );
     return hydrate(stored, [...stored.tail, ...named.map((r) => r.turn)]);
   }
@@ -125,6 +126,6 @@ export function digestOf(state: Held): ConversationDigest {
     turnCount: state.nextTurnIndex,
     tail: stored.tail,
     ...(stored.lastAgentTurn ? { lastAgentTurn: stored.lastAgentTurn } : {}),
-    ...(older > 0 ? { summary: `${older} earlier turn${older === 1 ? '' : 's'} are not shown.` } : {}),
+    ...(older > 0 ? { summary: `${older} earlier turn${older === 1 ? ' is' : 's are'} not shown.` } : {}),
   };
 }
