@@ -9,7 +9,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './bus.port';
-import { BrokerUnreachableError, isConnectionFailure } from './kafka/broker-unreachable.error';
+import { BrokerUnreachableError, isConnectionFailure, publishFailure } from './kafka/broker-unreachable.error';
 import {
   CLIENT_RETRY,
   CONNECTION_TIMEOUT_MS,
@@ -97,8 +97,14 @@ export class KafkaBus implements Bus {
     this.assertStarted('publish');
     if (messages.length === 0) return;
     const encoded = messages.map(toKafkaMessage);
-    await this.topics.ensure([topic]);
-    await this.producer.send({ topic, acks: -1, messages: encoded });
+    try {
+      await this.topics.ensure([topic]);
+      await this.producer.send({ topic, acks: -1, messages: encoded });
+    } catch (error) {
+      // A broker restart surfaces as a closed connection or a leaderless partition: the caller
+      // should see "unreachable, retry later" (the gateway's 503), not an unknown failure (500).
+      throw publishFailure(this.options.brokers, error);
+    }
   }
 
   /**
