@@ -131,4 +131,32 @@ describe('embedded: every metric on the gateway port', () => {
     expect(scraped.text).toContain('service_name="openwop-embedded"');
     expect(scraped.text).toMatch(/openwop_interrupt_requested_total\{openwop_interrupt_kind="approval"\} 1/);
   });
+
+  it('counts each conversation turn the gate records once (a retried turn is not a new one)', async () => {
+    const gateway = host.gateways[0]!;
+    const post = (path: string, body: unknown) => fetch(`${gateway}${path}`, { method: 'POST', headers: AUTH, body: JSON.stringify(body) });
+    const definition = {
+      id: 'metrics-conversation',
+      name: 'metrics-conversation',
+      version: '1.0.0',
+      nodes: [{ id: 'talk', typeId: 'core.conversationGate', config: { prompt: 'Plan it' } }],
+      edges: [],
+    };
+    expect((await post('/v1/workflows', definition)).status).toBeLessThan(300);
+    const { runId } = (await (await post('/v1/runs', { workflowId: 'metrics-conversation' })).json()) as { runId: string };
+    await waitFor(
+      async () => ((await (await fetch(`${gateway}/v1/runs/${runId}`, { headers: AUTH })).json()) as { status: string }).status === 'waiting-approval',
+      { timeoutMs: 30_000, what: 'the conversation to wait for a turn' },
+    );
+    const turn = (messageId: string, content: string) => ({
+      nodeId: 'talk',
+      operation: 'exchange',
+      turn: { messageId, from: 'user', role: 'user', content },
+    });
+    for (const [id, text] of [['m1', 'Where?'], ['m1', 'Where?'], ['m2', 'When?']] as const) {
+      expect((await post(`/v1/runs/${runId}:resolveInterrupt`, turn(`${runId}-${id}`, text))).status).toBe(200);
+    }
+    const scraped = await scrape(`${gateway}/metrics`);
+    expect(scraped.text).toMatch(/openwop_conversation_turns_total\{openwop_interrupt_kind="conversation\.exchange"\} 2\n/);
+  });
 });
