@@ -190,6 +190,41 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
     });
   });
 
+  it('maxSilence: a quiet conversation records one audit event per silence and goes on', async () => {
+    const runId = await start(
+      workflow(`conv-${mode}-silence`, {
+        typeId: 'core.conversationGate',
+        config: { prompt: 'anyone?', maxSilenceMs: 600 },
+      }),
+    );
+    await waitStatus(runId, ['waiting-approval']);
+    const audits = async () =>
+      (await events(runId)).filter(
+        (e) =>
+          e.type === 'log.appended' &&
+          (e.payload.fields as { event?: string } | undefined)?.event === 'conversation.silence',
+      );
+    const first = await waitFor(async () => ((await audits()).length >= 1 ? audits() : undefined), {
+      timeoutMs: 20_000,
+      what: 'a silence audit',
+    });
+    expect(first[0]!.payload).toMatchObject({
+      level: 'warn',
+      fields: { conversationId: `${runId}:talk:0`, silentSinceTurnIndex: 0, maxSilenceMs: 600 },
+    });
+    // A turn re-arms it: the next silence is audited once more, after that turn.
+    await send(runId, userTurn('me'));
+    const second = await waitFor(async () => ((await audits()).length >= 2 ? audits() : undefined), {
+      timeoutMs: 20_000,
+      what: 'a second silence audit',
+    });
+    expect(second[1]!.payload).toMatchObject({ fields: { silentSinceTurnIndex: 1 } });
+    expect((await client.getRun(runId)).status).toBe('waiting-approval');
+    await send(runId, { operation: 'close' });
+    await waitStatus(runId, ['completed']);
+    expect((await audits()).length).toBe(2);
+  });
+
   it('an agent converses with a person: it speaks first, answers each turn as streamed chunks, and the close resumes the node with its last reply', async () => {
     const runId = await start(
       workflow(`conv-${mode}-agent`, {

@@ -6,9 +6,11 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { OutboxRelay } from '@openwop/platform-db';
+import { appendToOutbox, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { ConversationRepository } from './common/conversation.repository';
 import { InterruptRepository } from './common/interrupt.repository';
+import { silenceAudits } from './converse/conversation.gate';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import {
   CLOCK,
@@ -41,6 +43,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     @Inject(INTERRUPT_TIMER_OPTIONS) private readonly options: InterruptTimerOptions,
     private readonly interrupts: InterruptRepository,
     private readonly expirer: ExpireInterruptHandler,
+    private readonly conversations: ConversationRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -72,8 +75,13 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
         }
         return due.length;
       });
+      const audited = await this.ds.transaction(async (manager) => {
+        const audits = await silenceAudits(this.conversations, manager, now, this.options.batchSize);
+        await appendToOutbox(manager, audits);
+        return audits.length;
+      });
       total += claimed;
-      if (claimed > 0) void this.relay.kick();
+      if (claimed > 0 || audited > 0) void this.relay.kick();
       if (claimed < this.options.batchSize || this.stopped) return total;
     }
   }

@@ -67,13 +67,15 @@ export class GetWorkflowData {
 /**
  * `run.converse`: the interrupt service decided a conversation event (RFC 0005 turn, close or
  * timeout) on the pending conversation interrupt `interruptId`; the engine appends it to the run log.
- * `event.type` is `conversation.exchanged` or `conversation.closed`; `event.payload` is the wire payload.
+ * `type` is `conversation.exchanged` or `conversation.closed` (`payload` is the wire payload), or
+ * `conversation.silence`: nobody spoke for the conversation's `maxSilenceMs` (an audit record).
  */
 export class RecordConversationData {
   @IsString() @Length(1, 128) runId!: string;
   @IsString() @Length(1, 128) nodeId!: string;
   @IsString() @Length(1, 256) interruptId!: string;
-  @IsIn(['conversation.exchanged', 'conversation.closed']) type!: 'conversation.exchanged' | 'conversation.closed';
+  @IsIn(['conversation.exchanged', 'conversation.closed', 'conversation.silence'])
+  type!: 'conversation.exchanged' | 'conversation.closed' | 'conversation.silence';
   @IsObject() payload!: Record<string, unknown>;
   @IsOptional() @IsString() reason?: string;
 }

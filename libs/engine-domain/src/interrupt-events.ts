@@ -120,7 +120,7 @@ function emitOpened(w: EventWriter, nodeId: string, request: KeyedInterrupt, sus
   if (!opened || opened.type !== 'conversation.opened') throw new Error(`conversation ${conversationId} did not open`);
   const payload = { ...opened.data.payload, conversationId, initialTurn: { ...opened.data.payload.initialTurn } };
   w.emit('conversation.opened', nodeId, payload);
-  return { ...opened.data, payload };
+  return { ...opened.data, payload, ...(opening.maxSilenceMs !== undefined ? { maxSilenceMs: opening.maxSilenceMs } : {}) };
 }
 
 /** The decision of the interrupt service, as `run.resume` carries it. */

@@ -28,6 +28,8 @@ export interface ConversationOpening {
   readonly participants?: readonly { readonly agentId: string; readonly name?: string }[];
   /** JSON Schema of the `content` of later caller turns. */
   readonly turnSchema?: Record<string, unknown>;
+  /** Nobody speaking for this long records an audit event (`log.appended`, `conversation.silence`); the talk goes on. */
+  readonly maxSilenceMs?: number;
   /** Turn 0; absent ⇒ a `system` turn `{reason: 'opened'}`. */
   readonly initialTurn?: { readonly from: string; readonly role: 'user' | 'agent' | 'system'; readonly content: unknown; readonly speakerId?: string };
 }

@@ -52,7 +52,7 @@ export interface RecordConversation {
   readonly runId: string;
   readonly nodeId: string;
   readonly interruptId: string;
-  readonly eventType: 'conversation.exchanged' | 'conversation.closed';
+  readonly eventType: 'conversation.exchanged' | 'conversation.closed' | 'conversation.silence';
   readonly payload: Record<string, unknown>;
   readonly context: CommandContext;
 }
@@ -213,6 +213,18 @@ function recordConversation(command: RecordConversation, state: RunState): RunDe
   const view = state.conversations?.[id];
   if (state.status !== 'suspended' || !view || view.status !== 'open' || view.interruptId !== command.interruptId) {
     return { events: [], state };
+  }
+  if (command.eventType === 'conversation.silence') {
+    // An audit record, not a turn: only while nobody has spoken since the silence began.
+    if (command.payload.silentSinceTurnIndex !== view.nextTurnIndex - 1) return { events: [], state };
+    const w = new EventWriter(state, view.lastEventId, command.context.now);
+    w.emit('log.appended', command.nodeId, {
+      level: 'warn',
+      message: `conversation ${id}: nobody spoke for ${String(command.payload.maxSilenceMs)} ms`,
+      nodeId: command.nodeId,
+      fields: { event: 'conversation.silence', ...command.payload },
+    });
+    return { events: w.events, state: w.result() };
   }
   if (command.payload.turnIndex !== view.nextTurnIndex) return { events: [], state };
   // Caused by the conversation's previous event, not by the command that carried it (RFC 0005 §B).

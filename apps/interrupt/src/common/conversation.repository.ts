@@ -25,6 +25,14 @@ export interface ConversationHome {
   readonly tenant: string;
 }
 
+/** An open conversation nobody spoke in for its `maxSilenceMs`. */
+export interface SilentConversation {
+  readonly home: ConversationHome;
+  readonly conversationId: string;
+  readonly lastTurnIndex: number;
+  readonly maxSilenceMs: number;
+}
+
 /** What a closed conversation resumes its node with, beyond the outcome. */
 export interface ConversationDigest {
   readonly turnCount: number;
@@ -62,12 +70,16 @@ export class ConversationRepository {
     return hydrate(stored, [...stored.tail, ...named.map((r) => r.turn)]);
   }
 
-  /** Saves the aggregate after new turns (those at or past `sinceTurnIndex`). */
+  /**
+   * Saves the aggregate after new turns (those at or past `sinceTurnIndex`), decided at `now`. An open
+   * conversation with a `maxSilenceMs` is due its silence audit `maxSilenceMs` after its latest turn.
+   */
   async save(
     manager: EntityManager,
     home: ConversationHome,
     state: Held,
     sinceTurnIndex: number,
+    now: string,
   ): Promise<void> {
     const fresh = state.turns.filter(
       (t): t is ConversationTurn => t !== undefined && t.turnIndex >= sinceTurnIndex,
@@ -80,10 +92,14 @@ export class ConversationRepository {
       );
     }
     const stored = compact(state);
+    const maxSilenceMs = (state as { maxSilenceMs?: number }).maxSilenceMs;
+    const silenceDueAt =
+      state.status === 'open' && maxSilenceMs ? new Date(Date.parse(now) + maxSilenceMs).toISOString() : null;
     await manager.query(
-      `INSERT INTO interrupt_conversations (conversation_id, interrupt_id, run_id, node_id, tenant, status, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-       ON CONFLICT (conversation_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
+      `INSERT INTO interrupt_conversations (conversation_id, interrupt_id, run_id, node_id, tenant, status, state, silence_due_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz)
+       ON CONFLICT (conversation_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
+         silence_due_at = EXCLUDED.silence_due_at, updated_at = now()`,
       [
         state.conversationId,
         home.interruptId,
@@ -92,8 +108,36 @@ export class ConversationRepository {
         home.tenant,
         state.status,
         JSON.stringify(stored),
+        silenceDueAt,
       ],
     );
+  }
+
+  /**
+   * Claims up to `limit` open conversations whose silence is due and that no other instance holds,
+   * and disarms them (the next turn re-arms): one audit per silence.
+   */
+  async claimSilent(manager: EntityManager, now: string, limit: number): Promise<SilentConversation[]> {
+    const rows = await manager.query<
+      { home: ConversationHome; state: StoredConversation & { maxSilenceMs?: number } }[]
+    >(
+      `SELECT json_build_object('interruptId', interrupt_id, 'runId', run_id, 'nodeId', node_id, 'tenant', tenant) AS home, state
+       FROM interrupt_conversations WHERE status = 'open' AND silence_due_at <= $1::timestamptz
+       ORDER BY silence_due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    );
+    if (rows.length > 0) {
+      await manager.query(
+        'UPDATE interrupt_conversations SET silence_due_at = NULL WHERE conversation_id = ANY($1::text[])',
+        [rows.map((r) => r.state.conversationId)],
+      );
+    }
+    return rows.map((r) => ({
+      home: r.home,
+      conversationId: r.state.conversationId,
+      lastTurnIndex: r.state.nextTurnIndex - 1,
+      maxSilenceMs: r.state.maxSilenceMs ?? 0,
+    }));
   }
 }
 

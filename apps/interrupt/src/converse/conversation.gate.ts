@@ -54,7 +54,15 @@ export class ConversationGate {
     if (state.status === 'not-open') return;
     const existing = await this.conversations.lockByInterrupt(manager, held.interrupt.interruptId, []);
     if (existing.status !== 'not-open') return;
-    await this.conversations.save(manager, homeOf(held), state, 0);
+    // maxSilenceMs rides on the state (evolve spreads it along), so every save re-arms the silence audit.
+    const silence = typeof opened.maxSilenceMs === 'number' ? { maxSilenceMs: opened.maxSilenceMs } : {};
+    await this.conversations.save(
+      manager,
+      homeOf(held),
+      { ...state, ...silence },
+      0,
+      String(opened.openedAt),
+    );
   }
 
   /** A `ConversationResolve` on a conversation interrupt. */
@@ -133,7 +141,7 @@ export class ConversationGate {
       interruptEnded(after.interrupt, 'resolved', now);
       messages.push(...resumeMessages(after, command));
     }
-    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex);
+    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex, now);
     await appendToOutbox(manager, messages);
     const recorded = events.value[events.value.length - 1]!;
     const turn =
@@ -168,9 +176,59 @@ export class ConversationGate {
     const events = decideConversation({ type: 'ExpireConversation', now }, state);
     if (events.length === 0 || state.status === 'not-open') return [];
     const next = events.reduce(evolveConversation, state) as Held;
-    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex);
+    await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex, now);
     return events.map((e) => converse(e, interrupt, now, cause));
   }
+}
+
+/**
+ * The silence audits of conversations nobody spoke in for their `maxSilenceMs` (claimed by the
+ * timer): one `run.converse` of type `conversation.silence` each, which the engine records as a
+ * `log.appended` warning. The conversation goes on; its next turn re-arms the audit.
+ */
+export async function silenceAudits(
+  repository: ConversationRepository,
+  manager: EntityManager,
+  now: string,
+  limit: number,
+): Promise<OutboxMessage[]> {
+  const silent = await repository.claimSilent(manager, now, limit);
+  return silent.map((c) => {
+    const command: RecordConversationCommand = {
+      id: `silence:${c.conversationId}:${c.lastTurnIndex}`,
+      type: 'run.converse',
+      occurredAt: now,
+      correlationId: c.home.runId,
+      causationId: `silence:${c.conversationId}`,
+      actor: { tenant: c.home.tenant, principal: 'interrupt-service' },
+      data: {
+        runId: c.home.runId,
+        nodeId: c.home.nodeId,
+        interruptId: c.home.interruptId,
+        type: 'conversation.silence',
+        payload: {
+          conversationId: c.conversationId,
+          silentSinceTurnIndex: c.lastTurnIndex,
+          maxSilenceMs: c.maxSilenceMs,
+          detectedAt: now,
+        },
+      },
+    };
+    return engineMessage(c.home.runId, command);
+  });
+}
+
+function engineMessage(runId: string, command: RecordConversationCommand): OutboxMessage {
+  return {
+    topic: Topics.engineCommands,
+    key: runId,
+    value: command,
+    headers: {
+      [Headers.messageId]: command.id,
+      [Headers.messageType]: command.type,
+      [Headers.correlationId]: command.correlationId,
+    },
+  };
 }
 
 function homeOf(held: HeldInterrupt): ConversationHome {
@@ -212,14 +270,5 @@ function converse(event: ConversationEvent, held: HeldInterrupt, now: string, ca
       ...(event.type === 'conversation.closed' ? { reason: event.data.reason } : {}),
     },
   };
-  return {
-    topic: Topics.engineCommands,
-    key: runId,
-    value: command,
-    headers: {
-      [Headers.messageId]: command.id,
-      [Headers.messageType]: command.type,
-      [Headers.correlationId]: command.correlationId,
-    },
-  };
+  return engineMessage(runId, command);
 }

@@ -23,6 +23,12 @@ function timeoutOf(ctx: NodeContext): { timeoutMs?: number } {
   return typeof t === 'number' && Number.isInteger(t) && t > 0 ? { timeoutMs: t } : {};
 }
 
+/** `max_silence_ms`: how long the talk may go quiet before an audit event records it. */
+export function maxSilenceOf(ctx: NodeContext): { maxSilenceMs?: number } {
+  const t = ctx.config.max_silence_ms ?? ctx.config.maxSilenceMs;
+  return typeof t === 'number' && Number.isInteger(t) && t > 0 ? { maxSilenceMs: t } : {};
+}
+
 /** Suspends on one conversation for the node's whole talk and turns its closure into the node's output. */
 async function converse(
   ctx: NodeContext,
@@ -35,6 +41,7 @@ async function converse(
     // `prompt` is what a person sees on the pending interrupt; turn 0 is the prompt only when the workflow gave one.
     data: { conversationId, prompt: opening.prompt ?? `Conversation in ${ctx.node.name ?? ctx.nodeId}` },
     conversation: {
+      ...maxSilenceOf(ctx),
       ...(opening.agentId !== undefined ? { agentId: opening.agentId } : {}),
       ...(opening.participants ? { participants: opening.participants } : {}),
       ...(opening.prompt !== undefined

@@ -1,4 +1,5 @@
 import { defineNode } from '../node';
+import { maxSilenceOf } from './agent-conversation.nodes';
 
 /**
  * `core.conversationGate`: one conversation held by one suspension (RFC 0005). Callers send turns
@@ -24,6 +25,7 @@ export const conversationGateNode = defineNode({
           : {}),
       },
       conversation: {
+        ...maxSilenceOf(ctx),
         ...(Array.isArray(ctx.config.participants)
           ? { participants: ctx.config.participants as { agentId: string; name?: string }[] }
           : {}),

@@ -6,6 +6,7 @@ import { ResolutionTokens1700000000400 } from './1700000000400-resolution-tokens
 import { Conversations1700000000500 } from './1700000000500-conversations';
 import { OutboxTraceContext1700000000600 } from './1700000000600-outbox-trace-context';
 import { InterruptConversations1700000000700 } from './1700000000700-interrupt-conversations';
+import { ConversationSilence1700000000800 } from './1700000000800-conversation-silence';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Conversations1700000000500,
   OutboxTraceContext1700000000600,
   InterruptConversations1700000000700,
+  ConversationSilence1700000000800,
 ];
