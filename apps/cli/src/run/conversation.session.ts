@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { OpenWopClient } from '@openwop/sdk';
 import type { Output } from '../util/output';
 import type { Interruption } from './interruption';
@@ -35,6 +36,8 @@ export class ConversationSession {
   /** `conversationId#turnIndex` of turns whose chunks were printed. */
   private readonly streamed = new Set<string>();
   private midLine = false;
+  /** Message ids of the turns typed in this process (an attach shows the others from the log). */
+  private readonly sent = new Set<string>();
 
   constructor(
     private readonly client: OpenWopClient,
@@ -44,7 +47,10 @@ export class ConversationSession {
     private readonly interruption: Interruption,
   ) {}
 
-  onOpened(nodeId: string | undefined, payload: { conversationId?: string }): void {
+  onOpened(
+    nodeId: string | undefined,
+    payload: { conversationId?: string; initialTurn?: { role?: string; content?: unknown } },
+  ): void {
     const id = payload.conversationId ?? '';
     if (this.opened.has(id)) return;
     this.opened.add(id);
@@ -54,6 +60,17 @@ export class ConversationSession {
         `Conversation at step ${nodeId ?? '?'} — type a turn; an empty line (or exit, quit) closes it.`,
       ),
     );
+    const first = payload.initialTurn;
+    if (first?.content !== undefined && first.content !== '') {
+      this.out.line(this.out.paint('dim', `${first.role ?? 'system'}: ${contentText(first.content)}`));
+    }
+  }
+
+  /** A person's turn from the log: shown unless it was typed here (an attach replays the others). */
+  onUserTurn(turn: { messageId?: string; content?: unknown }): void {
+    if (turn.messageId !== undefined && this.sent.has(turn.messageId)) return;
+    this.endLine();
+    this.out.line(`> ${contentText(turn.content)}`);
   }
 
   onChunk(data: Chunk): void {
@@ -68,6 +85,11 @@ export class ConversationSession {
     }
   }
 
+  private endLine(): void {
+    if (this.midLine) this.out.line();
+    this.midLine = false;
+  }
+
   /** An agent turn was recorded: finish its line, then take the person's next turn if it is theirs to give. */
   async onAgentTurn(nodeId: string, conversationId: string, turn: Turn): Promise<SessionStep> {
     const key = `${conversationId}#${turn.turnIndex ?? ''}`;
@@ -76,8 +98,7 @@ export class ConversationSession {
       this.out.write(`${this.out.paint('cyan', 'agent: ')}${contentText(turn.content)}`);
       this.midLine = true;
     }
-    if (this.midLine) this.out.line();
-    this.midLine = false;
+    this.endLine();
     const after = await this.client.getConversation(this.runId, conversationId, {
       after: turn.turnIndex ?? 0,
       limit: 1,
@@ -89,7 +110,9 @@ export class ConversationSession {
       await this.interruption.critical(() => this.client.closeConversation(this.runId, nodeId));
       this.out.line(this.out.paint('dim', 'conversation closed'));
     } else {
-      await this.interruption.critical(() => this.client.sendTurn(this.runId, nodeId, line));
+      const messageId = randomUUID();
+      this.sent.add(messageId);
+      await this.interruption.critical(() => this.client.sendTurn(this.runId, nodeId, line, { messageId }));
     }
     return this.interruption.requested ? 'stop' : 'continue';
   }

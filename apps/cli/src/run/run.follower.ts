@@ -92,7 +92,13 @@ export class RunFollower {
         this.session.onOpened(doc.nodeId, p);
         return 'continue';
       case 'conversation.exchanged': {
-        const turn = (p.turn ?? {}) as { role?: string; turnIndex?: number; content?: unknown };
+        const turn = (p.turn ?? {}) as {
+          role?: string;
+          turnIndex?: number;
+          content?: unknown;
+          messageId?: string;
+        };
+        if (turn.role === 'user') this.session.onUserTurn(turn);
         if (turn.role !== 'agent' || !doc.nodeId) return 'continue';
         return this.session.onAgentTurn(doc.nodeId, text(p.conversationId), {
           ...turn,
