@@ -19,7 +19,28 @@ export interface WopProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `command` (default: node WOP `args`) with `env` on top of the test environment. */
+/** Every `wop` process started and not yet ended, so a failed test leaves none behind. */
+const live = new Set<ChildProcessWithoutNullStreams>();
+
+/** Kills every `wop` process still running (call in `afterEach`). */
+export async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('close', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
+/** The environment without the variables set to '' (so a test can unset `NO_COLOR`). */
+function withoutEmpty(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
+/** Starts `command` (default: node WOP `args`) with `env` on top of the test environment (`''` unsets). */
 export function spawnWop(
   args: readonly string[],
   env: Record<string, string>,
@@ -27,9 +48,11 @@ export function spawnWop(
 ): WopProcess {
   const child = spawn(command?.file ?? process.execPath, command?.args ?? [WOP, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...env },
+    env: withoutEmpty({ ...process.env, NO_COLOR: '1', ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('close', () => live.delete(child));
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -10,7 +10,7 @@ import {
   type RunningHost,
   type TestDatabase,
 } from '@openwop/testing';
-import { records, runWop, spawnWop } from './cli-process';
+import { killLeftovers, records, runWop, spawnWop, WOP } from './cli-process';
 
 // The `wop` CLI as a user runs it: the built bin as a child process against a real embedded host
 // (real Postgres), driven through flags and piped input; what it did is checked through the API.
@@ -30,6 +30,7 @@ describe('wop CLI against the embedded host', () => {
     env = { WOP_URL: host.gateways[0]!, WOP_API_KEY: TEST_KEYS.t1 };
     client = new OpenWopClient({ baseUrl: host.gateways[0]!, apiKey: TEST_KEYS.t1 });
   });
+  afterEach(killLeftovers);
   afterAll(async () => {
     await host?.stop();
     await db?.drop();
@@ -279,6 +280,24 @@ describe('wop CLI against the embedded host', () => {
       const human = await runWop(['runs', 'ls', '--status', 'completed'], env);
       expect(human.stdout.split('\n')[0]).toMatch(/^runId +workflowId +status +currentNodeId +createdAt$/);
       expect(human.stdout).toContain(runId);
+
+      // Colours only at a terminal without NO_COLOR (util-linux `script` gives wop a pty).
+      const atTty = (extra: Record<string, string>) =>
+        spawnWop(
+          [],
+          { ...env, ...extra },
+          { file: 'script', args: ['-q', '-e', '-c', `${process.execPath} ${WOP} runs ls`, '/dev/null'] },
+        );
+      const coloured = atTty({ NO_COLOR: '' });
+      coloured.child.stdin.end();
+      expect((await coloured.exit).code).toBe(0);
+      expect(coloured.stdout()).toContain('\x1b[1mrunId');
+      const plain = atTty({});
+      plain.child.stdin.end();
+      expect((await plain.exit).code).toBe(0);
+      expect(plain.stdout()).toContain('runId');
+      expect(plain.stdout()).not.toContain('\x1b[');
+      expect(human.stdout).not.toContain('\x1b[');
 
       const events = await runWop(['events', runId, '--json'], env);
       const types = records(events.stdout).map((l) => (l.event as { type: string }).type);
