@@ -68,10 +68,30 @@ export class OpenWopClient {
     return this.call('GET', '/readyz');
   }
 
+  /** `GET /metrics`: the Prometheus exposition text. */
+  async metrics(): Promise<string> {
+    const res = await this.send(new URL('/metrics', this.options.baseUrl), {
+      headers: this.headers({ accept: 'text/plain' }),
+    });
+    if (!res.ok) throw await errorOf(res);
+    return res.text();
+  }
+
   // ----------------------------------------------------------------- workflows
   /** `POST /v1/workflows`: registers (or replaces) a definition for the caller's tenant. */
   registerWorkflow(definition: Record<string, unknown>): Promise<{ workflowId: string }> {
     return this.call('POST', '/v1/workflows', definition);
+  }
+
+  /** `POST /v1/workflows` with a YAML body (`Content-Type: application/yaml`), as written by its author. */
+  async registerWorkflowYaml(yaml: string): Promise<{ workflowId: string }> {
+    const res = await this.send(new URL('/v1/workflows', this.options.baseUrl), {
+      method: 'POST',
+      headers: this.headers({ accept: 'application/json', 'content-type': 'application/yaml' }),
+      body: yaml,
+    });
+    if (!res.ok) throw await errorOf(res);
+    return (await res.json()) as { workflowId: string };
   }
 
   getWorkflow(workflowId: string): Promise<Record<string, unknown>> {
@@ -154,6 +174,15 @@ export class OpenWopClient {
    */
   resolveInterrupt(runId: string, nodeId: string, resumeValue: unknown): Promise<ResolveResult> {
     return this.call('POST', `/v1/runs/${enc(runId)}/interrupts/${enc(nodeId)}`, { resumeValue });
+  }
+
+  /** The legacy `POST /v1/runs/{runId}/approvals/{nodeId}` (`{decision: approved|rejected, feedback?}`). */
+  resolveApproval(
+    runId: string,
+    nodeId: string,
+    body: { decision: 'approved' | 'rejected'; feedback?: string } & Record<string, unknown>,
+  ): Promise<ResolveResult> {
+    return this.call('POST', `/v1/runs/${enc(runId)}/approvals/${enc(nodeId)}`, body);
   }
 
   /** `GET /v1/interrupts`: the tenant's pending interrupts across runs. */
