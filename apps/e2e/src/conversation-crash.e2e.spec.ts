@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
 import {
   createTestDatabase,
   REPO_ROOT,
@@ -11,6 +10,7 @@ import {
   type RunningHost,
   type TestDatabase,
 } from '@openwop/testing';
+import { query } from './e2e-kit';
 
 /**
  * Invariant 2 for conversations: kill -9 of any service in the middle of conversations (an agent
@@ -50,16 +50,6 @@ async function call(
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   } catch {
     return { status: 0, body: {} };
-  }
-}
-
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
   }
 }
 

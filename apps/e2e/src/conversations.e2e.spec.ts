@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
+import { OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { refusal } from './e2e-kit';
 
 interface Turn {
   messageId: string;
@@ -23,16 +24,6 @@ interface RunEvent {
   nodeId?: string;
   causationId?: string;
   payload: Record<string, unknown>;
-}
-
-async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpenWopApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const agent = (agentId: string, script: string[]) => ({ agentId, name: agentId, script });

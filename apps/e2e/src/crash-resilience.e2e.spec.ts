@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
 import {
   createTestDatabase,
   REPO_ROOT,
@@ -11,6 +10,7 @@ import {
   type RunningHost,
   type TestDatabase,
 } from '@openwop/testing';
+import { query } from './e2e-kit';
 
 /**
  * Invariants 1, 2 and 6 under kill -9 of the services that decide: an engine and an interrupt
@@ -67,16 +67,6 @@ async function send(baseUrl: string, method: string, path: string, body?: unknow
   const parsed = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
   const label = res.ok ? String(res.status) : `${res.status} ${String(parsed.error)}`;
   return { label, body: parsed, ms: Date.now() - t0 };
-}
-
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
 }
 
 function tally(labels: readonly string[]): Record<string, number> {

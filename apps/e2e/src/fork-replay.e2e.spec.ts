@@ -1,7 +1,8 @@
 import { comparableRunEvent, type RunEventDoc } from '@openwop/contracts';
-import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
-import { TEST_KEYS, waitFor } from '@openwop/testing';
+import { OpenWopClient } from '@openwop/sdk';
+import { TEST_KEYS } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { refusal, waitStatus } from './e2e-kit';
 
 interface ForkResponse {
   readonly runId: string;
@@ -10,31 +11,6 @@ interface ForkResponse {
   readonly mode: string;
   readonly status: string;
   readonly eventsUrl: string;
-}
-
-async function waitStatus(
-  client: OpenWopClient,
-  runId: string,
-  status: string,
-  timeoutMs = 10_000,
-): Promise<RunSnapshotBody> {
-  return waitFor(
-    async () => {
-      const s = await client.getRun(runId);
-      return s.status === status ? s : undefined;
-    },
-    { timeoutMs, what: `run ${runId} ${status}` },
-  );
-}
-
-async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpenWopApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const forkPath = (runId: string) => `/v1/runs/${runId}:fork`;

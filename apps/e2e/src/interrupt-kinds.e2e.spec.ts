@@ -1,6 +1,7 @@
-import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
+import { type OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { refusal } from './e2e-kit';
 
 // Every interrupt kind (`interrupt.md`) through the REST API, in both modes: the waiting status and
 // `currentNodeId` while suspended, the events the run log records for the request and the
@@ -54,16 +55,6 @@ const gateThenNoop = (id: string, gate: Omit<NodeSpec, 'id'>) =>
     ],
     [['gate', 'after']],
   );
-
-async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpenWopApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
 
 const ofType = (events: readonly RunEvent[], type: string) => events.filter((e) => e.type === type);
 const payloadsOf = (events: readonly RunEvent[], type: string) =>

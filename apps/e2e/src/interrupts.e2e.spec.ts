@@ -1,34 +1,10 @@
-import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
+import { OpenWopApiError, OpenWopClient } from '@openwop/sdk';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { refusal, waitStatus } from './e2e-kit';
 
 const RACE_INTERRUPTS = Number(process.env.E2E_RACE_INTERRUPTS ?? 100);
 const RACE_RESOLVES = Number(process.env.E2E_RACE_RESOLVES ?? 50);
-
-async function waitStatus(
-  client: OpenWopClient,
-  runId: string,
-  status: string,
-  timeoutMs = 10_000,
-): Promise<RunSnapshotBody> {
-  return waitFor(
-    async () => {
-      const s = await client.getRun(runId);
-      return s.status === status ? s : undefined;
-    },
-    { timeoutMs, what: `run ${runId} ${status}` },
-  );
-}
-
-async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpenWopApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
 
 const resolvePath = (runId: string, nodeId: string) => `/v1/runs/${runId}/interrupts/${nodeId}`;
 

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
 import { OpenWopClient } from '@openwop/sdk';
 import {
   createTestDatabase,
@@ -11,19 +10,10 @@ import {
   type RunningHost,
   type TestDatabase,
 } from '@openwop/testing';
+import { query } from './e2e-kit';
 
 const RUNS = Number(process.env.E2E_CRASH_RUNS ?? 1000);
 const CONCURRENCY = 20;
-
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 describe('kill -9 of a projector in the middle of a stream of runs', () => {
   let db: TestDatabase;

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
 import { TEST_KEYS, testTokenKeysJson, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { refusal } from './e2e-kit';
 
 // Signed resolution tokens (RFC 0093) through the gateway's HTTP surface, both modes. The host runs
 // with a known key ring (so the log check knows the secret) and a short default token lifetime, so
@@ -22,16 +23,6 @@ interface TokenedInterrupt {
   readonly callbackUrl: string;
   readonly inspectToken: string;
   readonly tokenExpiresAt: string;
-}
-
-async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpenWopApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const statusCode = async (p: Promise<unknown>) => {

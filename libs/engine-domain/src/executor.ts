@@ -2,8 +2,15 @@ import type { WorkflowNode } from '@openwop/contracts';
 import type { EventWriter } from './event-writer';
 import { failureHandled, nodeInputs, runOutputs } from './graph';
 import { emitSuspension, type OpenInterruptRequest } from './interrupt-events';
-import { InterruptCancelledError, InterruptTimeoutError, NodeError, type NodeModule } from './node';
+import {
+  InterruptCancelledError,
+  InterruptTimeoutError,
+  NodeError,
+  type NodeContext,
+  type NodeModule,
+} from './node';
 import { createNodeContext, SuspendSignal, type ExecutionRecord } from './node-context';
+import type { RunRecord } from './run.state';
 
 /** The node types an engine executes, by typeId. */
 export type NodeRegistry = ReadonlyMap<string, NodeModule>;
@@ -87,15 +94,7 @@ async function executeNode(
     return undefined;
   }
   const record: ExecutionRecord = { consumedKeys: [], emits: [] };
-  const ctx = createNodeContext({
-    run: s,
-    node,
-    visit: s.active?.visit ?? 0,
-    inputs: nodeInputs(s.workflow, node, s.inputs, s.nodeOutputs, s.nodeOutcomes),
-    configurable: s.options,
-    alreadyEmitted: s.active?.emitted ?? 0,
-    record,
-  });
+  const ctx = contextOf(s, node, record);
   let outputs: unknown;
   let thrown: unknown;
   let threw = false;
@@ -141,8 +140,19 @@ export async function reenterCancelled(w: EventWriter, nodes: NodeRegistry, node
   const module = nodes.get(node.typeId);
   if (!module) return;
   const record: ExecutionRecord = { consumedKeys: [], emits: [] };
-  const ctx = createNodeContext({
-    run: { ...s, status: 'cancelled' },
+  const ctx = contextOf({ ...s, status: 'cancelled' }, node, record);
+  try {
+    await module.execute(ctx);
+  } catch {
+    // Expected: InterruptCancelledError, or whatever the node's clean-up threw; the node is cancelled either way.
+  }
+  for (const e of record.emits) w.emit(e.type, node.id, e.payload);
+}
+
+/** The context of one execution of `node` on the run's current (or cancelling) state. */
+function contextOf(s: RunRecord, node: WorkflowNode, record: ExecutionRecord): NodeContext {
+  return createNodeContext({
+    run: s,
     node,
     visit: s.active?.visit ?? 0,
     inputs: nodeInputs(s.workflow, node, s.inputs, s.nodeOutputs, s.nodeOutcomes),
@@ -150,12 +160,6 @@ export async function reenterCancelled(w: EventWriter, nodes: NodeRegistry, node
     alreadyEmitted: s.active?.emitted ?? 0,
     record,
   });
-  try {
-    await module.execute(ctx);
-  } catch {
-    // Expected: InterruptCancelledError, or whatever the node's clean-up threw; the node is cancelled either way.
-  }
-  for (const e of record.emits) w.emit(e.type, node.id, e.payload);
 }
 
 /** Fails the node; a failure no outgoing edge admits fails the run too. */

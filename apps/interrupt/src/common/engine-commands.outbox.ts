@@ -49,7 +49,8 @@ export function forwardedCancel(command: CancelRunAtInterruptCommand, now: strin
   return toEngine(runId, forward);
 }
 
-function toEngine(runId: string, command: CommandEnvelope): OutboxMessage {
+/** An engine command in the outbox, keyed by its run (so a run's commands reach the engine in order). */
+export function toEngine(runId: string, command: CommandEnvelope): OutboxMessage {
   return {
     topic: Topics.engineCommands,
     key: runId,

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
-  Headers,
-  Topics,
   type CommandReply,
   type RecordConversationCommand,
   type ResolveInterruptCommand,
@@ -27,7 +25,7 @@ import {
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
 import { decided } from '../common/command-reply.util';
 import { ConversationRepository, digestOf, type ConversationHome } from '../common/conversation.repository';
-import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
+import { resumeMessages, toEngine, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository, type HeldInterrupt } from '../common/interrupt.repository';
 import { conversationTurnRecorded, interruptEnded } from '../common/interrupt.telemetry';
 
@@ -214,21 +212,8 @@ export async function silenceAudits(
         },
       },
     };
-    return engineMessage(c.home.runId, command);
+    return toEngine(c.home.runId, command);
   });
-}
-
-function engineMessage(runId: string, command: RecordConversationCommand): OutboxMessage {
-  return {
-    topic: Topics.engineCommands,
-    key: runId,
-    value: command,
-    headers: {
-      [Headers.messageId]: command.id,
-      [Headers.messageType]: command.type,
-      [Headers.correlationId]: command.correlationId,
-    },
-  };
 }
 
 function homeOf(held: HeldInterrupt): ConversationHome {
@@ -270,5 +255,5 @@ function converse(event: ConversationEvent, held: HeldInterrupt, now: string, ca
       ...(event.type === 'conversation.closed' ? { reason: event.data.reason } : {}),
     },
   };
-  return engineMessage(runId, command);
+  return toEngine(runId, command);
 }

@@ -1,0 +1,42 @@
+import { Client } from 'pg';
+import { OpenWopApiError, type OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
+import { waitFor } from '@openwop/testing';
+
+/** Waits until the run's snapshot shows one of `statuses` (a status or a list), and returns it. */
+export function waitStatus(
+  client: OpenWopClient,
+  runId: string,
+  statuses: string | readonly string[],
+  timeoutMs = 10_000,
+): Promise<RunSnapshotBody> {
+  const wanted = typeof statuses === 'string' ? [statuses] : statuses;
+  return waitFor(
+    async () => {
+      const s = await client.getRun(runId);
+      return wanted.includes(s.status) ? s : undefined;
+    },
+    { timeoutMs, what: `run ${runId} ${wanted.join('|')}` },
+  );
+}
+
+/** The API refusal a request ends in; fails when it succeeds or fails otherwise. */
+export async function refusal(p: Promise<unknown>): Promise<OpenWopApiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof OpenWopApiError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** One SQL query on its own connection (the test reads the tables the services wrote). */
+export async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
