@@ -54,7 +54,12 @@ describe('wop CLI against the embedded host', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wop-'));
 
     it('exits 0 for every example', async () => {
-      for (const file of [APPROVAL, CLARIFICATION, 'examples/conversation.yaml']) {
+      for (const file of [
+        APPROVAL,
+        CLARIFICATION,
+        'examples/conversation.yaml',
+        'examples/external-event.yaml',
+      ]) {
         const r = await runWop(['validate', file], env);
         expect({ file, code: r.code, out: r.stdout }).toEqual({ file, code: 0, out: `${file}: valid\n` });
       }
@@ -224,6 +229,28 @@ describe('wop CLI against the embedded host', () => {
       cancelling.child.kill('SIGINT');
       expect((await cancelling.exit).code).toBe(130);
       await status(runIdOf(cancelling.stdout()), 'cancelled');
+    });
+
+    it('prints the token and callback URL of an external event, and follows the run once the outside system posts', async () => {
+      const following = spawnWop(['run', 'examples/external-event.yaml'], env);
+      following.child.stdin.end();
+      await following.waitFor(/callback URL: (\S+)/);
+      const url = /callback URL: (\S+)/.exec(following.stdout())![1]!;
+      const token = /token: +(\S+)/.exec(following.stdout())?.[1];
+      expect(url).toBe(`${host.gateways[0]!}/v1/interrupts/${token}`);
+      expect(following.stdout()).toContain('Waiting for external event payment.settled at step payment');
+      const outside = new OpenWopClient({ baseUrl: host.gateways[0]! });
+      expect(await outside.resolveByToken(url, { eventPayload: { amount: 42 } })).toMatchObject({
+        status: 'resolved',
+      });
+      expect((await following.exit).code).toBe(0);
+      expect(following.stdout()).toContain('✔ run completed');
+      const events = await client.listEvents(runIdOf(following.stdout()));
+      expect(
+        events.find((e) => e.type === 'node.completed' && e.nodeId === 'payment')?.payload,
+      ).toMatchObject({
+        outputs: { eventPayload: { amount: 42 } },
+      });
     });
 
     it('exits 3 when the server cannot be reached or refuses the key', async () => {
