@@ -378,7 +378,13 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
         }),
       ),
     );
-    expect([oversize.status, oversize.code]).toEqual([400, 'validation_error']);
+    expect([oversize.status, oversize.code]).toEqual([422, 'conversation_roster_exceeded']);
+    // The conformance fixture with 64 members is seeded, and refused at run creation; no conversation opens.
+    const fixture = await refusal(
+      client.createRun({ workflowId: 'conformance-multi-party-council-oversize' }),
+    );
+    expect([fixture.status, fixture.code]).toEqual([422, 'conversation_roster_exceeded']);
+    expect(fixture.details).toMatchObject({ participants: 64, maxParticipants: 8 });
 
     const runId = await start(
       workflow(`conv-${mode}-roster`, {
@@ -406,5 +412,46 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
     expect([anonymous.status, anonymous.code]).toEqual([400, 'validation_error']);
     expect(await send(runId, agentTurn('host:b'))).toMatchObject({ status: 'accepted', turnIndex: 1 });
     expect((await waitTurns(runId, 2)).turns[1]).toMatchObject({ speakerId: 'host:b' });
+  });
+});
+
+describe('a host started with conversations off refuses them (capability_required)', () => {
+  let hut: HostUnderTest;
+  let client: OpenWopClient;
+  beforeAll(async () => {
+    hut = await MODES.embedded({ OPENWOP_CONVERSATIONS: 'off' });
+    client = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.t1 });
+  });
+  afterAll(async () => {
+    await hut?.stop();
+  });
+
+  it('advertises no conversationPrimitive, refuses such workflows at registration and at run creation, and runs the others', async () => {
+    const discovery = await client.discovery();
+    expect(discovery).toMatchObject({
+      conversationPrimitive: false,
+      multiPartyConversation: { supported: false },
+    });
+    const registered = await refusal(
+      client.call(
+        'POST',
+        '/v1/workflows',
+        workflow('off-agent', { typeId: 'agent.conversation', config: { script: ['hi'] } }),
+      ),
+    );
+    expect([registered.status, registered.code]).toEqual([422, 'capability_required']);
+    expect(registered.details).toMatchObject({
+      requiredCapability: 'conversationPrimitive',
+      offendingTypeId: 'agent.conversation',
+      nodeId: 'talk',
+    });
+    const started = await refusal(client.createRun({ workflowId: 'conformance-multi-party-council' }));
+    expect([started.status, started.code]).toEqual([422, 'capability_required']);
+    expect(started.details).toMatchObject({
+      requiredCapability: 'conversationPrimitive',
+      offendingTypeId: 'core.conversationGate',
+    });
+    const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
+    expect(runId).toEqual(expect.any(String));
   });
 });

@@ -105,6 +105,9 @@ export {
 export { refusal, validationRefusal } from './command-reply';
 export {
   conversationLimits,
+  conversationRefusal,
+  CONVERSATION_NODE_TYPES,
+  type CapabilityRefusal,
   MAX_CONVERSATION_PARTICIPANTS_ENV,
   DEFAULT_MAX_CONVERSATION_PARTICIPANTS,
   type ConversationLimits,

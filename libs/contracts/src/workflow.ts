@@ -1,4 +1,3 @@
-import { conversationLimits } from './conversation-limits';
 /** The parts of an OpenWOP `WorkflowDefinition` the host reads (`workflow-definition.schema.json`). */
 export interface WorkflowNode {
   readonly id: string;
@@ -130,17 +129,13 @@ export function unsupportedFeatures(definition: WorkflowDefinition): Unsupported
 }
 
 /**
- * An agent roster (RFC 0101): 1..`maxParticipants` members (`MAX_CONVERSATION_PARTICIPANTS`), each
- * with a unique `agentId`; a dialogue needs two voices.
+ * An agent roster (RFC 0101): members with unique `agentId`s; a dialogue needs two voices.
  */
 function rosterProblems(participants: unknown, path: string, min: number): UnsupportedFeature[] {
   if (!Array.isArray(participants)) return [{ path, message: 'must be an array of {agentId, name?, system_prompt?, script?}' }];
-  const { maxParticipants } = conversationLimits();
+  // The size cap is the host's (conversationRefusal: conversation_roster_exceeded), not the definition's shape.
   const problems: UnsupportedFeature[] = [];
   if (participants.length < min) problems.push({ path, message: `needs at least ${min} participants` });
-  if (participants.length > maxParticipants) {
-    problems.push({ path, message: `names ${participants.length} participants; this host allows at most ${maxParticipants} (conversation_roster_exceeded)` });
-  }
   const seen = new Set<string>();
   participants.forEach((p: unknown, j) => {
     const agentId = (p as { agentId?: unknown } | null)?.agentId;

@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import {
+  conversationRefusal,
   CONFORMANCE_FIXTURES,
   INTERRUPT_KINDS,
   SEEDED_FIXTURES,
@@ -27,24 +28,29 @@ describe('engine-domain and the wire contract stay in step', () => {
     for (const kind of INTERRUPT_KINDS) expect(suspendReason(kind)).toBe(suspendReasonFor(kind));
   });
 
-  it('seeds every fixture but the oversize council (64 members > the default 8), and all fixtures are schema-valid', () => {
-    expect(SEEDED_FIXTURES.map((f) => f.id).sort()).toEqual([
-      'conformance-agent-low-confidence',
-      'conformance-approval',
-      'conformance-approval-reject-loopback',
-      'conformance-approval-reject-routed',
-      'conformance-approval-timeout',
-      'conformance-approval-timeout-approve',
-      'conformance-clarification',
-      'conformance-multi-party-council',
-      'conformance-noop',
-    ]);
-    for (const f of CONFORMANCE_FIXTURES) {
-      const problems = validateWorkflowDefinition(f);
-      if (f.id === 'conformance-multi-party-council-oversize')
-        expect(problems.map((p) => p.path)).toEqual(['/nodes/0/config/participants']);
-      else expect(problems).toEqual([]);
-    }
+  it('seeds every fixture, and all fixtures are schema-valid (the oversize council is refused at run creation, by the host limit)', () => {
+    expect(SEEDED_FIXTURES.map((f) => f.id).sort()).toEqual(CONFORMANCE_FIXTURES.map((f) => f.id).sort());
+    for (const f of CONFORMANCE_FIXTURES) expect(validateWorkflowDefinition(f)).toEqual([]);
+    expect(
+      conversationRefusal(
+        CONFORMANCE_FIXTURES.find((f) => f.id === 'conformance-multi-party-council-oversize')!,
+      ),
+    ).toMatchObject({
+      code: 'conversation_roster_exceeded',
+      details: { participants: 64, maxParticipants: 8 },
+    });
+    expect(
+      conversationRefusal(CONFORMANCE_FIXTURES.find((f) => f.id === 'conformance-multi-party-council')!),
+    ).toBeUndefined();
+    expect(
+      conversationRefusal(CONFORMANCE_FIXTURES.find((f) => f.id === 'conformance-multi-party-council')!, {
+        maxParticipants: 8,
+        multiParty: false,
+      }),
+    ).toMatchObject({
+      code: 'capability_required',
+      details: { requiredCapability: 'multiPartyConversation', nodeId: 'convo' },
+    });
   });
 
   it('every interrupt the built-in nodes request is a valid suspend-request, and every event a valid RunEventDoc', async () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
+  conversationRefusal,
   validateWorkflowDefinition,
   withDefinitionDefaults,
   type CommandReply,
@@ -36,6 +37,8 @@ export class RegisterWorkflowHandler {
       };
     }
     const workflow = definition as WorkflowDefinition;
+    const refused = conversationRefusal(workflow);
+    if (refused) return { ok: false, error: refused };
     await this.workflows.save(manager, command.actor.tenant, workflow);
     return { ok: true, data: { workflowId: workflow.id } };
   }

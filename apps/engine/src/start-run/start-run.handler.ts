@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { CommandReply, StartRunCommand, StartRunResult } from '@openwop/contracts';
+import { conversationRefusal, type CommandReply, type StartRunCommand, type StartRunResult } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
@@ -29,6 +29,9 @@ export class StartRunHandler {
         },
       };
     }
+    // A workflow this host's conversation capabilities cannot run (a seeded fixture, a host restarted with them off).
+    const refused = conversationRefusal(workflow);
+    if (refused) return { ok: false, error: refused };
     const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>
       decideRun(

@@ -17,8 +17,11 @@ export const MAX_REQUEST_BODY_BYTES = 1_048_576;
  */
 export function buildDiscoveryDocument(limits: ConversationLimits = conversationLimits()): Record<string, unknown> {
   const conversation = {
-    conversationPrimitive: true,
-    multiPartyConversation: { supported: true, maxParticipants: limits.maxParticipants },
+    conversationPrimitive: limits.conversationPrimitive !== false,
+    multiPartyConversation: {
+      supported: limits.conversationPrimitive !== false && limits.multiParty !== false,
+      maxParticipants: limits.maxParticipants,
+    },
   };
   return {
     protocol: 'openwop',
