@@ -338,6 +338,7 @@ describe('wop CLI against the embedded host', () => {
 
   describe('GET /v1/runs', () => {
     it('pages the tenant’s runs newest first by cursor, hides other tenants, refuses a forged cursor', async () => {
+      for (let i = 0; i < 5; i++) await client.createRun({ workflowId: 'conformance-noop' });
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
@@ -358,6 +359,19 @@ describe('wop CLI against the embedded host', () => {
       await expect(client.listRuns({ cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(
         OpenWopValidationError,
       );
+      // Cursors Postgres could not take are refused as malformed, never a 500; a spelling JS reads
+      // as a date is normalized before it reaches Postgres.
+      const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+      for (const v of [
+        ['2026-01-01T00:00:00Z', 'a\u0000b'],
+        ['+275760-09-13T00:00:00Z', 'x'],
+      ]) {
+        await expect(client.listRuns({ cursor: forged(v) })).rejects.toMatchObject({
+          status: 400,
+          code: 'validation_error',
+        });
+      }
+      expect((await client.listRuns({ cursor: forged(['1', 'x']) })).runs).toEqual(expect.any(Array));
       await expect(client.listRuns({ status: 'sleeping' })).rejects.toMatchObject({
         code: 'validation_error',
       });

@@ -6,6 +6,7 @@ import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
+import { findUnstorableText } from '../common/unstorable-text';
 import { createValidationPipe } from '../common/validation.pipe';
 import { ListRunsQueryDto } from './list-runs.query.dto';
 
@@ -96,9 +97,12 @@ function decodeCursor(cursor: string): [string, string] {
       v.length === 2 &&
       typeof v[0] === 'string' &&
       typeof v[1] === 'string' &&
-      !Number.isNaN(Date.parse(v[0]))
+      findUnstorableText(v) === undefined
     ) {
-      return [v[0], v[1]];
+      // Only instants Postgres stores (years 1..9999), handed over in one unambiguous spelling.
+      const at = new Date(Date.parse(v[0]));
+      const year = at.getUTCFullYear();
+      if (year >= 1 && year <= 9999) return [at.toISOString(), v[1]];
     }
   } catch {
     // fall through to the refusal
