@@ -325,6 +325,17 @@ async function waitWaiting(stack: Stack, runId: string, deadlineMs: number): Pro
   return undefined;
 }
 
+async function resolutionToken(stack: Stack, runId: string, snapshot: Record<string, unknown>): Promise<string | undefined> {
+  const deadline = Date.now() + CLIENT_PATIENCE_MS;
+  for (let snap: Record<string, unknown> | undefined = snapshot; Date.now() < deadline; ) {
+    const token = (snap?.interrupt as { interruptToken?: string } | undefined)?.interruptToken;
+    if (token) return token;
+    await sleep(250);
+    snap = (await attempt(stack, 'GET', `/v1/runs/${runId}`)).answer?.json;
+  }
+  return undefined;
+}
+
 async function cycle(stack: Stack, scenario: Scenario): Promise<void> {
   const runId = await startRun(stack, scenario);
   if (!runId) return;
@@ -335,8 +346,10 @@ async function cycle(stack: Stack, scenario: Scenario): Promise<void> {
   if (scenario === 'conversation') return converse(stack, t);
   let op: () => Promise<{ label: string; answer?: Answer }>;
   if (scenario === 'token') {
-    const token = (snapshot.interrupt as { interruptToken?: string } | undefined)?.interruptToken;
-    if (!token) return anomaly(`run ${runId}: waiting without a resolution token`);
+    // The token service mints from the run events, so the token may show up a little after the
+    // waiting status (later still when that token instance was just killed).
+    const token = await resolutionToken(stack, runId, snapshot);
+    if (!token) return anomaly(`run ${runId}: waiting, but no resolution token within ${CLIENT_PATIENCE_MS} ms`);
     op = () => attempt(stack, 'POST', `/v1/interrupts/${token}`, ANSWER_OF.token, {});
   } else {
     op = () => attempt(stack, 'POST', `/v1/runs/${runId}/interrupts/${NODE_OF[scenario]}`, ANSWER_OF[scenario]);
@@ -554,12 +567,20 @@ async function main(): Promise<number> {
   const db = await createTestDatabase('faults');
   let host: RunningHost | undefined;
   try {
-    host = await startDistributedStack({
-      databaseUrl: db.url,
-      instances: INSTANCES,
-      namespace: `faults-${Date.now().toString(36)}`,
-      env: { KAFKA_BROKERS: `127.0.0.1:${KAFKA_PORT}` },
-    });
+    // On a loaded machine a service may miss the 60 s start deadline: try the whole stack again once.
+    for (let attempt = 1; !host; attempt++) {
+      try {
+        host = await startDistributedStack({
+          databaseUrl: db.url,
+          instances: INSTANCES,
+          namespace: `faults-${Date.now().toString(36)}`,
+          env: { KAFKA_BROKERS: `127.0.0.1:${KAFKA_PORT}` },
+        });
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        console.error(`the stack did not start (${e instanceof Error ? e.message : String(e)}); trying again`);
+      }
+    }
     const stack = new Stack(host);
     for (const wf of [EXTERNAL_WORKFLOW, ...(WITH_CONVERSATIONS ? [CONVERSATION_WORKFLOW] : [])]) {
       const r = await call(stack, 'POST', '/v1/workflows', wf);
