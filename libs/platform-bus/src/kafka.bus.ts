@@ -9,7 +9,11 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './bus.port';
-import { BrokerUnreachableError, isConnectionFailure, publishFailure } from './kafka/broker-unreachable.error';
+import {
+  BrokerUnreachableError,
+  isConnectionFailure,
+  publishFailure,
+} from './kafka/broker-unreachable.error';
 import {
   CLIENT_RETRY,
   CONNECTION_TIMEOUT_MS,
@@ -118,18 +122,22 @@ export class KafkaBus implements Bus {
     await this.topics.ensure(options.topics);
     // A fresh broker answers "coordinator is loading" (and a moving leader "not the leader") for a
     // while: join again rather than fail the service's start.
-    const subscription = await retryTransient(() =>
-      KafkaSubscription.open({
-        kafka: this.kafka,
-        admin: this.admin,
-        options,
-        concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
-        joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
-        publish: (topic, messages) => this.publish(topic, messages),
-        onClosed: (s) => this.subscriptions.delete(s),
-      }),
-    );
-    this.subscriptions.add(subscription);
+    const open = async (): Promise<KafkaSubscription> => {
+      const opened = await retryTransient(() =>
+        KafkaSubscription.open({
+          kafka: this.kafka,
+          admin: this.admin,
+          options,
+          concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
+          joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
+          publish: (topic, messages) => this.publish(topic, messages),
+          onClosed: (s) => this.subscriptions.delete(s),
+        }),
+      );
+      this.subscriptions.add(opened);
+      return opened;
+    };
+    const subscription = new RejoiningSubscription(await open(), open, options.group);
     this.lag.track(options.group, options.topics);
     seedDeadLetterSeries(options.group, options.topics);
     return subscription;
@@ -193,5 +201,64 @@ export class KafkaBus implements Bus {
     if (!this.started) throw new Error(`KafkaBus.${operation}: the bus is not started (call start() first)`);
     if (this.stopping && operation !== 'publish')
       throw new Error(`KafkaBus.${operation}: the bus is stopping`);
+  }
+}
+
+/** Pause before the n-th attempt to join again (1 s, 2 s, 4 s, … capped at 15 s). */
+const rejoinDelayMs = (attempt: number): number => Math.min(15_000, 1_000 * 2 ** attempt);
+
+/**
+ * A subscription that joins its group again when kafkajs gives up on the consumer (a crash it does
+ * not restart from, e.g. a coordinator still loading after a broker restart), instead of leaving a
+ * live process that consumes nothing. Attempts go on, with backoff, until one joins or `stop()`.
+ */
+class RejoiningSubscription implements Subscription {
+  private stopped = false;
+  private rejoining: Promise<void> | undefined;
+
+  constructor(
+    private current: KafkaSubscription,
+    private readonly open: () => Promise<KafkaSubscription>,
+    private readonly group: string,
+  ) {
+    this.watch(current);
+  }
+
+  private watch(subscription: KafkaSubscription): void {
+    this.current = subscription;
+    subscription.onFailure((error) => this.rejoin(error));
+  }
+
+  private rejoin(error: Error): void {
+    if (this.stopped || this.rejoining) return;
+    console.error(`consumer of group ${this.group} stopped consuming (${error.message}); joining again`);
+    this.rejoining = (async () => {
+      await this.current.stop().catch(() => undefined);
+      for (let attempt = 0; !this.stopped; attempt++) {
+        await new Promise((r) => setTimeout(r, rejoinDelayMs(attempt)));
+        if (this.stopped) return;
+        try {
+          const next = await this.open();
+          if (this.stopped) {
+            await next.stop();
+            return;
+          }
+          this.rejoining = undefined;
+          this.watch(next);
+          console.error(`consumer of group ${this.group} joined again`);
+          return;
+        } catch (e) {
+          console.error(
+            `consumer of group ${this.group} could not join again: ${e instanceof Error ? e.message : String(e)}`,
+          );
+        }
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.rejoining?.catch(() => undefined);
+    await this.current.stop();
   }
 }

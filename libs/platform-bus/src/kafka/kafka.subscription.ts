@@ -33,8 +33,18 @@ export class KafkaSubscription implements Subscription {
     private readonly onClosed: (subscription: KafkaSubscription) => void,
   ) {
     consumer.on(consumer.events.CRASH, (event) => {
-      if (!event.payload.restart) this.crashError = event.payload.error;
+      if (event.payload.restart) return;
+      this.crashError = event.payload.error;
+      this.failureListener?.(event.payload.error);
     });
+  }
+
+  private failureListener: ((error: Error) => void) | undefined;
+
+  /** Calls `listener` once kafkajs gives up on this consumer (it no longer consumes). */
+  onFailure(listener: (error: Error) => void): void {
+    this.failureListener = listener;
+    if (this.crashError) listener(this.crashError);
   }
 
   /** Set when kafkajs gave up on this consumer (a crash it does not restart from). */
@@ -99,7 +109,13 @@ async function handle(
     return;
   }
   const message = (attempt: number) => toIncoming(raw, attempt);
-  const span = { system: 'kafka', topic: raw.topic, partition: raw.partition, group: args.options.group, headers: raw.headers } as const;
+  const span = {
+    system: 'kafka',
+    topic: raw.topic,
+    partition: raw.partition,
+    group: args.options.group,
+    headers: raw.headers,
+  } as const;
   await inConsumeSpan(span, async () => {
     const outcome = await deliverWithRetries({
       handler: args.options.handler,
