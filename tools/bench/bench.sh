@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `npm run bench`: the full HITL cycle (start → suspended visible → resolve → completed visible),
 # sequential and CONC concurrent, against the embedded host and the distributed stack (real Kafka
-# with acks=all, Postgres with fsync on), each started fresh here. Env: N, CONC, REPS, WARMUP, MODES.
+# with acks=all, Postgres with fsync on), each started fresh here, then the peers of
+# ../shared/peers with the same parameters (PEERS=0 skips them), side by side with the ratios.
+# Env: N, CONC, REPS, WARMUP, MODES, PEERS. The last line is machine-readable:
+#   summary: ours_c20=<cycles/s> best_peer_c20=<cycles/s> ratio=<ours/best> ours_seq_resume_p50_ms=<ms>
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -16,4 +19,10 @@ modes="${MODES:-embedded distributed}"
 for mode in $modes; do
   bench_with_host "$mode" node tools/bench/hitl-bench.mts | tee "$work/$mode.result"
 done
-grep -h '^MEDIAN' "$work"/*.result
+grep -h '^MEDIAN' "$work"/*.result > "$work/ours.medians"
+if [[ "${PEERS:-1}" != 0 ]]; then
+  bash tools/bench/peers.sh > "$work/peers.medians" || echo "(peers not run)" >&2
+else
+  : > "$work/peers.medians"
+fi
+node tools/bench/compare.mjs "$work/ours.medians" "$work/peers.medians"
