@@ -3,8 +3,21 @@
  * coordinator still loading `__consumer_offsets`, a partition whose leader moved or is not yet
  * elected. Retrying after a pause succeeds; giving up would crash a service at start.
  */
-const TRANSIENT =
-  /coordinator is loading|not the coordinator|not the leader|does not host this topic-partition|leader not available|rebalance in progress|coordinator not available/i;
+const TRANSIENT = new RegExp(
+  [
+    'coordinator is loading',
+    'not the coordinator',
+    'not the leader',
+    'does not host this topic-partition',
+    'leader not available',
+    'rebalance in progress',
+    'coordinator not available',
+    // kafkajs 2.2.4 admin.fetchTopicOffsets on a topic whose partition metadata has not reached the
+    // broker it asked yet: the offsets answer is empty and kafkajs destructures `undefined`.
+    "Cannot destructure property 'partitions'",
+  ].join('|'),
+  'i',
+);
 
 export function isTransientKafkaError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {

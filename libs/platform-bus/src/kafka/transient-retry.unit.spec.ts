@@ -15,6 +15,17 @@ describe('transient Kafka errors', () => {
     expect(isTransientKafkaError(new Error('connect ECONNREFUSED 127.0.0.1:9092'))).toBe(false);
   });
 
+  it("recognises kafkajs' offsets lookup on a topic whose partitions the broker does not know yet", () => {
+    expect(
+      isTransientKafkaError(
+        new TypeError("Cannot destructure property 'partitions' of 'low.pop(...)' as it is undefined."),
+      ),
+    ).toBe(true);
+    expect(
+      isTransientKafkaError(new TypeError("Cannot read properties of undefined (reading 'offset')")),
+    ).toBe(false);
+  });
+
   it('retries transient failures until success, and rethrows anything else at once', async () => {
     let calls = 0;
     await expect(
