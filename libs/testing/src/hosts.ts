@@ -113,7 +113,11 @@ export async function startDistributedStack(options: {
   };
   try {
     for (let i = 0; i < instances; i++) {
-      await Promise.all(SERVICES.map((s) => startService(s)));
+      // allSettled: when one service fails to start, the others of the batch still finish starting
+      // (and are pushed) before everything is stopped, so no process outlives a failed start.
+      const started = await Promise.allSettled(SERVICES.map((s) => startService(s)));
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     for (let i = 0; i < instances; i++) await startService('gateway');
   } catch (e) {
