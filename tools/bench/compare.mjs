@@ -16,7 +16,7 @@ function parse(file) {
   const rows = [];
   for (const line of text.split('\n')) {
     const m = /^MEDIAN (\S+) (seq|c\d+)\s*:.*?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(line);
-    if (m) rows.push({ name: m[1], phase: m[2], rate: Number(m[3]), p50: Number(m[4]), p99: Number(m[5]) });
+    if (m) rows.push({ name: m[1].replace(/^openwop-/, ''), phase: m[2], rate: Number(m[3]), p50: Number(m[4]), p99: Number(m[5]) });
   }
   return rows;
 }
