@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   );
   configureGatewayApp(app);
   await app.listen(platform.config.port, platform.config.host);
-  await startMetricsListener(logger);
+  await startMetricsListener(logger, platform);
   logger.log(`OpenWOP host (embedded) listening on ${platform.config.publicUrl} in ${Date.now() - started} ms`);
   closeOnSignals(app, platform, logger);
 }

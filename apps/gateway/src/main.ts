@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false, ...(json ? { logger: json } : {}) });
     configureGatewayApp(app);
     await app.listen(config.port, config.host);
-    await startMetricsListener(logger);
+    await startMetricsListener(logger, platform);
   } catch (error) {
     await platform.close().catch(() => undefined);
     throw error;

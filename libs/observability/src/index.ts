@@ -13,7 +13,13 @@ export {
   type LagSample,
   type PendingInterruptSample,
 } from './metrics';
-export { metricsListenFromEnv, startMetricsServer, type MetricsServer } from './metrics.server';
+export {
+  metricsListenFromEnv,
+  startMetricsServer,
+  type MetricsServer,
+  type MetricsServerOptions,
+  type ReadinessReport,
+} from './metrics.server';
 export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
 export {
   activeTraceHeaders,

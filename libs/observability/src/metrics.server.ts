@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { currentTelemetry } from './telemetry';
 
@@ -6,6 +6,25 @@ import { currentTelemetry } from './telemetry';
 export interface MetricsServer {
   readonly port: number;
   close(): Promise<void>;
+}
+
+/**
+ * What a readiness check found: `ok` when every dependency answered. `failing` names the ones that
+ * did not; `checks` (if given) is the state of each, as the gateway's `/readyz` reports it.
+ */
+export interface ReadinessReport {
+  readonly ok: boolean;
+  readonly failing?: readonly string[];
+  readonly checks?: Readonly<Record<string, 'up' | 'down'>>;
+}
+
+/** What the listener serves besides `GET /metrics`. */
+export interface MetricsServerOptions {
+  /**
+   * The readiness check behind `GET /readyz` (none: `/readyz` is not served). It bounds its own
+   * time; a rejection counts as not ready.
+   */
+  readonly ready?: () => Promise<ReadinessReport>;
 }
 
 /** `METRICS_PORT` (unset or empty: no listener) and `METRICS_HOST` (default `127.0.0.1`). */
@@ -18,21 +37,33 @@ export function metricsListenFromEnv(env: NodeJS.ProcessEnv = process.env): { po
 }
 
 /**
- * A small HTTP listener for a headless service (engine, interrupt, token, projector): `GET /metrics`
- * answers the Prometheus scrape, every other request `404`. No auth, like every Prometheus target
- * (docs/adr/0010-observability.md): bind it to a private interface.
+ * A small HTTP listener for a service process (engine, interrupt, token, projector; the gateway and
+ * the embedded host too): `GET /metrics` answers the Prometheus scrape, `GET /healthz` the liveness
+ * probe (`200 {"status":"ok"}` while the event loop runs, no I/O), `GET /readyz` the readiness probe
+ * (`200 {"status":"ready"}` when `options.ready` finds every dependency answering, else `503` in the
+ * error envelope naming what failed); every other request `404`. No auth, like every Prometheus
+ * target (docs/adr/0010-observability.md): bind it to a private interface.
  */
-export async function startMetricsServer(port: number, host: string): Promise<MetricsServer> {
+export async function startMetricsServer(port: number, host: string, options: MetricsServerOptions = {}): Promise<MetricsServer> {
+  const { ready } = options;
   const server: Server = createServer((request, response) => {
-    const telemetry = currentTelemetry();
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method === 'GET' && path === '/metrics' && telemetry) {
-      telemetry.metricsHandler(request, response);
-      return;
+    if (request.method === 'GET') {
+      if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
+      if (path === '/readyz' && ready) {
+        void answerReadiness(ready, response);
+        return;
+      }
+      const telemetry = currentTelemetry();
+      if (path === '/metrics' && telemetry) {
+        telemetry.metricsHandler(request, response);
+        return;
+      }
     }
-    response.statusCode = 404;
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ error: 'not_found', message: 'Only GET /metrics is served here.' }));
+    sendJson(response, 404, {
+      error: 'not_found',
+      message: `No route ${request.method ?? ''} ${path}: only GET /metrics, /healthz${ready ? ' and /readyz' : ''} are served here.`,
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -46,4 +77,37 @@ export async function startMetricsServer(port: number, host: string): Promise<Me
     port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+async function answerReadiness(ready: () => Promise<ReadinessReport>, response: ServerResponse): Promise<void> {
+  let report: ReadinessReport;
+  try {
+    report = await ready();
+  } catch (e) {
+    sendJson(response, 503, {
+      error: 'unavailable',
+      message: 'Not ready: the readiness check failed.',
+      details: { failing: ['readiness-check'], reason: e instanceof Error ? e.message : String(e) },
+    });
+    return;
+  }
+  const checks = report.checks ? { checks: report.checks } : {};
+  if (report.ok) {
+    sendJson(response, 200, { status: 'ready', ...checks });
+    return;
+  }
+  const failing = report.failing?.length ? [...report.failing] : ['unknown'];
+  sendJson(response, 503, {
+    error: 'unavailable',
+    message: `Not ready: ${failing.join(', ')} did not answer.`,
+    details: { failing, ...checks },
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.writableEnded) return;
+  response.statusCode = status;
+  response.setHeader('content-type', 'application/json');
+  response.setHeader('cache-control', 'no-store');
+  response.end(JSON.stringify(body));
 }

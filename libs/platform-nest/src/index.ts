@@ -3,3 +3,10 @@ export { DEFAULT_COMMAND_TIMEOUT_MS, readHostConfig, type HostConfig } from './h
 export { startPlatform, type Platform } from './platform';
 export { PlatformModule } from './platform.module';
 export { closeOnSignals, runServiceProcess, rootModule, startMetricsListener } from './run-service';
+export {
+  checkPlatformReadiness,
+  READINESS_TIMEOUT_MS,
+  type DependencyState,
+  type PlatformReadiness,
+  type ReadinessDependencies,
+} from './readiness';

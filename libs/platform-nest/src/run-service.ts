@@ -4,6 +4,7 @@ import { appLogger, metricsListenFromEnv, startMetricsServer } from '@openwop/ob
 import { readHostConfig } from './host-config';
 import { startPlatform, type Platform } from './platform';
 import { PlatformModule } from './platform.module';
+import { checkPlatformReadiness, type ReadinessDependencies } from './readiness';
 
 /** The root module of one process: the platform adapters plus the given app modules. */
 export function rootModule(platform: Platform, modules: readonly (Type | DynamicModule)[]): DynamicModule {
@@ -26,20 +27,26 @@ export async function runServiceProcess(name: string, modules: readonly (Type | 
     ...(json ? { logger: json } : {}),
   });
   await app.init();
-  await startMetricsListener(logger);
+  await startMetricsListener(logger, platform);
   logger.log(`${name} ${platform.config.instanceId} ready`);
   closeOnSignals(app, platform, logger);
 }
 
 /**
- * Starts the Prometheus listener `METRICS_PORT` asks for (none when unset): `GET /metrics` of this
- * process. The gateway and the embedded host then serve `/metrics` there instead of on their API port.
+ * Starts the listener `METRICS_PORT` asks for (none when unset): `GET /metrics` of this process,
+ * `GET /healthz` (liveness) and `GET /readyz` (the bus and Postgres of `platform` answer within 2 s,
+ * else `503 unavailable` naming the one that did not). The gateway and the embedded host then serve
+ * `/metrics` there instead of on their API port.
  */
-export async function startMetricsListener(logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function startMetricsListener(
+  logger: Logger,
+  platform: ReadinessDependencies,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const listen = metricsListenFromEnv(env);
   if (!listen) return;
-  const server = await startMetricsServer(listen.port, listen.host);
-  logger.log(`metrics on http://${listen.host}:${server.port}/metrics`);
+  const server = await startMetricsServer(listen.port, listen.host, { ready: () => checkPlatformReadiness(platform) });
+  logger.log(`metrics on http://${listen.host}:${server.port}/metrics (probes: /healthz, /readyz)`);
 }
 
 /**

@@ -1,16 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { BUS, type Bus } from '@openwop/platform-bus';
-import { DATA_SOURCE } from '@openwop/platform-nest';
+import { checkPlatformReadiness, DATA_SOURCE, type PlatformReadiness } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
 import { Public } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
-import { withTimeout } from '../common/with-timeout.util';
 
 /** Per-dependency budget of a readiness check. */
 const CHECK_TIMEOUT_MS = 1_000;
-
-type CheckState = 'up' | 'down';
 
 /** Liveness and readiness probes; neither needs credentials. */
 @ApiTags('health')
@@ -30,31 +27,17 @@ export class HealthController {
   }
 
   /**
-   * The bus answers and `SELECT 1` succeeds, each within 1 s.
+   * The bus answers and `SELECT 1` succeeds, each within 1 s (the check every process's metrics
+   * listener serves as `/readyz` too, there with 2 s).
    *
    * @throws {@link ApiError} `unavailable` (503) with `details.checks` naming what is down.
    */
   @Get('/readyz')
   @ApiOkResponse({ description: '`{status: "ready", checks: {bus: "up", database: "up"}}`' })
   @ApiServiceUnavailableResponse({ description: '`unavailable` with `details.checks`.' })
-  async readyz(): Promise<{ status: 'ready'; checks: Record<string, CheckState> }> {
-    const [bus, database] = await Promise.all([
-      check(async () => (await this.bus.healthy()) === true),
-      check(async () => {
-        await this.dataSource.query('SELECT 1');
-        return true;
-      }),
-    ]);
-    const checks = { bus, database };
-    if (bus === 'down' || database === 'down') throw new ApiError('unavailable', 'The gateway is not ready.', { checks }, 1);
+  async readyz(): Promise<{ status: 'ready'; checks: PlatformReadiness['checks'] }> {
+    const { ok, checks } = await checkPlatformReadiness({ bus: this.bus, dataSource: this.dataSource }, CHECK_TIMEOUT_MS);
+    if (!ok) throw new ApiError('unavailable', 'The gateway is not ready.', { checks }, 1);
     return { status: 'ready', checks };
-  }
-}
-
-async function check(probe: () => Promise<boolean>): Promise<CheckState> {
-  try {
-    return (await withTimeout(probe(), CHECK_TIMEOUT_MS, 'check timed out')) ? 'up' : 'down';
-  } catch {
-    return 'down';
   }
 }
