@@ -13,10 +13,12 @@ const APPS = ['gateway', 'engine', 'interrupt', 'token', 'projector'];
 interface Probe {
   httpGet?: { path: string; port: string | number };
   tcpSocket?: { port: string | number };
+  timeoutSeconds?: number;
 }
 interface Container {
   name: string;
   command: string[];
+  ports?: { name: string; containerPort: number }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   startupProbe?: Probe;
@@ -79,6 +81,29 @@ describe('the Kubernetes manifests', () => {
     const c = containerOf(deployments.find((d) => d.metadata.name === 'gateway')!);
     expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
     expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+  });
+
+  it('probe every headless service on its metrics port: /healthz (liveness), /readyz (readiness and startup)', () => {
+    for (const name of APPS.filter((a) => a !== 'gateway')) {
+      const d = deployments.find((x) => x.metadata.name === name)!;
+      const c = containerOf(d);
+      const metrics = c.ports?.find((p) => p.name === 'metrics');
+      expect({ name, metricsPort: metrics?.containerPort }).toEqual({ name, metricsPort: 9464 });
+      const probes = { liveness: c.livenessProbe?.httpGet, readiness: c.readinessProbe?.httpGet, startup: c.startupProbe?.httpGet };
+      expect({ name, probes }).toEqual({
+        name,
+        probes: {
+          liveness: { path: '/healthz', port: 'metrics' },
+          readiness: { path: '/readyz', port: 'metrics' },
+          startup: { path: '/readyz', port: 'metrics' },
+        },
+      });
+      // The readiness check waits up to 2 s per dependency: the probe must wait longer.
+      expect(c.readinessProbe?.timeoutSeconds).toBeGreaterThan(2);
+      expect(c.startupProbe?.timeoutSeconds).toBeGreaterThan(2);
+    }
+    const config = ofKind('ConfigMap').find((m) => m.metadata.name === 'openwop-config')!;
+    expect(config.data?.METRICS_PORT).toBe('9464');
   });
 
   it('cover every Deployment with a PodDisruptionBudget, and the gateway with a Service and an HPA', () => {
