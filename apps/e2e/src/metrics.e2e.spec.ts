@@ -8,7 +8,8 @@ import {
   type TestDatabase,
 } from '@openwop/testing';
 
-// `GET /metrics` of every app, as Prometheus scrapes it: the built apps as separate processes.
+// `GET /metrics` of every app, as Prometheus scrapes it, and the `/healthz` and `/readyz` probes on
+// the same listener: the built apps as separate processes.
 
 const AUTH = { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' };
 
@@ -98,6 +99,23 @@ describe('distributed: every service on its own METRICS_PORT', () => {
     expect(interrupt.text).toMatch(/openwop_interrupt_duration_count\{openwop_interrupt_kind="approval",openwop_run_status="resolved"\} 1/);
     const token = await scrape(metricsUrl.get('token')!);
     expect(token.text).toMatch(/openwop_token_verifications_total\{openwop_token_outcome="ok"\} [1-9]/);
+  });
+
+  it('serves /healthz and /readyz on the metrics listener of every process, unauthenticated', async () => {
+    expect([...metricsUrl.keys()].sort()).toEqual(['engine', 'gateway', 'interrupt', 'projector', 'token']);
+    for (const [app, url] of metricsUrl) {
+      const base = url.replace(/\/metrics$/, '');
+      const live = await fetch(`${base}/healthz`);
+      expect({ app, status: live.status, body: await live.json() }).toEqual({ app, status: 200, body: { status: 'ok' } });
+      const ready = await fetch(`${base}/readyz`);
+      expect({ app, status: ready.status, body: await ready.json() }).toEqual({
+        app,
+        status: 200,
+        body: { status: 'ready', checks: { bus: 'up', database: 'up' } },
+      });
+      const unknown = await fetch(`${base}/nope`);
+      expect({ app, status: unknown.status, body: await unknown.json() }).toMatchObject({ app, status: 404, body: { error: 'not_found' } });
+    }
   });
 
   it('does not serve /metrics on the gateway API port when METRICS_PORT is set', async () => {
