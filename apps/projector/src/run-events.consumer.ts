@@ -6,7 +6,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
-import { applyRunEvent } from './run-event.projection';
+import { applyRunEvent, applyRunEvents } from './run-event.projection';
 
 /** Projects the run event log into Postgres: the event store and the run snapshots. */
 @Injectable()
@@ -27,6 +27,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       topics: [Topics.runEvents],
       fromBeginning: true,
       handler: (m) => this.handle(m),
+      batchHandler: (ms) => this.handleBatch(ms),
     });
   }
 
@@ -42,5 +43,15 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       this.ds.transaction((manager) => applyRunEvent(manager, event)),
     );
     if (applied) await this.feed.published(event.runId, event.sequence);
+  }
+
+  /** The waiting events of one partition in one transaction; readers hear once per run. */
+  async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
+    const events = messages.map((m) => assertRunEvent(m.value));
+    const attributes = { [Attr.messagingBatchCount]: events.length };
+    const projected = await inSpan('openwop.projection.apply', attributes, () =>
+      this.ds.transaction((manager) => applyRunEvents(manager, events)),
+    );
+    await this.feed.publishedAll(projected);
   }
 }

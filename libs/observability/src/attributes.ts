@@ -22,6 +22,8 @@ export const Attr = {
   messagingGroup: 'messaging.consumer.group.name',
   messagingPartition: 'messaging.destination.partition.id',
   messagingOperation: 'messaging.operation.type',
+  /** Messages handled together by one batch handler call. */
+  messagingBatchCount: 'messaging.batch.message_count',
 } as const;
 
 /** Metric names (Prometheus shows them with `_` for `.`, counters with `_total`). */

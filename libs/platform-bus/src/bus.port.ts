@@ -53,12 +53,24 @@ export interface IncomingMessage<T = unknown> {
 }
 
 export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+/** Handles consecutive messages of one partition together, in offset order. */
+export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
 export type RequestHandler = (message: IncomingMessage) => Promise<unknown>;
 
 export interface SubscribeOptions {
   readonly group: string;
   readonly topics: readonly string[];
   readonly handler: MessageHandler;
+  /**
+   * Optional fast path: the messages of one partition that are already waiting are handed over
+   * together (in offset order, at most `maxBatch`), so a consumer can apply them in one
+   * transaction. It must have the same effect as `handler` on each message in turn. When it throws,
+   * the same messages go to `handler` one at a time, with the usual retries and dead-lettering, so
+   * one bad message still only costs itself.
+   */
+  readonly batchHandler?: BatchHandler;
+  /** Most messages per `batchHandler` call (default {@link DEFAULT_MAX_BATCH}). */
+  readonly maxBatch?: number;
   /** Attempts before dead-lettering (default 5). */
   readonly maxAttempts?: number;
   /** Start from the earliest offset when the group has no committed offset (default false). */
@@ -66,6 +78,9 @@ export interface SubscribeOptions {
   /** Where messages go after `maxAttempts` failures (default `Topics.deadLetter`). */
   readonly deadLetterTopic?: string;
 }
+
+/** Most messages per `batchHandler` call when a subscription does not say. */
+export const DEFAULT_MAX_BATCH = 200;
 
 export interface ServeOptions {
   readonly group: string;

@@ -12,7 +12,7 @@ import type {
 import { GroupMember } from './in-process/group.member';
 import { InProcessBroker } from './in-process/in-process.broker';
 import { InProcessSubscription } from './in-process/in-process.subscription';
-import { resolveMaxAttempts } from './shared/bounded-retry.policy';
+import { resolveMaxAttempts, resolveMaxBatch } from './shared/bounded-retry.policy';
 import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
@@ -84,6 +84,9 @@ export class InProcessBus implements Bus {
       options.handler,
       resolveMaxAttempts(options.maxAttempts),
       options.deadLetterTopic ?? Topics.deadLetter,
+      options.batchHandler
+        ? { handler: options.batchHandler, max: resolveMaxBatch(options.maxBatch) }
+        : undefined,
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

@@ -1,6 +1,8 @@
 export {
   BUS,
+  DEFAULT_MAX_BATCH,
   RequestTimeoutError,
+  type BatchHandler,
   type Bus,
   type IncomingMessage,
   type MessageHandler,

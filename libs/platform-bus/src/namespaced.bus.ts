@@ -47,13 +47,16 @@ export class NamespacedBus implements Bus {
   }
 
   subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const { handler } = options;
+    const { handler, batchHandler } = options;
     return this.inner.subscribe({
       ...options,
       group: this.qualify(options.group),
       topics: options.topics.map((t) => this.qualify(t)),
       deadLetterTopic: this.qualify(options.deadLetterTopic ?? Topics.deadLetter),
       handler: (message) => handler(this.unqualified(message)),
+      ...(batchHandler
+        ? { batchHandler: (messages) => batchHandler(messages.map((m) => this.unqualified(m))) }
+        : {}),
     });
   }
 

@@ -10,6 +10,8 @@ import type { DataSource } from 'typeorm';
 export interface RunEventFeed {
   /** Called by the projector after its transaction committed. */
   published(runId: string, sequence: number): Promise<void>;
+  /** The same for several runs at once (one round trip). */
+  publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void>;
   /** Calls `listener` for every notice of `runId`; returns the unsubscribe function. */
   watch(runId: string, listener: (sequence: number) => void): () => void;
   close(): Promise<void>;
@@ -21,6 +23,10 @@ export class InProcessRunEventFeed implements RunEventFeed {
 
   async published(runId: string, sequence: number): Promise<void> {
     this.emitter.emit(runId, sequence);
+  }
+
+  async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
+    for (const n of notices) this.emitter.emit(n.runId, n.sequence);
   }
 
   watch(runId: string, listener: (sequence: number) => void): () => void {
@@ -47,7 +53,15 @@ export class PgRunEventFeed implements RunEventFeed {
   ) {}
 
   async published(runId: string, sequence: number): Promise<void> {
-    await this.ds.query('SELECT pg_notify($1, $2)', [CHANNEL, `${sequence}:${runId}`]);
+    await this.publishedAll([{ runId, sequence }]);
+  }
+
+  async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
+    if (notices.length === 0) return;
+    await this.ds.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
+      CHANNEL,
+      notices.map((n) => `${n.sequence}:${n.runId}`),
+    ]);
   }
 
   watch(runId: string, listener: (sequence: number) => void): () => void {

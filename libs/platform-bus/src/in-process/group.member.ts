@@ -1,4 +1,4 @@
-import type { MessageHandler } from '../bus.port';
+import type { BatchHandler, MessageHandler } from '../bus.port';
 
 /** One subscriber of a consumer group. `crashed` members never commit again. */
 export class GroupMember {
@@ -10,6 +10,7 @@ export class GroupMember {
     readonly handler: MessageHandler,
     readonly maxAttempts: number,
     readonly deadLetterTopic: string,
+    readonly batch?: { readonly handler: BatchHandler; readonly max: number },
   ) {}
 
   get crashed(): boolean {

@@ -1,6 +1,7 @@
 import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
 import type { IncomingMessage } from '../bus.port';
 import { deliverWithRetries } from '../shared/bounded-retry.policy';
+import { deliverBatch } from '../shared/batch-delivery';
 import { deadLetterOf } from '../shared/dead-letter.mapper';
 import { decodeJson } from '../shared/json.codec';
 import type { GroupMember } from './group.member';
@@ -21,8 +22,8 @@ export interface PartitionWorkerContext {
 }
 
 /**
- * Delivers one partition to its owner, one message at a time, from the group's committed
- * offset. The offset advances only after the handler resolved (or the message was
+ * Delivers one partition to its owner, one message at a time (or, for a member with a batch
+ * handler, the messages already waiting, together), from the group's committed offset. The offset advances only after the handler resolved (or the message was
  * dead-lettered). A revoked worker finishes its in-flight message first; a crashed owner's
  * worker stops at once and commits nothing more.
  */
@@ -71,29 +72,56 @@ export class PartitionWorker {
       if (!(await log.waitFor(offset, this.revoked.signal))) return;
       // Never deliver inside publish()'s call stack, and let other partitions take turns.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      const record = log.at(offset);
-      if (!this.active || !record) return;
-      const message = (attempt: number) => this.toMessage(record, offset, attempt);
-      const { group, topic, partition } = this.ctx;
-      const span = { system: 'in-process', group, topic, partition, headers: record.headers } as const;
-      const outcome = await inConsumeSpan(span, async () => {
-        const delivered = await deliverWithRetries({
-          handler: member.handler,
-          message,
-          maxAttempts: member.maxAttempts,
-          alive: () => !member.crashed,
-        });
-        if (delivered.kind === 'exhausted' && !member.crashed) {
-          this.ctx.publish(member.deadLetterTopic, [
-            deadLetterOf(message(delivered.attempts), delivered.error, delivered.attempts),
-          ]);
-          countDeadLetter(topic, group);
-        }
-        return delivered;
-      });
-      if (member.crashed || outcome.kind === 'abandoned') return;
-      this.ctx.commit(offset + 1);
+      if (!this.active || !log.at(offset)) return;
+      const settled = member.batch ? await this.deliverWaiting(offset, member.batch) : await this.deliverOne(offset);
+      if (settled === 0 || member.crashed) return;
+      this.ctx.commit(offset + settled);
     }
+  }
+
+  /** The records already waiting from `offset` (at most `max`) to the batch handler; see `deliverBatch`. */
+  private async deliverWaiting(offset: number, batch: NonNullable<GroupMember['batch']>): Promise<number> {
+    const offsets: number[] = [];
+    for (let o = offset; o < this.ctx.log.end && offsets.length < batch.max; o++) offsets.push(o);
+    const { group, topic, partition } = this.ctx;
+    const first = this.ctx.log.at(offset)!;
+    const span = { system: 'in-process', group, topic, partition, headers: first.headers } as const;
+    return deliverBatch({
+      messages: offsets,
+      batch: (os) =>
+        inConsumeSpan(span, async () => {
+          const messages = os.map((o) => this.toMessage(this.ctx.log.at(o)!, o, 1));
+          if (this.ctx.member.crashed) throw new Error('member crashed');
+          await batch.handler(messages);
+        }),
+      one: async (o) => (await this.deliverOne(o)) === 1,
+    });
+  }
+
+  /** Delivers the record at `offset` with retries; 1 when settled (handled or dead-lettered), else 0. */
+  private async deliverOne(offset: number): Promise<number> {
+    const { member } = this.ctx;
+    const record = this.ctx.log.at(offset);
+    if (!this.active || !record) return 0;
+    const message = (attempt: number) => this.toMessage(record, offset, attempt);
+    const { group, topic, partition } = this.ctx;
+    const span = { system: 'in-process', group, topic, partition, headers: record.headers } as const;
+    const outcome = await inConsumeSpan(span, async () => {
+      const delivered = await deliverWithRetries({
+        handler: member.handler,
+        message,
+        maxAttempts: member.maxAttempts,
+        alive: () => !member.crashed,
+      });
+      if (delivered.kind === 'exhausted' && !member.crashed) {
+        this.ctx.publish(member.deadLetterTopic, [
+          deadLetterOf(message(delivered.attempts), delivered.error, delivered.attempts),
+        ]);
+        countDeadLetter(topic, group);
+      }
+      return delivered;
+    });
+    return member.crashed || outcome.kind === 'abandoned' ? 0 : 1;
   }
 
   private toMessage(record: StoredRecord, offset: number, attempt: number): IncomingMessage {

@@ -1,8 +1,9 @@
 import { Topics } from '@openwop/contracts';
 import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
-import type { Admin, Consumer, EachMessagePayload, Kafka } from 'kafkajs';
-import type { IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.port';
-import { deliverWithRetries, resolveMaxAttempts } from '../shared/bounded-retry.policy';
+import type { Admin, Consumer, EachBatchPayload, EachMessagePayload, Kafka } from 'kafkajs';
+import type { BatchHandler, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.port';
+import { deliverBatch } from '../shared/batch-delivery';
+import { deliverWithRetries, resolveMaxAttempts, resolveMaxBatch } from '../shared/bounded-retry.policy';
 import { deadLetterOf } from '../shared/dead-letter.mapper';
 import { CONSUMER_TUNING } from './kafka-bus.options';
 import { toIncoming, toRawMessage, type RawMessage } from './kafka-message.codec';
@@ -69,9 +70,16 @@ export class KafkaSubscription implements Subscription {
         topics: [...options.topics],
         fromBeginning: options.fromBeginning ?? false,
       });
+      const batchHandler = options.batchHandler;
       await consumer.run({
         partitionsConsumedConcurrently: args.concurrency,
-        eachMessage: (payload) => handle(payload, args, maxAttempts),
+        ...(batchHandler
+          ? {
+              eachBatchAutoResolve: false,
+              eachBatch: (payload: EachBatchPayload) =>
+                handleBatch(payload, args, batchHandler, resolveMaxBatch(options.maxBatch), maxAttempts),
+            }
+          : { eachMessage: (payload: EachMessagePayload) => handle(payload, args, maxAttempts) }),
       });
       await consuming.promise;
     } catch (error) {
@@ -89,8 +97,52 @@ export class KafkaSubscription implements Subscription {
   }
 }
 
+/**
+ * A fetched batch of one partition, in slices of at most `maxBatch`: each slice goes to the batch
+ * handler at once (or, if it throws or holds a message that is not JSON, message by message through
+ * {@link handle}); offsets are resolved as slices settle, so a stop or rebalance between slices
+ * commits what was done. A slice is not started once the consumer stopped or the batch went stale.
+ */
+async function handleBatch(
+  payload: EachBatchPayload,
+  args: KafkaSubscriptionArgs,
+  batchHandler: BatchHandler,
+  maxBatch: number,
+  maxAttempts: number,
+): Promise<void> {
+  const { batch } = payload;
+  for (let from = 0; from < batch.messages.length; from += maxBatch) {
+    if (!payload.isRunning() || payload.isStale()) return;
+    const slice = batch.messages.slice(from, from + maxBatch);
+    const settled = await deliverBatch({
+      messages: slice,
+      batch: async (messages) => {
+        const incoming = messages.map((m) => toIncoming(toRawMessage(batch.topic, batch.partition, m), 1));
+        const span = {
+          system: 'kafka',
+          topic: batch.topic,
+          partition: batch.partition,
+          group: args.options.group,
+          headers: incoming[0]!.headers,
+        } as const;
+        await inConsumeSpan(span, () => batchHandler(incoming));
+      },
+      one: async (message) => {
+        await handle(
+          { topic: batch.topic, partition: batch.partition, message, heartbeat: () => payload.heartbeat() },
+          args,
+          maxAttempts,
+        );
+        return true;
+      },
+    });
+    if (settled > 0) payload.resolveOffset(slice[settled - 1]!.offset);
+    await payload.heartbeat();
+  }
+}
+
 async function handle(
-  payload: EachMessagePayload,
+  payload: Pick<EachMessagePayload, 'topic' | 'partition' | 'message' | 'heartbeat'>,
   args: KafkaSubscriptionArgs,
   maxAttempts: number,
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, MessageHandler } from '../bus.port';
+import { DEFAULT_MAX_BATCH, type IncomingMessage, type MessageHandler } from '../bus.port';
 
 /** Attempts per message before it is dead-lettered, when a subscription does not say. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
@@ -54,6 +54,13 @@ export function resolveMaxAttempts(maxAttempts: number | undefined): number {
   const value = maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(value) || value < 1)
     throw new RangeError(`maxAttempts must be an integer >= 1, got ${value}`);
+  return value;
+}
+
+/** Validates a subscription's `maxBatch` (an integer >= 1). */
+export function resolveMaxBatch(maxBatch: number | undefined): number {
+  const value = maxBatch ?? DEFAULT_MAX_BATCH;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`maxBatch must be an integer >= 1, got ${value}`);
   return value;
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Bus, Subscription } from '../bus.port';
 import type { BusContractOptions, ContractContext } from './contract/contract.context';
+import { batchContract } from './contract/batch.contract';
 import { deadLetterContract } from './contract/dead-letter.contract';
 import { orderingContract } from './contract/ordering.contract';
 import { ownershipContract } from './contract/ownership.contract';
@@ -65,6 +66,7 @@ export function describeBusContract(
     describe('start position of a new group', () => startPositionContract(ctx));
     describe('redelivery after a crash', () => redeliveryContract(ctx));
     describe('bounded retries and dead letters', () => deadLetterContract(ctx));
+    describe('batch delivery', () => batchContract(ctx));
     describe('request/reply', () => requestReplyContract(ctx));
   });
 }
