@@ -8,7 +8,6 @@ import { createQueryValidationPipe } from '../common/validation.pipe';
 import { PollRunEventsQueryDto } from '../run-events/run-events.query.dto';
 import { RunEventsReader, type RunEventPage } from '../run-events/run-events.reader';
 import { parseStreamModes } from '../run-events/stream-mode.parser';
-import { RunReadRepository } from '../runs/run-read.repository';
 import { ShutdownSignal } from '../runs/shutdown-signal.service';
 
 /** Most events one poll answer carries; `nextAfter` continues from there. */
@@ -19,7 +18,6 @@ const POLL_PAGE = 1_000;
 @Controller()
 export class PollRunEventsController {
   constructor(
-    private readonly runs: RunReadRepository,
     private readonly reader: RunEventsReader,
     private readonly shutdown: ShutdownSignal,
   ) {}
@@ -37,12 +35,11 @@ export class PollRunEventsController {
     const selection = query.streamMode === undefined ? 'all' : parseStreamModes(query.streamMode);
     const after = query.after ?? query.lastSequence ?? -1;
     const waitMs = query.timeoutMs ?? (query.timeout ?? 0) * 1000;
-    const run = await this.runs.requireVisible(runId, caller.tenant);
     const gone = new AbortController();
     const onClose = (): void => gone.abort();
     res.on('close', onClose);
     try {
-      return await this.reader.page(run, after, selection, POLL_PAGE, waitMs, AbortSignal.any([gone.signal, this.shutdown.signal]));
+      return await this.reader.page(runId, caller.tenant, after, selection, POLL_PAGE, waitMs, AbortSignal.any([gone.signal, this.shutdown.signal]));
     } finally {
       res.off('close', onClose);
     }

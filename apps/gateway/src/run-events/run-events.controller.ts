@@ -43,11 +43,11 @@ export class RunEventsController {
     const json = wantsJson(accept);
     const selection = json && query.streamMode === undefined ? 'all' : parseStreamModes(query.streamMode);
     const after = parseLastEventId(lastEventId) ?? query.after ?? -1;
-    const run = await this.runs.requireVisible(runId, caller.tenant);
     if (json) {
-      res.json(await this.reader.page(run, after, selection, JSON_PAGE));
+      res.json(await this.reader.page(runId, caller.tenant, after, selection, JSON_PAGE));
       return;
     }
+    const run = await this.runs.requireVisible(runId, caller.tenant);
     await this.streamer.stream(res, run, selection === 'all' ? ['debug'] : selection, after);
   }
 }

@@ -3,6 +3,7 @@ import type { RunEventDoc } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { waitForRun } from '../runs/run-change.waiter';
+import { ApiError } from '../common/api.error';
 import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { modeAdmits, type StreamMode } from './stream-mode.parser';
 
@@ -34,20 +35,34 @@ export class RunEventsReader {
   ) {}
 
   /**
-   * The events after `after` (at most `limit` scanned). When there are none yet, the run is not
-   * terminal and `waitMs > 0`, waits for the next event up to `waitMs` (or until `signal` aborts).
+   * The events after `after` (at most `limit` scanned) of the run, which must be visible to
+   * `tenant`. When there are none yet, the run is not terminal and `waitMs > 0`, waits for the next
+   * event up to `waitMs` (or until `signal` aborts). Each read takes the run and its events in one
+   * statement, so the status answered matches the events.
+   *
+   * @throws {@link ApiError} `not_found` when the run is not visible.
    */
-  async page(run: RunRow, after: number, selection: EventSelection, limit: number, waitMs = 0, signal?: AbortSignal): Promise<RunEventPage> {
-    let scanned = await this.runs.eventsAfter(run.runId, after, limit);
-    if (scanned.length === 0 && waitMs > 0 && !isTerminalStatus(run.status)) {
-      const waitOptions = { feed: this.feed, runId: run.runId, timeoutMs: waitMs, fallbackMs: POLL_FALLBACK_MS, ...(signal ? { signal } : {}) };
-      scanned =
+  async page(
+    runId: string,
+    tenant: string,
+    after: number,
+    selection: EventSelection,
+    limit: number,
+    waitMs = 0,
+    signal?: AbortSignal,
+  ): Promise<RunEventPage> {
+    const read = () => this.runs.runWithEventsAfter(runId, tenant, after, limit);
+    let found = await read();
+    if (!found) throw ApiError.notFound(`Run ${runId} not found.`);
+    if (found.events.length === 0 && waitMs > 0 && !isTerminalStatus(found.run.status)) {
+      const waitOptions = { feed: this.feed, runId, timeoutMs: waitMs, fallbackMs: POLL_FALLBACK_MS, minSequence: after + 1, ...(signal ? { signal } : {}) };
+      found =
         (await waitForRun(waitOptions, async () => {
-          const found = await this.runs.eventsAfter(run.runId, after, limit);
-          return found.length > 0 ? found : undefined;
-        })) ?? [];
+          const next = await read();
+          return next && (next.events.length > 0 || isTerminalStatus(next.run.status)) ? next : undefined;
+        })) ?? found;
     }
-    const current = scanned.length > 0 ? ((await this.runs.findVisible(run.runId, run.tenant)) ?? run) : run;
+    const { run: current, events: scanned } = found;
     const nextAfter = scanned.at(-1)?.sequence ?? after;
     return {
       events: select(scanned, selection, current, after),

@@ -9,8 +9,10 @@ export class RunNotices {
   private wake: () => void = () => undefined;
   private readonly unwatch: () => void;
 
-  constructor(feed: RunEventFeed, runId: string) {
-    this.unwatch = feed.watch(runId, () => {
+  /** Notices of sequences below `minSequence` are ignored (the reader waits for a later one). */
+  constructor(feed: RunEventFeed, runId: string, minSequence = Number.NEGATIVE_INFINITY) {
+    this.unwatch = feed.watch(runId, (sequence) => {
+      if (sequence < minSequence) return;
       this.pending = true;
       this.wake();
     });
@@ -52,6 +54,8 @@ export interface WaitOptions {
   readonly fallbackMs: number;
   /** Stops waiting early (client gone, shutdown). */
   readonly signal?: AbortSignal;
+  /** Only notices of this sequence or later trigger a re-probe (the fallback interval still does). */
+  readonly minSequence?: number;
 }
 
 /**
@@ -63,7 +67,7 @@ export async function waitForRun<T>(
   probe: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs;
-  const notices = new RunNotices(options.feed, options.runId);
+  const notices = new RunNotices(options.feed, options.runId, options.minSequence);
   try {
     for (;;) {
       notices.reset();
@@ -102,7 +106,7 @@ export async function projectedStatus(
   written: { readonly lastSequence: number; readonly status: string },
 ): Promise<string> {
   const row = await waitForRun(
-    { feed: deps.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 },
+    { feed: deps.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, minSequence: written.lastSequence },
     async () => {
       const found = await deps.runs.findVisible(runId, tenant);
       return found && found.lastSequence >= written.lastSequence ? found : undefined;

@@ -31,6 +31,7 @@ export class TokenRunEventsConsumer implements OnApplicationBootstrap, OnApplica
       topics: [Topics.runEvents],
       fromBeginning: true,
       handler: (m) => this.handle(m),
+      batchHandler: (ms) => this.handleBatch(ms),
     });
   }
 
@@ -41,6 +42,14 @@ export class TokenRunEventsConsumer implements OnApplicationBootstrap, OnApplica
   async handle(message: IncomingMessage): Promise<void> {
     const event = assertRunEvent(message.value);
     const changes = tokenChangesFor(event, { ring: this.ring, defaultTtlMs: this.settings.defaultTtlMs });
+    if (changes.length === 0) return;
+    await this.ds.transaction((manager) => this.tokens.apply(manager, changes));
+  }
+
+  /** The waiting events of one partition: their token changes, in order, in one transaction. */
+  async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
+    const options = { ring: this.ring, defaultTtlMs: this.settings.defaultTtlMs };
+    const changes = messages.flatMap((m) => tokenChangesFor(assertRunEvent(m.value), options));
     if (changes.length === 0) return;
     await this.ds.transaction((manager) => this.tokens.apply(manager, changes));
   }
