@@ -85,10 +85,13 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       void this.relay.kick();
       return turn;
     }
-    const reply = await decideOnce(this.ds, ConsumerGroups.engine, command.id, (manager) =>
-      this.dispatch(manager, command),
+    const reply = await decideOnce(
+      this.ds,
+      ConsumerGroups.engine,
+      command.id,
+      (manager) => this.dispatch(manager, command),
+      this.relay,
     );
-    void this.relay.kick();
     return reply;
   }
 

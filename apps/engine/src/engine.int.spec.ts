@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
   Topics,
   type CommandEnvelope,
@@ -98,6 +98,7 @@ describe('engine (Postgres, in-process bus)', () => {
     }));
     const relay = {
       kick: () => (relayGate.open ? real.kick() : Promise.resolve()),
+      publishAppended: (m: EntityManager) => (relayGate.open ? real.publishAppended(m) : Promise.resolve()),
       start: () => undefined,
       stop: () => real.stop(),
     } as unknown as OutboxRelay;

@@ -76,10 +76,13 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
       return validationRefusal(e);
     }
-    const reply = await decideOnce(this.ds, ConsumerGroups.interrupt, command.id, (manager) =>
-      this.dispatch(manager, command),
+    const reply = await decideOnce(
+      this.ds,
+      ConsumerGroups.interrupt,
+      command.id,
+      (manager) => this.dispatch(manager, command),
+      this.relay,
     );
-    void this.relay.kick();
     return reply;
   }
 

@@ -8,9 +8,22 @@ export interface OutboxMessage {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Rows one transaction appended, kept so they can be published right after it commits. */
+interface Appended {
+  readonly ids: readonly string[];
+  readonly messages: readonly { topic: string; key: string; value: unknown; headers: Record<string, string> }[];
+  /** Older rows of the same keys were still waiting: only the relay, in id order, may publish these. */
+  readonly behind: boolean;
+}
+
+/** What each open transaction (by its entity manager) appended; see {@link OutboxRelay.publishAppended}. */
+const appendedBy = new WeakMap<EntityManager, Appended[]>();
+
 /**
  * Appends messages to the outbox inside the caller's transaction: they publish iff it commits.
  * Each row keeps the active trace context, which the relay re-attaches when it publishes.
+ * The same statement notes whether older rows of the same keys are still waiting, so a direct
+ * publish after commit ({@link OutboxRelay.publishAppended}) never overtakes them.
  */
 export async function appendToOutbox(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
@@ -21,10 +34,23 @@ export async function appendToOutbox(manager: EntityManager, messages: readonly 
     const b = i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb, $${b + 5}, $${b + 6})`;
   });
-  await manager.query(
-    `INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')}`,
+  const keysParam = params.length + 1;
+  params.push([...new Set(messages.map((m) => m.key))]);
+  const [row] = await manager.query<{ ids: (string | number)[]; behind: boolean }[]>(
+    `WITH appended AS (
+       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')} RETURNING id)
+     SELECT array_agg(id ORDER BY id) AS ids,
+       EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${keysParam}::text[]) AND o.id < (SELECT min(id) FROM appended)) AS behind
+     FROM appended`,
     params,
   );
+  const list = appendedBy.get(manager) ?? [];
+  list.push({
+    ids: (row?.ids ?? []).map(String),
+    messages: messages.map((m) => ({ topic: m.topic, key: m.key, value: m.value, headers: withTrace(m.headers ?? {}, trace) })),
+    behind: row?.behind ?? true,
+  });
+  appendedBy.set(manager, list);
 }
 
 export type Publish = (
@@ -45,6 +71,13 @@ interface OutboxRow {
 /** Pause before retrying when another relay holds the lock. */
 const CONTENDED_RETRY_MS = 5;
 
+/**
+ * The periodic sweep leaves rows younger than this to the process that wrote them, which publishes
+ * and deletes them right after its commit ({@link OutboxRelay.publishAppended}); a sweep that took
+ * them too would only publish them twice. Kicks publish every row, young or old.
+ */
+const SWEEP_MIN_AGE_MS = 2_000;
+
 /** Arbitrary constant of the advisory lock that makes one relay at a time publish, in outbox order. */
 const RELAY_LOCK = 7_420_002;
 
@@ -56,6 +89,8 @@ const RELAY_LOCK = 7_420_002;
 export class OutboxRelay {
   private running: Promise<void> | null = null;
   private again = false;
+  /** A kick (not only the sweep) asked for the next pass: it publishes rows of any age. */
+  private kicked = false;
   /** Another relay held the lock during this pass: it is publishing; retry after a short pause. */
   private contended = false;
   private timer: NodeJS.Timeout | null = null;
@@ -71,7 +106,7 @@ export class OutboxRelay {
     this.stopped = false;
     const sweep = () => {
       if (this.stopped) return;
-      void this.kick();
+      void this.flush(false);
       this.timer = setTimeout(sweep, this.options.sweepMs ?? 250);
     };
     sweep();
@@ -85,6 +120,11 @@ export class OutboxRelay {
 
   /** Requests a flush; returns a promise that settles when the flush that covers this request ends. */
   kick(): Promise<void> {
+    return this.flush(true);
+  }
+
+  private flush(kicked: boolean): Promise<void> {
+    if (kicked) this.kicked = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -96,25 +136,61 @@ export class OutboxRelay {
     return this.running;
   }
 
+  /**
+   * Publishes what the transaction of `manager` appended, right after it committed, without
+   * another transaction: one send per topic run, then one delete. Rows that must wait for older
+   * ones of the same key, or a failed send, are left to the relay (kicked here). Never throws: the
+   * rows are committed, so the relay's sweep publishes them whatever happens here.
+   */
+  async publishAppended(manager: EntityManager): Promise<void> {
+    const appended = appendedBy.get(manager);
+    appendedBy.delete(manager);
+    if (!appended || appended.length === 0) return;
+    if (appended.some((a) => a.behind)) {
+      void this.kick();
+      return;
+    }
+    try {
+      await detachedFromTrace(async () => {
+        const messages = appended.flatMap((a) => a.messages);
+        for (const batch of byTopicRuns(messages)) {
+          await this.publish(
+            batch[0]!.topic,
+            batch.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+          );
+        }
+        await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [appended.flatMap((a) => a.ids)]);
+      });
+    } catch (e) {
+      (this.options.onError ?? ((err) => console.error('outbox direct publish failed; the relay retries', err)))(e);
+      void this.kick();
+    }
+  }
+
   private async loop(): Promise<void> {
     do {
       this.again = false;
       this.contended = false;
+      const kickedPass = this.kicked;
+      this.kicked = false;
+      const minAgeMs = kickedPass ? 0 : SWEEP_MIN_AGE_MS;
       try {
-        while (await this.flushOnce()) {
+        while (await this.flushOnce(minAgeMs)) {
           /* a full batch: there may be more */
         }
       } catch (e) {
         (this.options.onError ?? ((err) => console.error('outbox relay failed', err)))(e);
         return;
       }
+      // The pass that met another relay's lock is owed again, with the same reach.
+      if (this.contended && kickedPass) this.kicked = true;
       // Without the pause, two relays spin on the lock at thousands of commits a second.
       if (this.contended) await new Promise((r) => setTimeout(r, CONTENDED_RETRY_MS));
     } while (this.again && !this.stopped);
   }
 
-  /** Publishes one batch; true when the batch was full. */
-  private async flushOnce(): Promise<boolean> {
+  /** Publishes one batch of rows at least `minAgeMs` old; true when the batch was full. */
+  private async flushOnce(minAgeMs: number): Promise<boolean> {
     const limit = this.options.batchSize ?? 500;
     return this.ds.transaction(async (m) => {
       const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
@@ -124,8 +200,11 @@ export class OutboxRelay {
         return false;
       }
       const rows = await m.query<OutboxRow[]>(
-        'SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox ORDER BY id LIMIT $1',
-        [limit],
+        minAgeMs > 0
+          ? `SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox
+             WHERE created_at < now() - ($2::int * interval '1 millisecond') ORDER BY id LIMIT $1`
+          : 'SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox ORDER BY id LIMIT $1',
+        minAgeMs > 0 ? [limit, minAgeMs] : [limit],
       );
       if (rows.length === 0) return false;
       for (const batch of byTopicRuns(rows)) {
@@ -142,15 +221,22 @@ export class OutboxRelay {
 
 /** The row's headers with the trace context of the transaction that wrote it, when it had one. */
 function withStoredTrace(row: OutboxRow): Record<string, string> {
-  if (row.traceparent === null) return row.headers;
-  const headers: Record<string, string> = { ...row.headers, traceparent: row.traceparent };
-  if (row.tracestate !== null) headers.tracestate = row.tracestate;
-  return headers;
+  return withTrace(row.headers, { traceparent: row.traceparent ?? undefined, tracestate: row.tracestate ?? undefined });
+}
+
+function withTrace(
+  headers: Readonly<Record<string, string>>,
+  trace: { readonly traceparent?: string | undefined; readonly tracestate?: string | undefined },
+): Record<string, string> {
+  if (trace.traceparent === undefined) return { ...headers };
+  const out: Record<string, string> = { ...headers, traceparent: trace.traceparent };
+  if (trace.tracestate !== undefined) out.tracestate = trace.tracestate;
+  return out;
 }
 
 /** Splits rows into consecutive runs of one topic, keeping their order. */
-function byTopicRuns(rows: readonly OutboxRow[]): OutboxRow[][] {
-  const runs: OutboxRow[][] = [];
+function byTopicRuns<R extends { readonly topic: string }>(rows: readonly R[]): R[][] {
+  const runs: R[][] = [];
   for (const row of rows) {
     const last = runs[runs.length - 1];
     if (last && last[0]!.topic === row.topic) last.push(row);

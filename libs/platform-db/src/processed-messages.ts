@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandReply } from '@openwop/contracts';
+import type { OutboxRelay } from './outbox';
 
 /**
  * Claims `messageId` for `consumer` inside the caller's transaction. Returns `{ fresh: true }` the
@@ -65,16 +66,21 @@ class Refusal extends Error {
  * Decides a command exactly once, in one transaction with its effects: claims the command id for
  * `consumer` (a redelivery gets the reply stored the first time), runs `decide`, and stores its
  * reply. A refusal (`ok: false`) rolls everything back, the claim included, so a refused command
- * writes nothing. Transient failures propagate, so the bus retries.
+ * writes nothing. Transient failures propagate, so the bus retries. With `relay`, what the decision
+ * appended to the outbox is published right after the commit, before this resolves (see
+ * {@link OutboxRelay.publishAppended}), so a consumer's next command of the key comes after it.
  */
 export async function decideOnce(
   ds: DataSource,
   consumer: string,
   commandId: string,
   decide: (manager: EntityManager) => Promise<CommandReply>,
+  relay?: OutboxRelay,
 ): Promise<CommandReply> {
+  let used: EntityManager | undefined;
   try {
-    return await ds.transaction(async (manager) => {
+    const decided = await ds.transaction(async (manager) => {
+      used = manager;
       const claim = await claimMessage(manager, consumer, commandId);
       if (!claim.fresh) return claim.reply as CommandReply;
       const reply = await decide(manager);
@@ -82,6 +88,8 @@ export async function decideOnce(
       await storeReply(manager, consumer, commandId, reply);
       return reply;
     });
+    if (relay && used) await relay.publishAppended(used);
+    return decided;
   } catch (e) {
     if (e instanceof Refusal) return e.reply;
     throw e;
