@@ -49,7 +49,7 @@ export async function applyRunEvents(manager: EntityManager, events: readonly Ru
 }
 
 /** Events by run, each run's in the order given (runs in order of first appearance). */
-function groupByRun(events: readonly RunEventDoc[]): Map<string, RunEventDoc[]> {
+export function groupByRun(events: readonly RunEventDoc[]): Map<string, RunEventDoc[]> {
   const byRun = new Map<string, RunEventDoc[]>();
   for (const event of events) {
     const list = byRun.get(event.runId);

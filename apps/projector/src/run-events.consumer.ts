@@ -6,7 +6,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
-import { applyRunEvent, applyRunEvents } from './run-event.projection';
+import { applyRunEvent, applyRunEvents, groupByRun, type ProjectedRun } from './run-event.projection';
 
 /** Projects the run event log into Postgres: the event store and the run snapshots. */
 @Injectable()
@@ -45,13 +45,26 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     if (applied) await this.feed.published(event.runId, event.sequence);
   }
 
-  /** The waiting events of one partition in one transaction; readers hear once per run. */
+  /**
+   * The waiting events of one partition in one transaction; readers hear once per run. Each run's
+   * share is one `openwop.projection.apply` span, named by the last event it applied.
+   */
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
-    const attributes = { [Attr.messagingBatchCount]: events.length };
-    const projected = await inSpan('openwop.projection.apply', attributes, () =>
-      this.ds.transaction((manager) => applyRunEvents(manager, events)),
-    );
+    const projected = await this.ds.transaction(async (manager) => {
+      const moved: ProjectedRun[] = [];
+      for (const [runId, runEvents] of groupByRun(events)) {
+        const last = runEvents[runEvents.length - 1]!;
+        const attributes = {
+          [Attr.runId]: runId,
+          [Attr.eventType]: last.type,
+          [Attr.eventSeq]: last.sequence,
+          [Attr.messagingBatchCount]: runEvents.length,
+        };
+        moved.push(...(await inSpan('openwop.projection.apply', attributes, () => applyRunEvents(manager, runEvents))));
+      }
+      return moved;
+    });
     await this.feed.publishedAll(projected);
   }
 }

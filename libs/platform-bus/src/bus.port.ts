@@ -77,6 +77,11 @@ export interface SubscribeOptions {
   readonly fromBeginning?: boolean;
   /** Where messages go after `maxAttempts` failures (default `Topics.deadLetter`). */
   readonly deadLetterTopic?: string;
+  /**
+   * False for a throwaway group that nothing ever resumes (request/reply's per-process reply
+   * group): its progress is never committed, which saves a broker request per batch (default true).
+   */
+  readonly commitOffsets?: boolean;
 }
 
 /** Most messages per `batchHandler` call when a subscription does not say. */

@@ -2,6 +2,6 @@ export { createDataSource, openDatabase, ensureDatabase, adminUrl, type Database
 export { MIGRATIONS } from './migrations';
 export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-models';
 export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
-export { claimMessage, decideOnce, storeReply, pruneProcessedMessages } from './processed-messages';
+export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';

@@ -1,7 +1,8 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
 import { openDatabase } from './data-source';
-import { claimMessage, pruneProcessedMessages, storeReply } from './processed-messages';
+import type { CommandReply } from '@openwop/contracts';
+import { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 
 describe('processed messages (real Postgres)', () => {
   let db: TestDatabase;
@@ -16,15 +17,57 @@ describe('processed messages (real Postgres)', () => {
     await db?.drop();
   });
 
-  it('claims once, answers a redelivery with the stored reply', async () => {
-    const first = await ds.transaction(async (m) => {
-      const claim = await claimMessage(m, 'c', 'm1');
-      await storeReply(m, 'c', 'm1', { ok: true, data: 1 });
-      return claim;
-    });
-    expect(first).toEqual({ fresh: true });
-    const again = await ds.transaction((m) => claimMessage(m, 'c', 'm1'));
-    expect(again).toEqual({ fresh: false, reply: { ok: true, data: 1 } });
+  /** A toy aggregate: a counter row per id that a decision increments, refusing past `max`. */
+  const bump = (id: string, max = Number.POSITIVE_INFINITY) => async (m: EntityManager): Promise<CommandReply> => {
+    const [row] = await m.query<{ n: number }[]>(
+      `INSERT INTO dedupe_probe (id, n) VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = dedupe_probe.n + 1 RETURNING n`,
+      [id],
+    );
+    if (row!.n > max) return { ok: false, error: { code: 'conflict', message: `past ${max}` } };
+    return { ok: true, data: row!.n };
+  };
+  const count = async (id: string) =>
+    (await ds.query<{ n: number }[]>('SELECT n FROM dedupe_probe WHERE id = $1', [id]))[0]?.n ?? 0;
+
+  it('decides once; a redelivery rolls back what it did and answers the stored reply', async () => {
+    await ds.query('CREATE TABLE IF NOT EXISTS dedupe_probe (id text PRIMARY KEY, n int NOT NULL)');
+    const first = await decideOnce(ds, 'c', 'm1', bump('a'));
+    expect(first).toEqual({ ok: true, data: 1 });
+    const again = await decideOnce(ds, 'c', 'm1', bump('a'));
+    expect(again).toEqual({ ok: true, data: 1 });
+    expect(await count('a')).toBe(1);
+    expect(await storedReply(ds, 'c', 'm1')).toEqual({ ok: true, data: 1 });
+    // Another consumer group decides the same id on its own.
+    expect(await decideOnce(ds, 'other', 'm1', bump('a'))).toEqual({ ok: true, data: 2 });
+  });
+
+  it('a redelivery that would now be refused (the first decision moved the state) gets the first reply', async () => {
+    expect(await decideOnce(ds, 'c', 'm2', bump('b', 1))).toEqual({ ok: true, data: 1 });
+    expect(await decideOnce(ds, 'c', 'm2', bump('b', 1))).toEqual({ ok: true, data: 1 });
+    expect(await count('b')).toBe(1);
+  });
+
+  it('a refusal writes nothing, not even the dedupe record: a later attempt decides afresh', async () => {
+    await ds.query("INSERT INTO dedupe_probe (id, n) VALUES ('c', 5)");
+    const refused = await decideOnce(ds, 'c', 'm3', bump('c', 5));
+    expect(refused).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(await count('c')).toBe(5);
+    expect(await storedReply(ds, 'c', 'm3')).toBeUndefined();
+  });
+
+  it('a failure is thrown (the bus retries) unless the command was decided before', async () => {
+    const boom = async (): Promise<CommandReply> => {
+      throw new Error('transient');
+    };
+    await expect(decideOnce(ds, 'c', 'm4', boom)).rejects.toThrow('transient');
+    await decideOnce(ds, 'c', 'm4', bump('d'));
+    expect(await decideOnce(ds, 'c', 'm4', boom)).toEqual({ ok: true, data: 1 });
+  });
+
+  it('concurrent duplicates (two instances during a rebalance) take effect once and answer alike', async () => {
+    const replies = await Promise.all(Array.from({ length: 6 }, () => decideOnce(ds, 'c', 'm5', bump('e'))));
+    expect(await count('e')).toBe(1);
+    expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
   });
 
   it('prunes only rows older than the retention window', async () => {

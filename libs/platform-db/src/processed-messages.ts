@@ -3,42 +3,6 @@ import type { CommandReply } from '@openwop/contracts';
 import type { OutboxRelay } from './outbox';
 
 /**
- * Claims `messageId` for `consumer` inside the caller's transaction. Returns `{ fresh: true }` the
- * first time; on a redelivery returns the reply stored by the first processing. A concurrent
- * duplicate waits on the row lock until the first transaction ends.
- */
-export async function claimMessage(
-  manager: EntityManager,
-  consumer: string,
-  messageId: string,
-): Promise<{ fresh: true } | { fresh: false; reply: unknown }> {
-  const inserted = await manager.query<unknown[]>(
-    `INSERT INTO processed_messages (consumer, message_id) VALUES ($1, $2)
-     ON CONFLICT DO NOTHING RETURNING message_id`,
-    [consumer, messageId],
-  );
-  if (inserted.length === 1) return { fresh: true };
-  const rows = await manager.query<{ reply: unknown }[]>(
-    'SELECT reply FROM processed_messages WHERE consumer = $1 AND message_id = $2',
-    [consumer, messageId],
-  );
-  return { fresh: false, reply: rows[0]?.reply ?? null };
-}
-
-/** Stores the reply of a claimed message, so a redelivery answers the same. */
-export async function storeReply(
-  manager: EntityManager,
-  consumer: string,
-  messageId: string,
-  reply: unknown,
-): Promise<void> {
-  await manager.query(
-    'UPDATE processed_messages SET reply = $3::jsonb WHERE consumer = $1 AND message_id = $2',
-    [consumer, messageId, JSON.stringify(reply)],
-  );
-}
-
-/**
  * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
  * redelivered (the command topics' retention); past it the table would only grow.
  */
@@ -62,13 +26,37 @@ class Refusal extends Error {
   }
 }
 
+/** The command was decided before (its dedupe row exists): this attempt rolls back. */
+class AlreadyDecided extends Error {
+  constructor() {
+    super('already decided');
+  }
+}
+
+/** The reply stored when `messageId` was first decided by `consumer`, if it was. */
+export async function storedReply(
+  ds: { query: EntityManager['query'] },
+  consumer: string,
+  messageId: string,
+): Promise<CommandReply | undefined> {
+  const rows = await ds.query<{ reply: CommandReply | null }[]>(
+    'SELECT reply FROM processed_messages WHERE consumer = $1 AND message_id = $2',
+    [consumer, messageId],
+  );
+  return rows.length === 0 ? undefined : (rows[0]!.reply ?? undefined);
+}
+
 /**
- * Decides a command exactly once, in one transaction with its effects: claims the command id for
- * `consumer` (a redelivery gets the reply stored the first time), runs `decide`, and stores its
- * reply. A refusal (`ok: false`) rolls everything back, the claim included, so a refused command
- * writes nothing. Transient failures propagate, so the bus retries. With `relay`, what the decision
- * appended to the outbox is published right after the commit, before this resolves (see
- * {@link OutboxRelay.publishAppended}), so a consumer's next command of the key comes after it.
+ * Decides a command exactly once, in one transaction with its effects: runs `decide`, then records
+ * the command id for `consumer` with its reply. The record comes last, in the same statement as the
+ * reply, so a decision costs one statement for its dedupe: a command decided before (a redelivery,
+ * or a duplicate decided concurrently by another instance, whose insert this one waits on) finds the
+ * record taken, rolls back everything it did, and answers the stored reply; so does an attempt that
+ * refused or failed because the first decision already changed the state. A refusal (`ok: false`)
+ * of a command never decided rolls back and writes nothing. Transient failures propagate, so the
+ * bus retries. With `relay`, what the decision appended to the outbox is published right after the
+ * commit, before this resolves (see {@link OutboxRelay.publishAppended}), so a consumer's next
+ * command of the key comes after it.
  */
 export async function decideOnce(
   ds: DataSource,
@@ -81,16 +69,22 @@ export async function decideOnce(
   try {
     const decided = await ds.transaction(async (manager) => {
       used = manager;
-      const claim = await claimMessage(manager, consumer, commandId);
-      if (!claim.fresh) return claim.reply as CommandReply;
       const reply = await decide(manager);
       if (!reply.ok) throw new Refusal(reply);
-      await storeReply(manager, consumer, commandId, reply);
+      const recorded = await manager.query<unknown[]>(
+        `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT DO NOTHING RETURNING message_id`,
+        [consumer, commandId, JSON.stringify(reply)],
+      );
+      if (recorded.length === 0) throw new AlreadyDecided();
       return reply;
     });
     if (relay && used) await relay.publishAppended(used);
     return decided;
   } catch (e) {
+    // Whatever this attempt did, refused or failed on, a decision made before stands.
+    const first = await storedReply(ds, consumer, commandId);
+    if (first !== undefined) return first;
     if (e instanceof Refusal) return e.reply;
     throw e;
   }

@@ -11,7 +11,7 @@ import {
 } from '@openwop/contracts';
 import { agentPrompt, decideRun, type RunRecord } from '@openwop/engine-domain';
 import type { ChatMessage } from '@openwop/llm';
-import { appendToOutbox, decideOnce } from '@openwop/platform-db';
+import { appendToOutbox, decideOnce, storedReply } from '@openwop/platform-db';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import { commandContext } from '../common/command-context';
 import { commitDecision, loadRunForUpdate } from '../common/run.store';
@@ -47,11 +47,8 @@ export class AgentTurnHandler {
   async handle(command: AgentTurnCommand): Promise<CommandReply> {
     const d = command.data;
     annotateConversation(d.conversationId, d.afterTurnIndex + 1);
-    const done = await this.ds.query<{ reply: CommandReply | null }[]>(
-      'SELECT reply FROM processed_messages WHERE consumer = $1 AND message_id = $2',
-      [ConsumerGroups.engine, command.id],
-    );
-    if (done[0]?.reply) return done[0].reply;
+    const done = await storedReply(this.ds, ConsumerGroups.engine, command.id);
+    if (done) return done;
     const result = (outcome: AgentTurnResult['outcome']): CommandReply<AgentTurnResult> => ({
       ok: true,
       data: { conversationId: d.conversationId, speakerId: d.speakerId, outcome },

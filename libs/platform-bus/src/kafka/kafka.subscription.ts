@@ -73,6 +73,7 @@ export class KafkaSubscription implements Subscription {
       const batchHandler = options.batchHandler;
       await consumer.run({
         partitionsConsumedConcurrently: args.concurrency,
+        autoCommit: options.commitOffsets !== false,
         ...(batchHandler
           ? {
               eachBatchAutoResolve: false,

@@ -85,6 +85,8 @@ export class ReplyChannel {
         topics: [this.topic],
         fromBeginning: true,
         maxAttempts: 1,
+        // A fresh group per process start: nobody resumes it, so its offsets need no commits.
+        commitOffsets: false,
         handler: async (message) => this.settle(message),
       });
     })();
