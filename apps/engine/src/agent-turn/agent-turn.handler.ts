@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
   ConsumerGroups,
   INTERRUPT_COMMAND_DATA,
@@ -11,8 +11,8 @@ import {
 } from '@openwop/contracts';
 import { agentPrompt, decideRun, type RunRecord } from '@openwop/engine-domain';
 import type { ChatMessage } from '@openwop/llm';
-import { appendToOutbox, decideOnce, storedReply } from '@openwop/platform-db';
-import { DATA_SOURCE } from '@openwop/platform-nest';
+import { appendToOutbox, decideOnce, storedReply, type OutboxRelay } from '@openwop/platform-db';
+import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { commandContext } from '../common/command-context';
 import { commitDecision, loadRunForUpdate } from '../common/run.store';
 import { AgentProviders } from './agent-providers';
@@ -41,6 +41,7 @@ export class AgentTurnHandler {
 
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     private readonly providers: AgentProviders,
   ) {}
 
@@ -137,7 +138,9 @@ export class AgentTurnHandler {
       };
       pending = '';
       last = Date.now();
+      let used: EntityManager | undefined;
       await this.ds.transaction(async (manager) => {
+        used = manager;
         const state = await loadRunForUpdate(manager, d.runId);
         const decided = await decideRun(
           {
@@ -152,6 +155,8 @@ export class AgentTurnHandler {
         );
         await commitDecision(manager, state, decided, command);
       });
+      // Readers see the chunk now, not when the turn ends.
+      if (used) await this.relay.publishAppended(used);
     };
     for await (const part of provider.complete({
       messages,
