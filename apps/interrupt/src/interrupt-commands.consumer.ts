@@ -18,7 +18,7 @@ import {
 } from '@openwop/contracts';
 import { assertNever } from '@openwop/kernel';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { decideOnce, type OutboxRelay } from '@openwop/platform-db';
+import { decideOnce, storedReply, type OutboxRelay } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
@@ -75,6 +75,10 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
       if (!(e instanceof SchemaValidationError)) throw e;
       this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
       return validationRefusal(e);
+    }
+    if (command.type === 'interrupt.resolve' && command.data.replayOnly === true) {
+      const first = await storedReply(this.ds, ConsumerGroups.interrupt, command.id);
+      return first ?? { ok: false, error: { code: 'interrupt_already_resolved', message: 'No earlier verdict for this command.' } };
     }
     const reply = await decideOnce(
       this.ds,

@@ -220,6 +220,21 @@ describe('interrupt service', () => {
     expect(engineCommandsOf('redeliver', 'run.resume')).toHaveLength(1);
   });
 
+  it('a replay-only resolve answers the verdict its id got before, and otherwise decides nothing', async () => {
+    await open('replay', { kind: 'custom', data: { customKind: 'x', payload: null } });
+    const data = { runId: 'replay', nodeId: 'gate', resumeValue: { n: 1 }, via: 'token' as const, replayOnly: true };
+    // Never decided: refused, and the interrupt stays pending.
+    const probe = await send(envelope('interrupt.resolve', data));
+    expect(probe).toMatchObject({ ok: false, error: { code: 'interrupt_already_resolved' } });
+    expect(await statusOf('replay:gate:0')).toBe('pending');
+    // Decided once: the same id asked replay-only gets that first verdict back.
+    const command = envelope('interrupt.resolve', { runId: 'replay', nodeId: 'gate', resumeValue: { n: 1 }, via: 'token' });
+    const first = await send(command);
+    expect(first).toMatchObject({ ok: true, data: { status: 'resolved' } });
+    expect(await send({ ...command, data: { ...command.data, replayOnly: true } })).toEqual(first);
+    await waitFor(() => engineCommandsOf('replay', 'run.resume').length === 1, { what: 'run.resume' });
+  });
+
   it('times out: the durable timer sends run.resume with outcome timeout; a later resolve is already resolved', async () => {
     await open('slow', { timeoutMs: 300 });
     const resume = (await waitFor(() => engineCommandsOf('slow', 'run.resume')[0], {

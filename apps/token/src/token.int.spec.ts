@@ -40,10 +40,21 @@ const saved = { keys: process.env.WOP_TOKEN_KEYS, ttl: process.env.WOP_TOKEN_TTL
 /** What the fake interrupt service received, and its first-resolve-wins state. */
 const forwarded: ResolveInterruptCommand[] = [];
 const resolved = new Set<string>();
+/** Like the real service, a command id decided before gets its first verdict again. */
+const decided = new Map<string, CommandReply<ResolveInterruptResult>>();
 
 async function fakeInterruptService(message: IncomingMessage): Promise<CommandReply<ResolveInterruptResult>> {
   const command = message.value as ResolveInterruptCommand;
   forwarded.push(command);
+  const first = decided.get(command.id);
+  if (first) return first;
+  if (command.data.replayOnly) return { ok: false, error: { code: 'interrupt_already_resolved', message: 'no earlier verdict' } };
+  const reply = await decideFake(command);
+  if (reply.ok) decided.set(command.id, reply);
+  return reply;
+}
+
+async function decideFake(command: ResolveInterruptCommand): Promise<CommandReply<ResolveInterruptResult>> {
   const { runId, nodeId, interruptId, resumeValue } = command.data;
   const v = resumeValue as { mode?: string } | undefined;
   if (v?.mode === 'mismatch')
@@ -134,9 +145,10 @@ async function send<T = unknown>(
   type: 'token.inspect' | 'token.resolve',
   key: string,
   data: unknown,
+  id: string = randomUUID(),
 ): Promise<CommandReply<T>> {
   const command: CommandEnvelope = {
-    id: randomUUID(),
+    id,
     type,
     occurredAt: new Date().toISOString(),
     correlationId: key,
@@ -365,10 +377,26 @@ describe('resolve', () => {
     });
     expect(JSON.stringify(forwarded[0])).not.toContain(resolveToken);
     expect((await row(interruptId))!.invalidated_at).not.toBeNull();
+    // Another use of the spent token: only a replay-only question goes out, and it has no earlier
+    // verdict, so the token surface says 409.
     expect(codeOf(await resolve(resolveToken, {}, runId))).toBe('interrupt_already_resolved');
     expect(codeOf(await inspect(resolveToken, runId))).toBe('interrupt_already_resolved');
     expect(codeOf(await inspect(inspectToken, runId))).toBe('interrupt_already_resolved');
-    expect(forwarded).toHaveLength(1);
+    expect(forwarded).toHaveLength(2);
+    expect(forwarded[1]!.id).not.toBe(forwarded[0]!.id);
+    expect(forwarded[1]!.data.replayOnly).toBe(true);
+  });
+
+  it('a redelivered token.resolve whose token it spent itself answers its first verdict, not 409', async () => {
+    const { runId, interruptId, resolveToken } = await waitingRun();
+    const commandId = randomUUID();
+    const first = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
+    expect(first).toEqual({ ok: true, data: { runId, nodeId: 'gate', interruptId, status: 'resolved' } });
+    expect((await row(interruptId))!.invalidated_at).not.toBeNull();
+    // The same command again, as after the instance that handled it died before its reply went out.
+    const again = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
+    expect(again).toEqual(first);
+    expect(forwarded.map((c) => c.id)).toEqual([forwarded[0]!.id, forwarded[0]!.id]);
   });
 
   it('concurrent resolves with one token: exactly one wins, the rest get 409', async () => {
@@ -426,7 +454,8 @@ describe('invalidation from the run log', () => {
         what: `${type} invalidates`,
       });
       expect(codeOf(await resolve(w.resolveToken, {}))).toBe('interrupt_already_resolved');
-      expect(forwarded).toHaveLength(0);
+      // Nothing that could decide went out: at most a replay-only question.
+      expect(forwarded.filter((c) => c.data.replayOnly !== true)).toHaveLength(0);
     },
   );
 });

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Min } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { INTERRUPT_KINDS, type InterruptKind } from './interrupt';
 
@@ -30,6 +30,13 @@ export class ResolveInterruptData {
   @IsIn(['api', 'token', 'legacy-approvals', 'agent']) via!: 'api' | 'token' | 'legacy-approvals' | 'agent';
   /** Set by the token surface: the token names one interrupt. */
   @IsOptional() @IsString() interruptId?: string;
+  /**
+   * Only the verdict this command id got when it was decided before, if it was; never decides.
+   * The token surface asks this when a redelivered token command finds its token already spent
+   * (perhaps by itself, on the instance that died before answering): anything but that first
+   * verdict is refused with `interrupt_already_resolved`.
+   */
+  @IsOptional() @IsBoolean() replayOnly?: boolean;
 }
 
 /** `run.cancel` on the interrupt topic: cancel pending interrupts, then forward to the engine. */

@@ -71,11 +71,16 @@ export class KafkaBus implements Bus {
     this.admin = this.kafka.admin();
     this.topics = new KafkaTopicRegistry(this.admin, this.partitions, options.replicationFactor ?? 1);
     this.lag = new ConsumerLagSampler(this.admin, options.lagSampleMs ?? DEFAULT_LAG_SAMPLE_MS);
+    // Setting up the reply subscription sends nothing: whatever fails there (a broker restarting
+    // answers topic creation and joins with errors) is "unavailable, retry later", never a 500.
+    const unreachable = (error: unknown): never => {
+      throw error instanceof BrokerUnreachableError ? error : new BrokerUnreachableError(options.brokers, error);
+    };
     this.replies = new ReplyChannel({
       instanceId: options.instanceId ?? randomUUID(),
-      subscribe: (o) => this.subscribe(o),
+      subscribe: (o) => this.subscribe(o).catch(unreachable),
       publish: (topic, messages) => this.publish(topic, messages),
-      prepareReplyTopic: (topic) => this.topics.ensure([topic], 1),
+      prepareReplyTopic: (topic) => this.topics.ensure([topic], 1).catch(unreachable),
     });
   }
 

@@ -13,7 +13,7 @@ import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import { InvalidatedToken } from '@openwop/token-domain';
 import { ResolutionTokenRepository } from '../common/resolution-token.repository';
 import { CLOCK, type Clock } from '../token.di-tokens';
-import { TokenVerificationService } from './token-verification.service';
+import { TokenVerificationService, type AuthorizedToken } from './token-verification.service';
 
 /** Tenant used when the run's `run.started` was never seen; the interrupt service then finds nothing. */
 const UNKNOWN_TENANT = 'default';
@@ -38,7 +38,38 @@ export class ResolveByTokenHandler {
 
   /** @throws DomainError for a token that may not resolve (see {@link TokenVerificationService.authorize}). */
   async handle(command: ResolveByTokenCommand): Promise<CommandReply<ResolveInterruptResult>> {
-    const { payload, stored } = await this.verification.authorize(command.data.token, 'resolve');
+    let authorized: AuthorizedToken;
+    try {
+      authorized = await this.verification.authorize(command.data.token, 'resolve');
+    } catch (error) {
+      const spent = await this.verification.spent(command.data.token, error);
+      if (!spent) throw error;
+      // A spent token may be this very command's doing: the instance that forwarded it died before
+      // answering, and this is the redelivery. The interrupt service answers a replay-only request
+      // from its dedupe table (same derived id) and refuses anything else, so a spent token never
+      // decides anything; only this command's own first verdict is relayed.
+      const first = await this.forward(command, spent, { replayOnly: true });
+      if (first.ok && first.data.status === 'resolved') return first;
+      throw error;
+    }
+    const reply = await this.forward(command, authorized);
+    if (reply.ok && reply.data.status === 'resolved')
+      await this.tokens.invalidate(authorized.payload.interruptId, new Date(this.clock.now()));
+    if (!reply.ok && reply.error.code === 'interrupt_cancelled') {
+      // The run was cancelled and the run.cancelled event has not reached us yet. On the token
+      // surface an invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
+      await this.tokens.invalidate(authorized.payload.interruptId, new Date(this.clock.now()));
+      throw new InvalidatedToken(authorized.payload.interruptId);
+    }
+    return reply;
+  }
+
+  /** Sends `interrupt.resolve` for the token's interrupt and returns the interrupt service's verdict. */
+  private async forward(
+    command: ResolveByTokenCommand,
+    { payload, stored }: AuthorizedToken,
+    options: { readonly replayOnly?: boolean } = {},
+  ): Promise<CommandReply<ResolveInterruptResult>> {
     const forward: ResolveInterruptCommand = {
       // Derived from the token command's id: a redelivered token command forwards the same
       // command, which the interrupt service answers from its dedupe table.
@@ -54,13 +85,13 @@ export class ResolveByTokenHandler {
         ...(command.data.resumeValue !== undefined ? { resumeValue: command.data.resumeValue } : {}),
         via: 'token',
         interruptId: payload.interruptId,
+        ...(options.replayOnly ? { replayOnly: true } : {}),
       },
     };
     // Answer before the gateway gives up on us, so a slow interrupt service is a clear 503.
     const timeoutMs = Math.max(1_000, Math.floor(this.config.commandTimeoutMs * 0.8));
-    let reply: CommandReply<ResolveInterruptResult>;
     try {
-      reply = await this.bus.request<CommandReply<ResolveInterruptResult>>(
+      return await this.bus.request<CommandReply<ResolveInterruptResult>>(
         Topics.interruptCommands,
         {
           key: payload.runId,
@@ -83,15 +114,6 @@ export class ResolveByTokenHandler {
         },
       };
     }
-    if (reply.ok && reply.data.status === 'resolved')
-      await this.tokens.invalidate(payload.interruptId, new Date(this.clock.now()));
-    if (!reply.ok && reply.error.code === 'interrupt_cancelled') {
-      // The run was cancelled and the run.cancelled event has not reached us yet. On the token
-      // surface an invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
-      await this.tokens.invalidate(payload.interruptId, new Date(this.clock.now()));
-      throw new InvalidatedToken(payload.interruptId);
-    }
-    return reply;
   }
 }
 

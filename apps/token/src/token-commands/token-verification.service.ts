@@ -3,6 +3,7 @@ import { DomainError } from '@openwop/kernel';
 import { countTokenVerification, seedCounters } from '@openwop/observability';
 import {
   authorizeTokenUse,
+  InvalidatedToken,
   verifyToken,
   type KeyRing,
   type TokenOperation,
@@ -44,6 +45,18 @@ export class TokenVerificationService {
       countTokenVerification(error instanceof DomainError ? error.code : 'error');
       throw error;
     }
+  }
+
+  /**
+   * After `authorize(token, 'resolve')` threw `error`: the token, when the refusal was only that it
+   * is spent (a genuine, unexpired resolve token whose interrupt was resolved, cancelled or ended).
+   */
+  async spent(token: string, error: unknown): Promise<AuthorizedToken | undefined> {
+    if (!(error instanceof InvalidatedToken)) return undefined;
+    const verification = verifyToken(token, this.ring, this.clock.now());
+    if (!verification.ok || verification.payload.intent !== 'resolve') return undefined;
+    const stored = await this.tokens.find(verification.payload.interruptId);
+    return stored?.invalidatedAt !== undefined ? { payload: verification.payload, stored } : undefined;
   }
 
   private async decide(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
