@@ -23,6 +23,8 @@ export interface InProcessBusOptions {
   readonly broker?: InProcessBroker;
   /** Names this instance's reply topic (default: a random UUID). */
   readonly instanceId?: string;
+  /** Handler failures retried without using up `maxAttempts` (see `KafkaBusOptions.isTransientFailure`). */
+  readonly isTransientFailure?: (error: unknown) => boolean;
 }
 
 /**
@@ -42,7 +44,10 @@ export class InProcessBus implements Bus {
   private nextMemberId = 1;
   private unobserveLag: (() => void) | undefined;
 
+  private readonly isTransient: ((error: unknown) => boolean) | undefined;
+
   constructor(options: InProcessBusOptions = {}) {
+    this.isTransient = options.isTransientFailure;
     this.broker = options.broker ?? new InProcessBroker({ partitions: options.partitions });
     this.replies = new ReplyChannel({
       instanceId: options.instanceId ?? randomUUID(),
@@ -87,6 +92,7 @@ export class InProcessBus implements Bus {
       options.batchHandler
         ? { handler: options.batchHandler, max: resolveMaxBatch(options.maxBatch) }
         : undefined,
+      this.isTransient,
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

@@ -136,6 +136,7 @@ export class KafkaBus implements Bus {
           concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
           joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
           publish: (topic, messages) => this.publish(topic, messages),
+          isTransient: (error) => error instanceof BrokerUnreachableError || (this.options.isTransientFailure?.(error) ?? false),
           onClosed: (s) => this.subscriptions.delete(s),
         }),
       );

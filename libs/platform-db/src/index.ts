@@ -5,3 +5,4 @@ export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from '.
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
+export { isDatabaseUnavailable } from './database-unavailable';

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { InProcessBus, KafkaBus, NamespacedBus, type Bus } from '@openwop/platform-bus';
-import {
+import { isDatabaseUnavailable,
   ensureDatabase,
   InProcessRunEventFeed,
   openDatabase,
@@ -55,8 +55,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
           instanceId: config.instanceId,
           partitions: config.kafkaPartitions,
           lagSampleMs: config.kafkaLagSampleMs,
+          // A Postgres restart is waited out, not dead-lettered.
+          isTransientFailure: isDatabaseUnavailable,
         })
-      : new InProcessBus({ partitions: config.kafkaPartitions });
+      : new InProcessBus({ partitions: config.kafkaPartitions, isTransientFailure: isDatabaseUnavailable });
   const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
   await bus.start();
   const feed: RunEventFeed = embedded ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);

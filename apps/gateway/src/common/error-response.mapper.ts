@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError } from '@openwop/kernel';
 import { BrokerUnreachableError, RequestTimeoutError } from '@openwop/platform-bus';
+import { isDatabaseUnavailable } from '@openwop/platform-db';
 import { ApiError } from './api.error';
 import { errorEnvelope, type ErrorEnvelope } from './error-envelope.type';
 import { resolveErrorCode, type ErrorCode } from './error-status.table';
@@ -52,6 +53,9 @@ export function toErrorResponse(exception: unknown, request: FailedRequest): Err
   }
   if (exception instanceof BrokerUnreachableError) {
     return fromDomainError(new ApiError('unavailable', 'The message bus is unreachable; retry later.', undefined, DEFAULT_RETRY_AFTER_SECONDS));
+  }
+  if (isDatabaseUnavailable(exception)) {
+    return fromDomainError(new ApiError('unavailable', 'The database is unavailable (restarting?); retry later, reading the resource first: a command may already have taken effect.', undefined, DEFAULT_RETRY_AFTER_SECONDS));
   }
   if (exception instanceof NotFoundException && isRouterNotFound(exception)) {
     return fromDomainError(unknownRouteError(request.method, request.path));

@@ -50,6 +50,14 @@ describe('toErrorResponse', () => {
     expect(JSON.stringify(broker.body)).not.toContain('10.0.0.9');
   });
 
+  it('answers 503 unavailable with Retry-After while Postgres restarts (the statement did not run)', () => {
+    const shuttingDown = Object.assign(new Error('the database system is shutting down'), { code: '57P03' });
+    const mapped = map(shuttingDown);
+    expect(mapped.status).toBe(503);
+    expect(mapped.body.error).toBe('unavailable');
+    expect(mapped.headers?.['Retry-After']).toBeDefined();
+  });
+
   it('answers an unmatched route 404 under /v1 and 400 outside a version root', () => {
     expect(map(new NotFoundException('Cannot GET /v1/nope'), '/v1/nope').body.error).toBe('not_found');
     expect(map(new NotFoundException('Cannot GET /.well-known/other'), '/.well-known/other').status).toBe(404);

@@ -11,6 +11,7 @@ export class GroupMember {
     readonly maxAttempts: number,
     readonly deadLetterTopic: string,
     readonly batch?: { readonly handler: BatchHandler; readonly max: number },
+    readonly isTransient?: (error: unknown) => boolean,
   ) {}
 
   get crashed(): boolean {

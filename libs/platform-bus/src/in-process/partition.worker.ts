@@ -112,6 +112,7 @@ export class PartitionWorker {
         message,
         maxAttempts: member.maxAttempts,
         alive: () => !member.crashed,
+        ...(member.isTransient ? { isTransient: member.isTransient } : {}),
       });
       if (delivered.kind === 'exhausted' && !member.crashed) {
         this.ctx.publish(member.deadLetterTopic, [

@@ -19,6 +19,12 @@ export interface KafkaBusOptions {
   readonly joinTimeoutMs?: number;
   /** Period of the consumer-lag reading behind the `openwop.bus.consumer_lag` gauge (default 15 s). */
   readonly lagSampleMs?: number;
+  /**
+   * Handler failures that are the infrastructure's, not the message's (e.g. the database restarting):
+   * retried without using up a subscription's `maxAttempts`, so an outage is waited out instead of
+   * dead-lettering (see `deliverWithRetries`). The bus's own `BrokerUnreachableError` always is.
+   */
+  readonly isTransientFailure?: (error: unknown) => boolean;
 }
 
 /** `KAFKA_BROKERS` (comma-separated), or the local broker of `tools/kafka/kafka.sh`. */

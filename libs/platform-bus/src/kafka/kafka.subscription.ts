@@ -16,6 +16,8 @@ export interface KafkaSubscriptionArgs {
   readonly concurrency: number;
   readonly joinTimeoutMs: number;
   readonly publish: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>;
+  /** Failures retried without counting against `maxAttempts` (see `deliverWithRetries`). */
+  readonly isTransient?: (error: unknown) => boolean;
   readonly onClosed: (subscription: KafkaSubscription) => void;
 }
 
@@ -175,6 +177,7 @@ async function handle(
       message,
       maxAttempts,
       beforeRetry: () => payload.heartbeat(),
+      ...(args.isTransient ? { isTransient: args.isTransient } : {}),
     });
     if (outcome.kind === 'exhausted') {
       await args.publish(deadLetterTopic, [

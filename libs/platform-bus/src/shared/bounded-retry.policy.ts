@@ -24,29 +24,48 @@ export interface DeliveryArgs {
   /** Runs during the backoff before each retry (Kafka heartbeats here; a throw aborts the delivery). */
   readonly beforeRetry?: () => Promise<void>;
   readonly backoffMs?: (failures: number) => number;
+  /**
+   * Failures of the infrastructure rather than of the message (the database restarting): they are
+   * retried without using up `maxAttempts`, for up to {@link TRANSIENT_BUDGET_MS} in all, so an
+   * outage delays the partition instead of dead-lettering accepted commands.
+   */
+  readonly isTransient?: (error: unknown) => boolean;
+}
+
+/** How long, in all, one message's transient failures are retried before they count as failures. */
+export const TRANSIENT_BUDGET_MS = 60_000;
+
+/** Pause before a retry after a transient failure: 50, 100, 200, … capped at 1 s. */
+function transientBackoffMs(calls: number): number {
+  return Math.min(1_000, 50 * 2 ** Math.min(calls - 1, 5));
 }
 
 /**
- * Runs a handler up to `maxAttempts` times in place (the partition waits), with a small backoff.
+ * Runs a handler up to `maxAttempts` times in place (the partition waits), with a small backoff;
+ * transient failures (see {@link DeliveryArgs.isTransient}) are retried without counting.
  * Never swallows: the caller dead-letters an `exhausted` outcome before it commits.
  */
 export async function deliverWithRetries(args: DeliveryArgs): Promise<DeliveryOutcome> {
   const backoff = args.backoffMs ?? retryBackoffMs;
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= args.maxAttempts; attempt++) {
-    if (attempt > 1) {
-      await delay(backoff(attempt - 1));
-      if (args.alive && !args.alive()) return { kind: 'abandoned', attempts: attempt - 1 };
-      await args.beforeRetry?.();
-    }
+  let failures = 0;
+  let transientWaitedMs = 0;
+  for (let calls = 1; ; calls++) {
+    let error: unknown;
     try {
-      await args.handler(args.message(attempt));
-      return { kind: 'handled', attempts: attempt };
-    } catch (error) {
-      lastError = error;
+      await args.handler(args.message(calls));
+      return { kind: 'handled', attempts: calls };
+    } catch (e) {
+      error = e;
     }
+    const transient = transientWaitedMs < TRANSIENT_BUDGET_MS && (args.isTransient?.(error) ?? false);
+    if (!transient) failures += 1;
+    if (failures >= args.maxAttempts) return { kind: 'exhausted', attempts: calls, error };
+    const wait = transient ? transientBackoffMs(calls) : backoff(failures);
+    if (transient) transientWaitedMs += wait;
+    await delay(wait);
+    if (args.alive && !args.alive()) return { kind: 'abandoned', attempts: calls };
+    await args.beforeRetry?.();
   }
-  return { kind: 'exhausted', attempts: args.maxAttempts, error: lastError };
 }
 
 /** Validates a subscription's `maxAttempts` (an integer >= 1). */
