@@ -98,7 +98,8 @@ describe('engine (Postgres, in-process bus)', () => {
     }));
     const relay = {
       kick: () => (relayGate.open ? real.kick() : Promise.resolve()),
-      publishAppended: (m: EntityManager) => (relayGate.open ? real.publishAppended(m) : Promise.resolve()),
+      // Gate closed: commit without publishing, so the test can read what the outbox holds.
+      transaction: <T>(work: (m: EntityManager) => Promise<T>) => (relayGate.open ? real.transaction(work) : ds.transaction(work)),
       start: () => undefined,
       stop: () => real.stop(),
     } as unknown as OutboxRelay;

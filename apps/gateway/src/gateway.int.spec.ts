@@ -68,7 +68,7 @@ async function appendEvent(runId: string, sequence: number, type: RunEventDoc['t
        snapshot = snapshot || jsonb_build_object('lastSequence', $2::int, 'status', COALESCE($3, status)) WHERE run_id = $1`,
     [runId, sequence, status ?? null],
   );
-  await platform.feed.published(runId, sequence);
+  await platform.feed.publishedAll([{ runId, sequence }]);
 }
 
 /** The JSON bodies these tests read; every field optional, the assertions check presence. */

@@ -6,7 +6,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
-import { applyRunEvent, applyRunEvents, groupByRun, type ProjectedRun } from './run-event.projection';
+import { applyRunEvents, groupByRun, type ProjectedRun } from './run-event.projection';
 
 /** Projects the run event log into Postgres: the event store and the run snapshots. */
 @Injectable()
@@ -36,13 +36,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     await this.subscription?.stop();
   }
 
-  async handle(message: IncomingMessage): Promise<void> {
-    const event = assertRunEvent(message.value);
-    const attributes = { [Attr.runId]: event.runId, [Attr.eventType]: event.type, [Attr.eventSeq]: event.sequence };
-    const applied = await inSpan('openwop.projection.apply', attributes, () =>
-      this.ds.transaction((manager) => applyRunEvent(manager, event)),
-    );
-    if (applied) await this.feed.published(event.runId, event.sequence);
+  /** One event: a batch of one (the bus's fallback after a failed batch, one message at a time). */
+  handle(message: IncomingMessage): Promise<void> {
+    return this.handleBatch([message]);
   }
 
   /**

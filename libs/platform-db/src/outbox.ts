@@ -16,14 +16,14 @@ interface Appended {
   readonly behind: boolean;
 }
 
-/** What each open transaction (by its entity manager) appended; see {@link OutboxRelay.publishAppended}. */
+/** What each open transaction (by its entity manager) appended; see {@link OutboxRelay.transaction}. */
 const appendedBy = new WeakMap<EntityManager, Appended[]>();
 
 /**
  * Appends messages to the outbox inside the caller's transaction: they publish iff it commits.
  * Each row keeps the active trace context, which the relay re-attaches when it publishes.
  * The same statement notes whether older rows of the same keys are still waiting, so a direct
- * publish after commit ({@link OutboxRelay.publishAppended}) never overtakes them.
+ * publish after commit ({@link OutboxRelay.transaction}) never overtakes them.
  */
 export async function appendToOutbox(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
@@ -73,7 +73,7 @@ const CONTENDED_RETRY_MS = 5;
 
 /**
  * The periodic sweep leaves rows younger than this to the process that wrote them, which publishes
- * and deletes them right after its commit ({@link OutboxRelay.publishAppended}); a sweep that took
+ * and deletes them right after its commit ({@link OutboxRelay.transaction}); a sweep that took
  * them too would only publish them twice. Kicks publish every row, young or old.
  */
 const SWEEP_MIN_AGE_MS = 2_000;
@@ -137,12 +137,26 @@ export class OutboxRelay {
   }
 
   /**
+   * Runs `work` in a transaction and, once it committed, publishes what it appended to the outbox
+   * before resolving (see {@link publishAppended}), so what the caller does next comes after it.
+   */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    let used: EntityManager | undefined;
+    const result = await this.ds.transaction((manager) => {
+      used = manager;
+      return work(manager);
+    });
+    if (used) await this.publishAppended(used);
+    return result;
+  }
+
+  /**
    * Publishes what the transaction of `manager` appended, right after it committed, without
    * another transaction: one send per topic run, then one delete. Rows that must wait for older
    * ones of the same key, or a failed send, are left to the relay (kicked here). Never throws: the
    * rows are committed, so the relay's sweep publishes them whatever happens here.
    */
-  async publishAppended(manager: EntityManager): Promise<void> {
+  private async publishAppended(manager: EntityManager): Promise<void> {
     const appended = appendedBy.get(manager);
     appendedBy.delete(manager);
     if (!appended || appended.length === 0) return;

@@ -55,7 +55,7 @@ export async function storedReply(
  * refused or failed because the first decision already changed the state. A refusal (`ok: false`)
  * of a command never decided rolls back and writes nothing. Transient failures propagate, so the
  * bus retries. With `relay`, what the decision appended to the outbox is published right after the
- * commit, before this resolves (see {@link OutboxRelay.publishAppended}), so a consumer's next
+ * commit, before this resolves (see {@link OutboxRelay.transaction}), so a consumer's next
  * command of the key comes after it.
  */
 export async function decideOnce(
@@ -65,10 +65,10 @@ export async function decideOnce(
   decide: (manager: EntityManager) => Promise<CommandReply>,
   relay?: OutboxRelay,
 ): Promise<CommandReply> {
-  let used: EntityManager | undefined;
+  const transaction = <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> =>
+    relay ? relay.transaction(work) : ds.transaction(work);
   try {
-    const decided = await ds.transaction(async (manager) => {
-      used = manager;
+    return await transaction(async (manager) => {
       const reply = await decide(manager);
       if (!reply.ok) throw new Refusal(reply);
       const recorded = await manager.query<unknown[]>(
@@ -79,8 +79,6 @@ export async function decideOnce(
       if (recorded.length === 0) throw new AlreadyDecided();
       return reply;
     });
-    if (relay && used) await relay.publishAppended(used);
-    return decided;
   } catch (e) {
     // Whatever this attempt did, refused or failed on, a decision made before stands.
     const first = await storedReply(ds, consumer, commandId);

@@ -8,9 +8,7 @@ import type { DataSource } from 'typeorm';
  * readers fall back to re-reading the store on a short interval.
  */
 export interface RunEventFeed {
-  /** Called by the projector after its transaction committed. */
-  published(runId: string, sequence: number): Promise<void>;
-  /** The same for several runs at once (one round trip). */
+  /** Called by the projector after its transaction committed: these runs' events are stored up to `sequence`. */
   publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void>;
   /** Calls `listener` for every notice of `runId`; returns the unsubscribe function. */
   watch(runId: string, listener: (sequence: number) => void): () => void;
@@ -20,10 +18,6 @@ export interface RunEventFeed {
 /** The embedded mode's feed: an in-process emitter. */
 export class InProcessRunEventFeed implements RunEventFeed {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
-
-  async published(runId: string, sequence: number): Promise<void> {
-    this.emitter.emit(runId, sequence);
-  }
 
   async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
     for (const n of notices) this.emitter.emit(n.runId, n.sequence);
@@ -51,10 +45,6 @@ export class PgRunEventFeed implements RunEventFeed {
     private readonly ds: DataSource,
     private readonly url: string,
   ) {}
-
-  async published(runId: string, sequence: number): Promise<void> {
-    await this.publishedAll([{ runId, sequence }]);
-  }
 
   async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
     if (notices.length === 0) return;

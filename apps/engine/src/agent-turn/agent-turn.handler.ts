@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   ConsumerGroups,
   INTERRUPT_COMMAND_DATA,
@@ -138,9 +138,8 @@ export class AgentTurnHandler {
       };
       pending = '';
       last = Date.now();
-      let used: EntityManager | undefined;
-      await this.ds.transaction(async (manager) => {
-        used = manager;
+      // Published right after its commit: readers see the chunk now, not when the turn ends.
+      await this.relay.transaction(async (manager) => {
         const state = await loadRunForUpdate(manager, d.runId);
         const decided = await decideRun(
           {
@@ -155,8 +154,6 @@ export class AgentTurnHandler {
         );
         await commitDecision(manager, state, decided, command);
       });
-      // Readers see the chunk now, not when the turn ends.
-      if (used) await this.relay.publishAppended(used);
     };
     for await (const part of provider.complete({
       messages,

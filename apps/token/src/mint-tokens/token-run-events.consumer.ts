@@ -39,11 +39,9 @@ export class TokenRunEventsConsumer implements OnApplicationBootstrap, OnApplica
     await this.subscription?.stop();
   }
 
-  async handle(message: IncomingMessage): Promise<void> {
-    const event = assertRunEvent(message.value);
-    const changes = tokenChangesFor(event, { ring: this.ring, defaultTtlMs: this.settings.defaultTtlMs });
-    if (changes.length === 0) return;
-    await this.ds.transaction((manager) => this.tokens.apply(manager, changes));
+  /** One event: a batch of one (the bus's fallback after a failed batch, one message at a time). */
+  handle(message: IncomingMessage): Promise<void> {
+    return this.handleBatch([message]);
   }
 
   /** The waiting events of one partition: their token changes, in order, in one transaction. */
