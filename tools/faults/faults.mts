@@ -17,6 +17,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { externalEventWorkflow } from '../lib/workflows.mts';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -226,20 +227,7 @@ const tracked = new Map<string, Tracked>();
 /** Run ids a create answered 503 for (the run may have started). */
 const uncertainRuns = new Set<string>();
 
-const EXTERNAL_WORKFLOW = {
-  id: 'faults-external',
-  name: 'faults external event',
-  version: '1.0.0',
-  nodes: [
-    { id: 'gate', typeId: 'core.externalEvent', config: { eventType: 'payment.settled', correlation: { orderId: 'o-1' } } },
-    { id: 'after', typeId: 'core.noop', config: {} },
-  ],
-  edges: [{ id: 'e0', sourceNodeId: 'gate', targetNodeId: 'after' }],
-  triggers: [],
-  variables: [],
-  metadata: {},
-  settings: {},
-};
+const EXTERNAL_WORKFLOW = externalEventWorkflow('faults-external', 'faults external event');
 
 const CONVERSATION_WORKFLOW = {
   id: 'faults-conversation',

@@ -15,6 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { createTestDatabase, REPO_ROOT, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
 import { DbState, diff, type RowChange } from './db-state.mts';
+import { externalEventWorkflow } from '../lib/workflows.mts';
 import { COVERED_ROUTES, refusalArbitrary, requestArbitrary, type FuzzRequest, type Pool } from './requests.mts';
 
 // ------------------------------------------------------------------ options
@@ -124,20 +125,7 @@ async function api<T>(base: string, method: string, path: string, body?: unknown
 
 const SAFE_WORKFLOWS = ['conformance-approval', 'conformance-clarification', 'conformance-noop', 'conformance-approval-reject-routed', 'conformance-approval-reject-loopback', 'fuzz-external'];
 
-const EXTERNAL_WORKFLOW = {
-  id: 'fuzz-external',
-  name: 'fuzz external event',
-  version: '1.0.0',
-  nodes: [
-    { id: 'gate', typeId: 'core.externalEvent', config: { eventType: 'payment.settled', correlation: { orderId: 'o-1' } } },
-    { id: 'after', typeId: 'core.noop', config: {} },
-  ],
-  edges: [{ id: 'e0', sourceNodeId: 'gate', targetNodeId: 'after' }],
-  triggers: [],
-  variables: [],
-  metadata: {},
-  settings: {},
-};
+const EXTERNAL_WORKFLOW = externalEventWorkflow('fuzz-external', 'fuzz external event');
 
 interface LiveRun {
   readonly runId: string;
