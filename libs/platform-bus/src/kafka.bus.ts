@@ -1,6 +1,6 @@
 import { retryTransient } from './kafka/transient-retry';
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Message, type Producer } from 'kafkajs';
 import type {
   Bus,
   OutgoingMessage,
@@ -25,13 +25,15 @@ import { ConsumerLagSampler, DEFAULT_LAG_SAMPLE_MS } from './kafka/consumer-lag.
 import { kafkaLogCreator } from './kafka/kafka-log.creator';
 import { toKafkaMessage } from './kafka/kafka-message.codec';
 import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
+import { ProduceCoalescer } from './kafka/produce-coalescer';
 import { KafkaSubscription } from './kafka/kafka.subscription';
 import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 /**
  * The production bus, on kafkajs. One idempotent producer (acks=all, one request in flight, so
- * retries never reorder a partition); one consumer per subscription; topics created on first
+ * retries never reorder a partition; publishes made while a request is in flight leave together in
+ * the next one, see {@link ProduceCoalescer}); one consumer per subscription; topics created on first
  * use; request/reply over a per-instance reply topic. Guarantees: see {@link Bus}.
  *
  * @example
@@ -41,6 +43,7 @@ import { ReplyChannel, servingSubscription } from './shared/request-reply.channe
 export class KafkaBus implements Bus {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
+  private readonly produce: ProduceCoalescer<Message>;
   private readonly admin: Admin;
   private readonly topics: KafkaTopicRegistry;
   private readonly replies: ReplyChannel;
@@ -68,13 +71,23 @@ export class KafkaBus implements Bus {
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
     });
+    this.produce = new ProduceCoalescer((topicMessages) =>
+      this.producer
+        .sendBatch({
+          acks: -1,
+          topicMessages: topicMessages.map((t) => ({ ...t, messages: [...t.messages] })),
+        })
+        .then(() => undefined),
+    );
     this.admin = this.kafka.admin();
     this.topics = new KafkaTopicRegistry(this.admin, this.partitions, options.replicationFactor ?? 1);
     this.lag = new ConsumerLagSampler(this.admin, options.lagSampleMs ?? DEFAULT_LAG_SAMPLE_MS);
     // Setting up the reply subscription sends nothing: whatever fails there (a broker restarting
     // answers topic creation and joins with errors) is "unavailable, retry later", never a 500.
     const unreachable = (error: unknown): never => {
-      throw error instanceof BrokerUnreachableError ? error : new BrokerUnreachableError(options.brokers, error);
+      throw error instanceof BrokerUnreachableError
+        ? error
+        : new BrokerUnreachableError(options.brokers, error);
     };
     this.replies = new ReplyChannel({
       instanceId: options.instanceId ?? randomUUID(),
@@ -108,7 +121,7 @@ export class KafkaBus implements Bus {
     const encoded = messages.map(toKafkaMessage);
     try {
       await this.topics.ensure([topic]);
-      await this.producer.send({ topic, acks: -1, messages: encoded });
+      await this.produce.publish(topic, encoded);
     } catch (error) {
       // A broker restart surfaces as a closed connection or a leaderless partition: the caller
       // should see "unreachable, retry later" (the gateway's 503), not an unknown failure (500).
@@ -136,7 +149,8 @@ export class KafkaBus implements Bus {
           concurrency: this.options.partitionsConsumedConcurrently ?? this.partitions,
           joinTimeoutMs: this.options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
           publish: (topic, messages) => this.publish(topic, messages),
-          isTransient: (error) => error instanceof BrokerUnreachableError || (this.options.isTransientFailure?.(error) ?? false),
+          isTransient: (error) =>
+            error instanceof BrokerUnreachableError || (this.options.isTransientFailure?.(error) ?? false),
           onClosed: (s) => this.subscriptions.delete(s),
         }),
       );
