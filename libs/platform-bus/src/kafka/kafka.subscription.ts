@@ -1,11 +1,18 @@
 import { Topics } from '@openwop/contracts';
 import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
 import type { Admin, Consumer, EachBatchPayload, EachMessagePayload, Kafka } from 'kafkajs';
-import type { BatchHandler, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from '../bus.port';
+import type {
+  BatchHandler,
+  IncomingMessage,
+  OutgoingMessage,
+  SubscribeOptions,
+  Subscription,
+} from '../bus.port';
 import { deliverBatch } from '../shared/batch-delivery';
 import { deliverWithRetries, resolveMaxAttempts, resolveMaxBatch } from '../shared/bounded-retry.policy';
 import { deadLetterOf } from '../shared/dead-letter.mapper';
 import { CONSUMER_TUNING } from './kafka-bus.options';
+import { OffsetCommitter } from './offset-committer';
 import { toIncoming, toRawMessage, type RawMessage } from './kafka-message.codec';
 import { StartOffsetPinner } from './start-offsets.pin';
 
@@ -22,19 +29,33 @@ export interface KafkaSubscriptionArgs {
 }
 
 /**
- * One kafkajs consumer in `group`. `eachMessage` retries in place, dead-letters what still
- * fails, then returns, so kafkajs resolves the offset; autoCommit commits resolved offsets only
- * (at the end of each batch, on rebalance and on stop). If the dead-letter send fails the
- * handler throws: the offset is not resolved and the message comes back.
+ * One kafkajs consumer in `group`. Each message is retried in place and dead-lettered if it still
+ * fails; then its offset is resolved. Resolved offsets are committed on an interval, when a
+ * heartbeat finds the group rebalancing, and on stop (see {@link OffsetCommitter}); a crash or a
+ * lost partition redelivers what was resolved since the last commit, which idempotent handlers
+ * absorb. If the dead-letter send fails the handler throws: the offset is not resolved and the
+ * message comes back.
  */
 export class KafkaSubscription implements Subscription {
   private stopping: Promise<void> | undefined;
   private crashError: Error | undefined;
+  private draining = false;
+  private active = 0;
+  private readonly idle: (() => void)[] = [];
+  /** Commits resolved offsets every {@link COMMIT_INTERVAL_MS}; none for `commitOffsets: false`. */
+  readonly commits: OffsetCommitter | undefined;
 
   private constructor(
     private readonly consumer: Consumer,
     private readonly onClosed: (subscription: KafkaSubscription) => void,
+    group: string,
+    commitOffsets: boolean,
   ) {
+    this.commits = commitOffsets ? new OffsetCommitter(group) : undefined;
+    if (this.commits) {
+      const commits = this.commits;
+      consumer.on(consumer.events.REBALANCING, () => commits.onRebalancing());
+    }
     consumer.on(consumer.events.CRASH, (event) => {
       if (event.payload.restart) return;
       this.crashError = event.payload.error;
@@ -60,10 +81,20 @@ export class KafkaSubscription implements Subscription {
     const { options } = args;
     const maxAttempts = resolveMaxAttempts(options.maxAttempts);
     const consumer = args.kafka.consumer({ ...CONSUMER_TUNING, groupId: options.group });
-    const subscription = new KafkaSubscription(consumer, args.onClosed);
-    const pinner = options.fromBeginning
-      ? undefined
-      : new StartOffsetPinner(consumer, args.admin, options.group);
+    const subscription = new KafkaSubscription(
+      consumer,
+      args.onClosed,
+      options.group,
+      options.commitOffsets !== false,
+    );
+    const commits = subscription.commits;
+    const pinner =
+      options.fromBeginning && !commits
+        ? undefined
+        : new StartOffsetPinner(consumer, args.admin, options.group, {
+            pinStart: !options.fromBeginning,
+            ...(commits ? { carried: (owned) => commits.carryOver(owned) } : {}),
+          });
     const consuming = untilConsuming(consumer, options.group, args.joinTimeoutMs, pinner?.firstPin);
     consuming.promise.catch(() => undefined); // awaited below; this only keeps an early timeout "handled"
     try {
@@ -73,16 +104,19 @@ export class KafkaSubscription implements Subscription {
         fromBeginning: options.fromBeginning ?? false,
       });
       const batchHandler = options.batchHandler;
+      const maxBatch = resolveMaxBatch(options.maxBatch);
       await consumer.run({
         partitionsConsumedConcurrently: args.concurrency,
-        autoCommit: options.commitOffsets !== false,
-        ...(batchHandler
-          ? {
-              eachBatchAutoResolve: false,
-              eachBatch: (payload: EachBatchPayload) =>
-                handleBatch(payload, args, batchHandler, resolveMaxBatch(options.maxBatch), maxAttempts),
-            }
-          : { eachMessage: (payload: EachMessagePayload) => handle(payload, args, maxAttempts) }),
+        // Offsets are committed by `commits` on an interval, not by kafkajs after every batch.
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload: EachBatchPayload) =>
+          subscription.track(async () => {
+            subscription.commits?.attach(payload);
+            const delivery = subscription.delivery(payload);
+            if (batchHandler) await handleBatch(delivery, args, batchHandler, maxBatch, maxAttempts);
+            else await handleEach(delivery, args, maxAttempts);
+          }),
       });
       await consuming.promise;
     } catch (error) {
@@ -93,11 +127,79 @@ export class KafkaSubscription implements Subscription {
     return subscription;
   }
 
-  /** Finishes the in-flight messages, commits them, leaves the group and disconnects. */
+  /**
+   * Finishes the in-flight messages (no new ones start), commits every resolved offset, then leaves
+   * the group and disconnects.
+   */
   stop(): Promise<void> {
-    this.stopping ??= this.consumer.disconnect().finally(() => this.onClosed(this));
+    this.stopping ??= (async () => {
+      this.draining = true;
+      if (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+      await this.commits?.close();
+      await this.consumer.disconnect();
+    })().finally(() => this.onClosed(this));
     return this.stopping;
   }
+
+  /** Runs one fetched batch's handling, counted so `stop` can wait for it. */
+  async track(work: () => Promise<void>): Promise<void> {
+    this.active += 1;
+    try {
+      await work();
+    } finally {
+      this.active -= 1;
+      if (this.active === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /**
+   * The batch as the handlers see it: it stops being "running" once `stop` began; a heartbeat that
+   * finds the group rebalancing commits what was resolved first, as kafkajs' own autoCommit does,
+   * so the partitions' next owner does not get them again.
+   */
+  delivery(payload: EachBatchPayload): BatchDelivery {
+    return {
+      batch: payload.batch,
+      resolveOffset: (offset) => payload.resolveOffset(offset),
+      live: () => !this.draining && payload.isRunning() && !payload.isStale(),
+      heartbeat: async () => {
+        try {
+          await payload.heartbeat();
+        } catch (error) {
+          await this.commits?.commitNow().catch(() => undefined); // the heartbeat error is the one to raise
+          throw error;
+        }
+      },
+    };
+  }
+}
+
+/** What a batch handler needs of kafkajs' batch payload. */
+interface BatchDelivery {
+  readonly batch: EachBatchPayload['batch'];
+  resolveOffset(offset: string): void;
+  /** False once the subscription stops, the consumer stops or the batch went stale. */
+  live(): boolean;
+  heartbeat(): Promise<void>;
+}
+
+/** A fetched batch of one partition, message by message, each offset resolved once it is settled. */
+async function handleEach(
+  payload: BatchDelivery,
+  args: KafkaSubscriptionArgs,
+  maxAttempts: number,
+): Promise<void> {
+  const { batch } = payload;
+  for (const message of batch.messages) {
+    if (!payload.live()) return;
+    await handle(
+      { topic: batch.topic, partition: batch.partition, message, heartbeat: () => payload.heartbeat() },
+      args,
+      maxAttempts,
+    );
+    payload.resolveOffset(message.offset);
+  }
+  await payload.heartbeat();
 }
 
 /**
@@ -107,7 +209,7 @@ export class KafkaSubscription implements Subscription {
  * commits what was done. A slice is not started once the consumer stopped or the batch went stale.
  */
 async function handleBatch(
-  payload: EachBatchPayload,
+  payload: BatchDelivery,
   args: KafkaSubscriptionArgs,
   batchHandler: BatchHandler,
   maxBatch: number,
@@ -115,7 +217,7 @@ async function handleBatch(
 ): Promise<void> {
   const { batch } = payload;
   for (let from = 0; from < batch.messages.length; from += maxBatch) {
-    if (!payload.isRunning() || payload.isStale()) return;
+    if (!payload.live()) return;
     const slice = batch.messages.slice(from, from + maxBatch);
     const settled = await deliverBatch({
       messages: slice,

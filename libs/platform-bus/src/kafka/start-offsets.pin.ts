@@ -1,4 +1,4 @@
-import type { Admin, Consumer, IMemberAssignment } from 'kafkajs';
+import type { Admin, Consumer, IMemberAssignment, TopicPartitionOffset } from 'kafkajs';
 import { retryTransient } from './transient-retry';
 
 /** Errors that only mean "a newer rebalance superseded this one": the next join pins again. */
@@ -9,13 +9,26 @@ const SUPERSEDED = new Set([
   'NOT_COORDINATOR',
 ]);
 
+export interface JoinWork {
+  /** Pin the start of partitions the group has no offset for (subscriptions without `fromBeginning`). */
+  readonly pinStart: boolean;
+  /**
+   * Offsets this member handled in the generation before and could not commit then, for the
+   * partitions it owns again (see `OffsetCommitter.carryOver`): committed before it fetches, so a
+   * rebalance does not hand it back what it already handled.
+   */
+  readonly carried?: (owned: readonly { topic: string; partitions: number[] }[]) => TopicPartitionOffset[];
+}
+
 /**
- * Makes "start at the end" a property of the group, not of one member (subscriptions without
- * `fromBeginning`). Kafka's `latest` is resolved in memory by whichever member first fetches a
- * partition and is committed only once a message there was handled; a partition that moves to
- * another member before that (a stop, a crash, a scale-out) would silently skip what was
- * published in between. So on every join, before it fetches, the member pauses its partitions,
- * commits the current end of those the group has no offset for, and resumes them.
+ * What a member does on every join before it fetches: it pauses its partitions, commits what it
+ * carried over from the generation before, pins start offsets, and resumes them.
+ *
+ * Pinning makes "start at the end" a property of the group, not of one member (subscriptions
+ * without `fromBeginning`). Kafka's `latest` is resolved in memory by whichever member first
+ * fetches a partition and is committed only once a message there was handled; a partition that
+ * moves to another member before that (a stop, a crash, a scale-out) would silently skip what was
+ * published in between. So the member commits the current end of those the group has no offset for.
  */
 export class StartOffsetPinner {
   /** Settles after the first join's pin: resolved, or rejected when it failed for good. */
@@ -27,6 +40,7 @@ export class StartOffsetPinner {
     private readonly consumer: Consumer,
     private readonly admin: Admin,
     private readonly group: string,
+    private readonly work: JoinWork = { pinStart: true },
   ) {
     this.firstPin = new Promise<void>((resolve, reject) => {
       this.settleFirst = (error) => (error ? reject(error) : resolve());
@@ -63,6 +77,10 @@ export class StartOffsetPinner {
   }
 
   private async pin(owned: readonly { topic: string; partitions: number[] }[]): Promise<void> {
+    const carried = this.work.carried?.(owned) ?? [];
+    // If this fails, the member gets those messages again: its handlers are idempotent.
+    if (carried.length > 0) await this.consumer.commitOffsets(carried).catch(() => undefined);
+    if (!this.work.pinStart) return;
     // Offsets of a fresh group or topic meet a loading coordinator or a leader not yet elected.
     const committed = await retryTransient(() =>
       this.admin.fetchOffsets({ groupId: this.group, topics: owned.map((tp) => tp.topic) }),
