@@ -62,6 +62,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     let total = 0;
     for (;;) {
       const now = this.clock.now();
+      if (!(await this.anythingDue(now))) return total;
       const claimed = await this.ds.transaction(async (manager) => {
         const due = await this.interrupts.claimDue(manager, now, this.options.batchSize);
         for (const state of due) {
@@ -84,6 +85,19 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       if (claimed > 0 || audited > 0) void this.relay.kick();
       if (claimed < this.options.batchSize || this.stopped) return total;
     }
+  }
+
+  /**
+   * One statement, no transaction: is any deadline or silence audit due? Most ticks find nothing,
+   * and then cost this probe instead of two transactions.
+   */
+  private async anythingDue(now: string): Promise<boolean> {
+    const [row] = await this.ds.query<{ due: boolean }[]>(
+      `SELECT EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz)
+           OR EXISTS (SELECT 1 FROM interrupt_conversations WHERE status = 'open' AND silence_due_at <= $1::timestamptz) AS due`,
+      [now],
+    );
+    return row?.due === true;
   }
 
   private schedule(): void {

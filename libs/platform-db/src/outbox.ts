@@ -11,7 +11,12 @@ export interface OutboxMessage {
 /** Rows one transaction appended, kept so they can be published right after it commits. */
 interface Appended {
   readonly ids: readonly string[];
-  readonly messages: readonly { topic: string; key: string; value: unknown; headers: Record<string, string> }[];
+  readonly messages: readonly {
+    topic: string;
+    key: string;
+    value: unknown;
+    headers: Record<string, string>;
+  }[];
   /** Older rows of the same keys were still waiting: only the relay, in id order, may publish these. */
   readonly behind: boolean;
 }
@@ -25,12 +30,22 @@ const appendedBy = new WeakMap<EntityManager, Appended[]>();
  * The same statement notes whether older rows of the same keys are still waiting, so a direct
  * publish after commit ({@link OutboxRelay.transaction}) never overtakes them.
  */
-export async function appendToOutbox(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+export async function appendToOutbox(
+  manager: EntityManager,
+  messages: readonly OutboxMessage[],
+): Promise<void> {
   if (messages.length === 0) return;
   const trace = activeTraceHeaders();
   const params: unknown[] = [];
   const rows = messages.map((m, i) => {
-    params.push(m.topic, m.key, JSON.stringify(m.value), JSON.stringify(m.headers ?? {}), trace.traceparent ?? null, trace.tracestate ?? null);
+    params.push(
+      m.topic,
+      m.key,
+      JSON.stringify(m.value),
+      JSON.stringify(m.headers ?? {}),
+      trace.traceparent ?? null,
+      trace.tracestate ?? null,
+    );
     const b = i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb, $${b + 5}, $${b + 6})`;
   });
@@ -47,7 +62,12 @@ export async function appendToOutbox(manager: EntityManager, messages: readonly 
   const list = appendedBy.get(manager) ?? [];
   list.push({
     ids: (row?.ids ?? []).map(String),
-    messages: messages.map((m) => ({ topic: m.topic, key: m.key, value: m.value, headers: withTrace(m.headers ?? {}, trace) })),
+    messages: messages.map((m) => ({
+      topic: m.topic,
+      key: m.key,
+      value: m.value,
+      headers: withTrace(m.headers ?? {}, trace),
+    })),
     behind: row?.behind ?? true,
   });
   appendedBy.set(manager, list);
@@ -78,6 +98,12 @@ const CONTENDED_RETRY_MS = 5;
  */
 const SWEEP_MIN_AGE_MS = 2_000;
 
+/**
+ * How often the sweep looks for rows their writer did not publish (a crash, a failed send). Rows are
+ * at least {@link SWEEP_MIN_AGE_MS} old before it takes them, so sweeping more often gains nothing.
+ */
+const DEFAULT_SWEEP_MS = 1_000;
+
 /** Arbitrary constant of the advisory lock that makes one relay at a time publish, in outbox order. */
 const RELAY_LOCK = 7_420_002;
 
@@ -107,7 +133,7 @@ export class OutboxRelay {
     const sweep = () => {
       if (this.stopped) return;
       void this.flush(false);
-      this.timer = setTimeout(sweep, this.options.sweepMs ?? 250);
+      this.timer = setTimeout(sweep, this.options.sweepMs ?? DEFAULT_SWEEP_MS);
     };
     sweep();
   }
@@ -173,10 +199,15 @@ export class OutboxRelay {
             batch.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
           );
         }
-        await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [appended.flatMap((a) => a.ids)]);
+        await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [
+          appended.flatMap((a) => a.ids),
+        ]);
       });
     } catch (e) {
-      (this.options.onError ?? ((err) => console.error('outbox direct publish failed; the relay retries', err)))(e);
+      (
+        this.options.onError ??
+        ((err) => console.error('outbox direct publish failed; the relay retries', err))
+      )(e);
       void this.kick();
     }
   }
@@ -189,6 +220,7 @@ export class OutboxRelay {
       this.kicked = false;
       const minAgeMs = kickedPass ? 0 : SWEEP_MIN_AGE_MS;
       try {
+        if (!kickedPass && !(await this.anyOlderThan(minAgeMs))) continue;
         while (await this.flushOnce(minAgeMs)) {
           /* a full batch: there may be more */
         }
@@ -203,11 +235,22 @@ export class OutboxRelay {
     } while (this.again && !this.stopped);
   }
 
+  /** One statement, no transaction or lock: is there a row at least `minAgeMs` old? Most sweeps find none. */
+  private async anyOlderThan(minAgeMs: number): Promise<boolean> {
+    const rows = await this.ds.query<unknown[]>(
+      `SELECT 1 FROM outbox WHERE created_at < now() - ($1::int * interval '1 millisecond') LIMIT 1`,
+      [minAgeMs],
+    );
+    return rows.length > 0;
+  }
+
   /** Publishes one batch of rows at least `minAgeMs` old; true when the batch was full. */
   private async flushOnce(minAgeMs: number): Promise<boolean> {
     const limit = this.options.batchSize ?? 500;
     return this.ds.transaction(async (m) => {
-      const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
+      const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
+        RELAY_LOCK,
+      ]);
       if (!lock?.locked) {
         this.again = true;
         this.contended = true;
@@ -235,7 +278,10 @@ export class OutboxRelay {
 
 /** The row's headers with the trace context of the transaction that wrote it, when it had one. */
 function withStoredTrace(row: OutboxRow): Record<string, string> {
-  return withTrace(row.headers, { traceparent: row.traceparent ?? undefined, tracestate: row.tracestate ?? undefined });
+  return withTrace(row.headers, {
+    traceparent: row.traceparent ?? undefined,
+    tracestate: row.tracestate ?? undefined,
+  });
 }
 
 function withTrace(
