@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
+import { StatementBatch } from '@openwop/platform-db';
 import {
   conversationIdOf,
   evolveConversation,
@@ -39,7 +40,10 @@ export interface ProjectedRun {
  * Returns the runs that took new events (events already stored are skipped).
  * @throws SequenceGapError (or a taken-sequence error) for an event that does not extend its run
  */
-export async function applyRunEvents(manager: EntityManager, events: readonly RunEventDoc[]): Promise<ProjectedRun[]> {
+export async function applyRunEvents(
+  manager: EntityManager,
+  events: readonly RunEventDoc[],
+): Promise<ProjectedRun[]> {
   const projected: ProjectedRun[] = [];
   for (const [runId, runEvents] of groupByRun(events)) {
     const sequence = await applyToRun(manager, runId, runEvents);
@@ -59,16 +63,26 @@ export function groupByRun(events: readonly RunEventDoc[]): Map<string, RunEvent
   return byRun;
 }
 
-/** Applies one run's events; the sequence of the last one stored, or undefined when all were known. */
-async function applyToRun(manager: EntityManager, runId: string, events: readonly RunEventDoc[]): Promise<number | undefined> {
-  const current = await manager.query<{ last_sequence: number; snapshot: RunSnapshot }[]>(
-    'SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE',
-    [runId],
-  );
-  const known = await manager.query<{ event_id: string }[]>(
-    'SELECT event_id FROM run_events WHERE event_id = ANY($1::text[])',
-    [events.map((e) => e.eventId)],
-  );
+/**
+ * Applies one run's events; the sequence of the last one stored, or undefined when all were known.
+ * The two reads go out together, and so do the writes whose answers nothing waits for (on a
+ * pipelined connection each group costs one round trip); a connection runs them in issue order.
+ */
+async function applyToRun(
+  manager: EntityManager,
+  runId: string,
+  events: readonly RunEventDoc[],
+): Promise<number | undefined> {
+  const [current, known] = await Promise.all([
+    manager.query<{ last_sequence: number; snapshot: RunSnapshot }[]>(
+      'SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE',
+      [runId],
+    ),
+    manager.query<{ event_id: string }[]>(
+      'SELECT event_id FROM run_events WHERE event_id = ANY($1::text[])',
+      [events.map((e) => e.eventId)],
+    ),
+  ]);
   const seen = new Set(known.map((r) => r.event_id));
   let snapshot: RunSnapshot | null = current[0]?.snapshot ?? null;
   let last = current[0]?.last_sequence ?? -1;
@@ -80,7 +94,9 @@ async function applyToRun(manager: EntityManager, runId: string, events: readonl
     seen.add(event.eventId);
     if (event.sequence !== last + 1) {
       if (event.sequence <= last) {
-        throw new Error(`run ${event.runId}: sequence ${event.sequence} already taken by another event than ${event.eventId}`);
+        throw new Error(
+          `run ${event.runId}: sequence ${event.sequence} already taken by another event than ${event.eventId}`,
+        );
       }
       throw new SequenceGapError(event.runId, last + 1, event.sequence);
     }
@@ -92,20 +108,33 @@ async function applyToRun(manager: EntityManager, runId: string, events: readonl
     moves.push({ event, run: next });
   }
   if (fresh.length === 0) return undefined;
-  await insertEvents(manager, fresh);
-  // Side tables follow event by event, each against the snapshot as of that event.
-  for (const { event, run } of moves) {
-    await projectPendingInterrupts(manager, event, run);
-    await projectConversation(manager, event, run);
+  const writes = new StatementBatch();
+  try {
+    writes.add(insertEvents(manager, fresh));
+    // Side tables follow event by event, each against the snapshot as of that event.
+    for (const { event, run } of moves) {
+      writes.add(projectPendingInterrupts(manager, event, run));
+      await projectConversation(manager, event, run); // reads what it changes
+    }
+    if (snapshot && moves.length > 0) writes.add(upsertRun(manager, snapshot));
+  } catch (error) {
+    return writes.rethrow(error);
   }
-  if (snapshot && moves.length > 0) await upsertRun(manager, snapshot);
+  await writes.settle();
   return fresh[fresh.length - 1]!.sequence;
 }
 
 async function insertEvents(manager: EntityManager, events: readonly RunEventDoc[]): Promise<void> {
   const params: unknown[] = [];
   const rows = events.map((event, i) => {
-    params.push(event.eventId, event.runId, event.sequence, event.type, event.nodeId ?? null, JSON.stringify(event));
+    params.push(
+      event.eventId,
+      event.runId,
+      event.sequence,
+      event.type,
+      event.nodeId ?? null,
+      JSON.stringify(event),
+    );
     const b = i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb)`;
   });
@@ -136,7 +165,11 @@ async function upsertRun(manager: EntityManager, next: RunSnapshot): Promise<voi
 }
 
 /** Keeps `pending_interrupts` equal to the interrupts requested and not yet resolved, per run. */
-async function projectPendingInterrupts(manager: EntityManager, event: RunEventDoc, run: RunSnapshot): Promise<void> {
+async function projectPendingInterrupts(
+  manager: EntityManager,
+  event: RunEventDoc,
+  run: RunSnapshot,
+): Promise<void> {
   switch (event.type) {
     case 'interrupt.requested': {
       const p = pendingInterruptOf(event);
@@ -191,7 +224,11 @@ interface ConversationRow {
  * Keeps `conversations` and `conversation_turns` equal to the fold of the run's `conversation.*`
  * events. A turn already recorded (same index or same message id) is left as it is.
  */
-async function projectConversation(manager: EntityManager, event: RunEventDoc, run: RunSnapshot): Promise<void> {
+async function projectConversation(
+  manager: EntityManager,
+  event: RunEventDoc,
+  run: RunSnapshot,
+): Promise<void> {
   const conversationId = conversationIdOf(event);
   if (conversationId === undefined) return;
   const rows = await manager.query<ConversationRow[]>(

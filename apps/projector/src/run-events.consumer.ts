@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import type { DataSource } from 'typeorm';
 import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import type { RunEventFeed } from '@openwop/platform-db';
+import { transaction, type RunEventFeed } from '@openwop/platform-db';
 import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
@@ -47,7 +47,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
    */
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
-    const projected = await this.ds.transaction(async (manager) => {
+    const projected = await transaction(this.ds, async (manager) => {
       const moved: ProjectedRun[] = [];
       for (const [runId, runEvents] of groupByRun(events)) {
         const last = runEvents[runEvents.length - 1]!;

@@ -27,7 +27,10 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     logging: false,
     uuidExtension: 'pgcrypto',
     applicationName: options.applicationName ?? 'openwop',
-    extra: { max: options.poolSize ?? 10 },
+    // Pipeline mode (node-postgres): a connection sends a statement without waiting for the answer to
+    // the one before, which `transaction` and `StatementBatch` use to save round trips. Not for the
+    // embedded PGlite (`exclusive`), which serves one statement at a time.
+    extra: { max: options.poolSize ?? 10, pipeline: !options.exclusive },
   });
 }
 

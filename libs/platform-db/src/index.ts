@@ -6,3 +6,4 @@ export { decideOnce, pruneProcessedMessages, storedReply } from './processed-mes
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
 export { isDatabaseUnavailable } from './database-unavailable';
+export { transaction, isPipelined, StatementBatch } from './transaction';

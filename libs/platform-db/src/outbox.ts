@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace } from '@openwop/observability';
+import { transaction } from './transaction';
 
 export interface OutboxMessage {
   readonly topic: string;
@@ -163,12 +164,12 @@ export class OutboxRelay {
   }
 
   /**
-   * Runs `work` in a transaction and, once it committed, publishes what it appended to the outbox
+   * Runs `work` in a transaction (see {@link transaction}) and, once it committed, publishes what it appended to the outbox
    * before resolving (see {@link publishAppended}), so what the caller does next comes after it.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     let used: EntityManager | undefined;
-    const result = await this.ds.transaction((manager) => {
+    const result = await transaction(this.ds, (manager) => {
       used = manager;
       return work(manager);
     });

@@ -3,6 +3,7 @@ import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
 import { tokenChangesFor, type KeyRing } from '@openwop/token-domain';
+import { transaction } from '@openwop/platform-db';
 import type { DataSource } from 'typeorm';
 import { ResolutionTokenRepository } from '../common/resolution-token.repository';
 import type { TokenSettings } from '../key-ring/token-settings';
@@ -49,6 +50,6 @@ export class TokenRunEventsConsumer implements OnApplicationBootstrap, OnApplica
     const options = { ring: this.ring, defaultTtlMs: this.settings.defaultTtlMs };
     const changes = messages.flatMap((m) => tokenChangesFor(assertRunEvent(m.value), options));
     if (changes.length === 0) return;
-    await this.ds.transaction((manager) => this.tokens.apply(manager, changes));
+    await transaction(this.ds, (manager) => this.tokens.apply(manager, changes));
   }
 }

@@ -1,0 +1,85 @@
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/**
+ * Runs `work` in one transaction, like `DataSource.transaction`, with one round trip less when the
+ * pool's connections are in pipeline mode (the distributed mode, see `createDataSource`): BEGIN is
+ * written together with the work's first statement instead of being waited for on its own. On
+ * this machine a round trip costs ~0.14 ms of client CPU and ~0.05 ms of server CPU besides its
+ * latency, and most of our transactions are three to six statements long.
+ *
+ * Elsewhere (the embedded PGlite, which serves one statement at a time) it is `ds.transaction`.
+ *
+ * The statements of a connection run in the order they are issued, so the work's first statement
+ * runs inside the transaction; TypeORM is told a transaction is active, so a nested
+ * `manager.transaction` or an entity save inside `work` uses a savepoint instead of committing ours.
+ */
+export async function transaction<T>(
+  ds: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  if (!isPipelined(ds)) return ds.transaction(work);
+  const runner = ds.createQueryRunner();
+  try {
+    await runner.connect();
+    const begun = runner.query('START TRANSACTION');
+    begun.catch(() => undefined); // awaited below, after the work's first statements are on their way
+    setTransactionState(runner, true);
+    try {
+      const result = await work(runner.manager);
+      await begun;
+      await runner.query('COMMIT');
+      return result;
+    } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined); // the work's error is the one to raise
+      throw error;
+    } finally {
+      setTransactionState(runner, false);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/** The data source's connections send statements without waiting for the previous answer. */
+export function isPipelined(ds: DataSource): boolean {
+  const extra = (ds.options as { extra?: { pipeline?: unknown } }).extra;
+  return extra?.pipeline === true;
+}
+
+/** TypeORM's own bookkeeping of an open transaction on the runner (what `startTransaction` sets). */
+function setTransactionState(runner: QueryRunner, active: boolean): void {
+  Object.assign(runner, { isTransactionActive: active, transactionDepth: active ? 1 : 0 });
+}
+
+/**
+ * Statements whose results the caller does not need, issued without waiting so that they travel
+ * with the ones after them (on a pipelined connection), then awaited together. Each is tracked
+ * from the start, so a failure is never unhandled even when an awaited statement fails first.
+ */
+export class StatementBatch {
+  private readonly pending: Promise<unknown>[] = [];
+  private firstError: { error: unknown } | undefined;
+
+  add(statement: Promise<unknown>): void {
+    this.pending.push(
+      statement.catch((error: unknown) => {
+        this.firstError ??= { error };
+      }),
+    );
+  }
+
+  /** Waits for every statement added; throws the first failure. */
+  async settle(): Promise<void> {
+    await Promise.all(this.pending.splice(0));
+    if (this.firstError) throw this.firstError.error;
+  }
+
+  /**
+   * For a failure of an awaited statement issued after these: when one of these failed first, the
+   * later one only reports the aborted transaction, so the earlier failure is the one to raise.
+   */
+  async rethrow(error: unknown): Promise<never> {
+    await Promise.all(this.pending.splice(0));
+    throw this.firstError ? this.firstError.error : error;
+  }
+}
