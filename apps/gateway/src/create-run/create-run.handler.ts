@@ -7,7 +7,7 @@ import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
 import { CommandSender } from '../commands/command.sender';
-import { projectedStatus } from '../runs/run-change.waiter';
+import { projectedStatus, RunNotices } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 import type { CreateRunRequestDto } from './create-run.request.dto';
 import type { CreateRunResponseDto } from './create-run.response.dto';
@@ -59,8 +59,15 @@ export class CreateRunHandler {
           : {}),
       },
     };
-    const result = await this.send(command);
-    const status = await this.awaitProjection(runId, caller.tenant, result);
+    // Watching before the command is sent: the projection's notice cannot come before we listen.
+    const notices = new RunNotices(this.feed, runId);
+    let status: string;
+    try {
+      const result = await this.send(command);
+      status = await this.awaitProjection(runId, caller.tenant, result, notices);
+    } finally {
+      notices.close();
+    }
     const statusUrl = `${this.config.publicUrl}/v1/runs/${runId}`;
     return { runId, status, eventsUrl: `${statusUrl}/events`, statusUrl };
   }
@@ -83,12 +90,18 @@ export class CreateRunHandler {
     }
   }
 
-  private awaitProjection(runId: string, tenant: string, result: StartRunResult): Promise<string> {
+  private awaitProjection(
+    runId: string,
+    tenant: string,
+    result: StartRunResult,
+    notices: RunNotices,
+  ): Promise<string> {
     return projectedStatus(
       { feed: this.feed, runs: this.runs, warn: (l) => this.logger.warn(l) },
       runId,
       tenant,
       result,
+      notices,
     );
   }
 }

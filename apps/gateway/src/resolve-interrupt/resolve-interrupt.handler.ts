@@ -1,12 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Topics, type ResolveInterruptCommand, type ResolveInterruptData, type ResolveInterruptResult } from '@openwop/contracts';
+import {
+  Topics,
+  type ResolveInterruptCommand,
+  type ResolveInterruptData,
+  type ResolveInterruptResult,
+} from '@openwop/contracts';
 import { annotateActiveSpan, Attr, interruptCountOf } from '@openwop/observability';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
-import { waitForRun } from '../runs/run-change.waiter';
+import { RunNotices, waitForRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
 const READ_YOUR_WRITES_MS = 5_000;
@@ -28,7 +33,8 @@ export class ResolveInterruptHandler {
   async waitingNodeOf(runId: string, caller: Caller): Promise<string> {
     const row = await this.runs.requireVisible(runId, caller.tenant);
     const pending = (row.snapshot as { interrupt?: { nodeId?: string } } | undefined)?.interrupt;
-    if (!pending?.nodeId) throw new ApiError('interrupt_not_found', `run ${runId} is not waiting on an interrupt`);
+    if (!pending?.nodeId)
+      throw new ApiError('interrupt_not_found', `run ${runId} is not waiting on an interrupt`);
     return pending.nodeId;
   }
 
@@ -46,20 +52,31 @@ export class ResolveInterruptHandler {
       { runId, nodeId, resumeValue, via },
       caller,
     );
-    const result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, runId, command);
-    annotateActiveSpan({
-      [Attr.runId]: runId,
-      [Attr.nodeId]: nodeId,
-      [Attr.interruptId]: result.interruptId,
-      [Attr.interruptCount]: interruptCountOf(result.interruptId),
-    });
-    if (result.status === 'resolved') {
-      await waitForRun({ feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 }, async () => {
-        const row = await this.runs.findVisible(runId, caller.tenant);
-        const pending = (row?.snapshot as { interrupt?: { interruptId?: string } } | undefined)?.interrupt;
-        return row && pending?.interruptId !== result.interruptId ? row : undefined;
+    // Watching before the command is sent: the projection's notice cannot come before we listen.
+    const notices = new RunNotices(this.feed, runId);
+    try {
+      const result = await this.commands.send<ResolveInterruptResult>(
+        Topics.interruptCommands,
+        runId,
+        command,
+      );
+      annotateActiveSpan({
+        [Attr.runId]: runId,
+        [Attr.nodeId]: nodeId,
+        [Attr.interruptId]: result.interruptId,
+        [Attr.interruptCount]: interruptCountOf(result.interruptId),
       });
+      if (result.status === 'resolved') {
+        const waiting = { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices };
+        await waitForRun(waiting, async () => {
+          const row = await this.runs.findVisible(runId, caller.tenant);
+          const pending = (row?.snapshot as { interrupt?: { interruptId?: string } } | undefined)?.interrupt;
+          return row && pending?.interruptId !== result.interruptId ? row : undefined;
+        });
+      }
+      return result;
+    } finally {
+      notices.close();
     }
-    return result;
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RunEventDoc } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
-import { waitForRun } from '../runs/run-change.waiter';
+import { RunNotices, waitForRun } from '../runs/run-change.waiter';
 import { ApiError } from '../common/api.error';
 import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { modeAdmits, type StreamMode } from './stream-mode.parser';
@@ -52,15 +52,29 @@ export class RunEventsReader {
     signal?: AbortSignal,
   ): Promise<RunEventPage> {
     const read = () => this.runs.runWithEventsAfter(runId, tenant, after, limit);
-    let found = await read();
-    if (!found) throw ApiError.notFound(`Run ${runId} not found.`);
-    if (found.events.length === 0 && waitMs > 0 && !isTerminalStatus(found.run.status)) {
-      const waitOptions = { feed: this.feed, runId, timeoutMs: waitMs, fallbackMs: POLL_FALLBACK_MS, minSequence: after + 1, ...(signal ? { signal } : {}) };
-      found =
-        (await waitForRun(waitOptions, async () => {
-          const next = await read();
-          return next && (next.events.length > 0 || isTerminalStatus(next.run.status)) ? next : undefined;
-        })) ?? found;
+    // A waiting poll watches before its first read, so it can wait right after it without a gap.
+    const notices = waitMs > 0 ? new RunNotices(this.feed, runId, after + 1) : undefined;
+    let found: Awaited<ReturnType<typeof read>>;
+    try {
+      found = await read();
+      if (!found) throw ApiError.notFound(`Run ${runId} not found.`);
+      if (notices && found.events.length === 0 && !isTerminalStatus(found.run.status)) {
+        const waitOptions = {
+          feed: this.feed,
+          runId,
+          timeoutMs: waitMs,
+          fallbackMs: POLL_FALLBACK_MS,
+          notices,
+          ...(signal ? { signal } : {}),
+        };
+        found =
+          (await waitForRun(waitOptions, async () => {
+            const next = await read();
+            return next && (next.events.length > 0 || isTerminalStatus(next.run.status)) ? next : undefined;
+          })) ?? found;
+      }
+    } finally {
+      notices?.close();
     }
     const { run: current, events: scanned } = found;
     const nextAfter = scanned.at(-1)?.sequence ?? after;
@@ -68,15 +82,23 @@ export class RunEventsReader {
       events: select(scanned, selection, current, after),
       nextAfter,
       runStatus: current.status,
-      isComplete: isTerminalStatus(current.status) && scanned.length < limit && nextAfter >= current.lastSequence,
+      isComplete:
+        isTerminalStatus(current.status) && scanned.length < limit && nextAfter >= current.lastSequence,
     };
   }
 }
 
-function select(scanned: readonly RunEventDoc[], selection: EventSelection, run: RunRow, after: number): unknown[] {
+function select(
+  scanned: readonly RunEventDoc[],
+  selection: EventSelection,
+  run: RunRow,
+  after: number,
+): unknown[] {
   if (selection === 'all') return [...scanned];
   if (selection.includes('values')) {
-    return scanned.some((e) => modeAdmits('values', e.type)) || (scanned.length > 0 && after < 0) ? [snapshotEvent(run)] : [];
+    return scanned.some((e) => modeAdmits('values', e.type)) || (scanned.length > 0 && after < 0)
+      ? [snapshotEvent(run)]
+      : [];
   }
   return scanned.filter((e) => selection.some((mode) => modeAdmits(mode, e.type)));
 }

@@ -6,16 +6,32 @@ import type { RunEventFeed } from '@openwop/platform-db';
  */
 export class RunNotices {
   private pending = false;
+  private highest = Number.NEGATIVE_INFINITY;
   private wake: () => void = () => undefined;
   private readonly unwatch: () => void;
 
   /** Notices of sequences below `minSequence` are ignored (the reader waits for a later one). */
-  constructor(feed: RunEventFeed, runId: string, minSequence = Number.NEGATIVE_INFINITY) {
+  constructor(
+    feed: RunEventFeed,
+    runId: string,
+    private minSequence = Number.NEGATIVE_INFINITY,
+  ) {
     this.unwatch = feed.watch(runId, (sequence) => {
-      if (sequence < minSequence) return;
+      this.highest = Math.max(this.highest, sequence);
+      if (sequence < this.minSequence) return;
       this.pending = true;
       this.wake();
     });
+  }
+
+  /**
+   * From now on only notices of `sequence` or later count (known once a command answered); a notice
+   * of such a sequence that came earlier still counts.
+   */
+  atLeast(sequence: number): this {
+    this.minSequence = sequence;
+    this.pending = this.highest >= sequence;
+    return this;
   }
 
   /** Forgets earlier notices; call right before reading the store. */
@@ -56,6 +72,12 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
   /** Only notices of this sequence or later trigger a re-probe (the fallback interval still does). */
   readonly minSequence?: number;
+  /**
+   * Notices the caller began watching before its own read or command: then the first probe waits
+   * for a notice (or the fallback interval) instead of repeating that read at once, and no notice
+   * is missed in between. The caller closes them.
+   */
+  readonly notices?: RunNotices;
 }
 
 /**
@@ -67,8 +89,9 @@ export async function waitForRun<T>(
   probe: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs;
-  const notices = new RunNotices(options.feed, options.runId, options.minSequence);
+  const notices = options.notices ?? new RunNotices(options.feed, options.runId, options.minSequence);
   try {
+    if (options.notices) await notices.wait(Math.min(options.fallbackMs, options.timeoutMs), options.signal);
     for (;;) {
       notices.reset();
       const value = await probe();
@@ -78,7 +101,7 @@ export async function waitForRun<T>(
       await notices.wait(Math.min(options.fallbackMs, remaining), options.signal);
     }
   } finally {
-    notices.close();
+    if (!options.notices) notices.close();
   }
 }
 
@@ -104,9 +127,17 @@ export async function projectedStatus(
   runId: string,
   tenant: string,
   written: { readonly lastSequence: number; readonly status: string },
+  notices?: RunNotices,
 ): Promise<string> {
   const row = await waitForRun(
-    { feed: deps.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, minSequence: written.lastSequence },
+    {
+      feed: deps.feed,
+      runId,
+      timeoutMs: READ_YOUR_WRITES_MS,
+      fallbackMs: 100,
+      minSequence: written.lastSequence,
+      ...(notices ? { notices: notices.atLeast(written.lastSequence) } : {}),
+    },
     async () => {
       const found = await deps.runs.findVisible(runId, tenant);
       return found && found.lastSequence >= written.lastSequence ? found : undefined;
