@@ -31,9 +31,9 @@ import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
 /**
- * The production bus, on kafkajs. One idempotent producer (acks=all, one request in flight, so
- * retries never reorder a partition; publishes made while a request is in flight leave together in
- * the next one, see {@link ProduceCoalescer}); one consumer per subscription; topics created on first
+ * The production bus, on kafkajs. One producer (acks=all, one request in flight, so retries never
+ * reorder a partition; publishes made while a request is in flight leave together in the next
+ * one, see {@link ProduceCoalescer}); one consumer per subscription; topics created on first
  * use; request/reply over a per-instance reply topic. Guarantees: see {@link Bus}.
  *
  * @example
@@ -66,7 +66,13 @@ export class KafkaBus implements Bus {
       retry: CLIENT_RETRY,
     });
     this.producer = this.kafka.producer({
-      idempotent: true,
+      // Not idempotent: kafkajs rolls back the sequence numbers of every partition of a failed
+      // request, including partitions the broker had appended, so the next, different batch to such
+      // a partition can carry an already-used sequence range and be acknowledged as a duplicate
+      // without being written. The fault run caught it: one run event missing from the log, the
+      // ones after it present. Without idempotence a retry can write a message twice, which every
+      // consumer absorbs (dedupe by event or command id); one request in flight keeps the order.
+      idempotent: false,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
@@ -205,7 +211,7 @@ export class KafkaBus implements Bus {
   private async connect(): Promise<void> {
     try {
       await this.admin.connect();
-      // The idempotent producer's InitProducerId also meets a coordinator that is still loading.
+      // Connecting also meets a coordinator or metadata that is still loading after a broker restart.
       await retryTransient(() => this.producer.connect());
       this.started = true;
       this.lag.start();

@@ -1,7 +1,7 @@
 /**
  * Publishes that arrive while a produce request is in flight go out together in the next request.
  *
- * The producer is idempotent with one request in flight (so a retry never reorders a partition):
+ * The producer has one request in flight (so a retry never reorders a partition):
  * concurrent publishers would otherwise queue, each waiting a full acks=all round trip behind the
  * one before. Here the first publish is sent at once; those that come while it is in flight wait,
  * and all of them leave in one multi-topic request as soon as it returns. A sequential caller sees
