@@ -1,0 +1,54 @@
+/**
+ * A preload that counts, per process, the Postgres statements (by text) and the Kafka requests (by
+ * API) it sends, to read round trips per HITL cycle:
+ *   NODE_OPTIONS="--require $PWD/tools/bench/count-requests.cjs" COUNT_DIR=/tmp/counts npm run stack:up
+ *   kill -USR2 <every app pid>        # resets the counters (after a warm-up)
+ *   … N cycles of load …
+ *   kill -USR2 <every app pid>        # writes $COUNT_DIR/<INSTANCE_ID>.json, then resets
+ *   node tools/bench/count-requests.cjs CYCLES $COUNT_DIR   # prints per-cycle figures
+ * Each SIGUSR2 writes what was counted since the previous one (the first write can be discarded).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+if (require.main === module) {
+  const [cycles, dir] = process.argv.slice(2);
+  const n = Number(cycles);
+  if (!n || !dir) {
+    console.error('usage: node tools/bench/count-requests.cjs CYCLES COUNT_DIR');
+    process.exit(2);
+  }
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const c = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+    const kafka = Object.entries(c.kafka).map(([api, k]) => `${api}=${(k / n).toFixed(2)}`).join(' ');
+    console.log(`${file.replace(/\.json$/, '').padEnd(28)} pg ${(c.pg / n).toFixed(1).padStart(5)}/cycle | kafka ${kafka}`);
+    const top = Object.entries(c.pgText).sort((a, b) => b[1] - a[1]).slice(0, 8);
+    for (const [text, k] of top) console.log(`    ${(k / n).toFixed(2).padStart(6)}  ${text}`);
+  }
+} else {
+  const counts = { kafka: {}, pg: 0, pgText: {} };
+  const fromApp = { paths: [process.cwd()] };
+  const Connection = require(require.resolve('kafkajs/src/network/connection.js', fromApp));
+  const send = Connection.prototype.send;
+  Connection.prototype.send = function (args) {
+    const api = args.request.apiName;
+    counts.kafka[api] = (counts.kafka[api] ?? 0) + 1;
+    return send.call(this, args);
+  };
+  const { Client } = require(require.resolve('pg', fromApp));
+  const query = Client.prototype.query;
+  Client.prototype.query = function (q, ...rest) {
+    counts.pg += 1;
+    const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 70);
+    counts.pgText[text] = (counts.pgText[text] ?? 0) + 1;
+    return query.call(this, q, ...rest);
+  };
+  process.on('SIGUSR2', () => {
+    const dir = process.env.COUNT_DIR ?? '/tmp/openwop-counts';
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `${process.env.INSTANCE_ID ?? process.pid}.json`), JSON.stringify(counts));
+    counts.kafka = {};
+    counts.pg = 0;
+    counts.pgText = {};
+  });
+}
