@@ -54,7 +54,9 @@ describe('transaction on pipelined connections (real Postgres)', () => {
     await expect(
       transaction(ds, async (m) => {
         await insert(m, 'outer');
-        await m.transaction(async (inner) => insert(inner, 'inner'));
+        await m.transaction(async (inner) => {
+          await insert(inner, 'inner');
+        });
         throw new Error('outer fails after the inner one finished');
       }),
     ).rejects.toThrow('outer fails');

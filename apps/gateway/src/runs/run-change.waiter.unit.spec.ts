@@ -8,7 +8,7 @@ describe('waitForRun with notices watched before the caller read', () => {
     const feed = new InProcessRunEventFeed();
     const notices = new RunNotices(feed, 'r1');
     let probes = 0;
-    let value: string | undefined;
+    let value: string | undefined = undefined;
     const waiting = waitForRun(
       { feed, runId: 'r1', timeoutMs: 5_000, fallbackMs: 5_000, notices },
       async () => {
