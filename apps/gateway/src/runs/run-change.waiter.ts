@@ -70,7 +70,10 @@ export interface WaitOptions {
   readonly fallbackMs: number;
   /** Stops waiting early (client gone, shutdown). */
   readonly signal?: AbortSignal;
-  /** Only notices of this sequence or later trigger a re-probe (the fallback interval still does). */
+  /**
+   * Only notices of this sequence or later trigger a re-probe (the fallback interval still does);
+   * applied to `notices` too (see {@link RunNotices.atLeast}).
+   */
   readonly minSequence?: number;
   /**
    * Notices the caller began watching before its own read or command: then the first probe waits
@@ -90,6 +93,7 @@ export async function waitForRun<T>(
 ): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs;
   const notices = options.notices ?? new RunNotices(options.feed, options.runId, options.minSequence);
+  if (options.notices && options.minSequence !== undefined) options.notices.atLeast(options.minSequence);
   try {
     if (options.notices) await notices.wait(Math.min(options.fallbackMs, options.timeoutMs), options.signal);
     for (;;) {
@@ -136,7 +140,7 @@ export async function projectedStatus(
       timeoutMs: READ_YOUR_WRITES_MS,
       fallbackMs: 100,
       minSequence: written.lastSequence,
-      ...(notices ? { notices: notices.atLeast(written.lastSequence) } : {}),
+      ...(notices ? { notices } : {}),
     },
     async () => {
       const found = await deps.runs.findVisible(runId, tenant);
