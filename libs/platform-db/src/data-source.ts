@@ -13,6 +13,8 @@ export interface DatabaseOptions {
    * cross-instance advisory lock, which would need a second connection.
    */
   readonly exclusive?: boolean;
+  /** Extra node-postgres pool options, applied last (the embedded PGlite's in-process connection). */
+  readonly driverOptions?: Readonly<Record<string, unknown>>;
 }
 
 /** A TypeORM data source for `url` with the project's entities and migrations; not yet initialized. */
@@ -30,7 +32,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     // Pipeline mode (node-postgres): a connection sends a statement without waiting for the answer to
     // the one before, which `transaction` and `StatementBatch` use to save round trips. Not for the
     // embedded PGlite (`exclusive`), which serves one statement at a time.
-    extra: { max: options.poolSize ?? 10, pipeline: !options.exclusive },
+    extra: { max: options.poolSize ?? 10, pipeline: !options.exclusive, ...options.driverOptions },
   });
 }
 

@@ -41,10 +41,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   }
   const dataSource = await openDatabase({
     url,
-    // PGlite serves one connection at a time: interleaved extended-protocol messages of two
-    // connections break its unnamed prepared statements, so the embedded pool has one connection.
-    poolSize: embedded ? 1 : 10,
+    // PGlite has one connection (`embedded.driverOptions` sizes the pool to it).
+    poolSize: 10,
     exclusive: embedded !== undefined,
+    ...(embedded ? { driverOptions: embedded.driverOptions } : {}),
     applicationName: `openwop-${config.instanceId}`,
   });
   const transport: Bus =
