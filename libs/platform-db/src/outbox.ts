@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { activeTraceHeaders, detachedFromTrace } from '@openwop/observability';
+import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
 import { transaction } from './transaction';
 
 export interface OutboxMessage {
@@ -25,11 +25,21 @@ interface Appended {
 /** What each open transaction (by its entity manager) appended; see {@link OutboxRelay.transaction}. */
 const appendedBy = new WeakMap<EntityManager, Appended[]>();
 
+/** An appended message with the trace context that was active when it was appended. */
+interface TracedMessage {
+  readonly message: OutboxMessage;
+  readonly trace: TraceHeaders;
+}
+
+/** Appends a decision holds back, to write them with its dedupe record; see {@link holdAppends}. */
+const heldBy = new WeakMap<EntityManager, TracedMessage[]>();
+
 /**
  * Appends messages to the outbox inside the caller's transaction: they publish iff it commits.
  * Each row keeps the active trace context, which the relay re-attaches when it publishes.
  * The same statement notes whether older rows of the same keys are still waiting, so a direct
- * publish after commit ({@link OutboxRelay.transaction}) never overtakes them.
+ * publish after commit ({@link OutboxRelay.transaction}) never overtakes them. While the
+ * transaction holds its appends ({@link holdAppends}), they are kept for its last statement.
  */
 export async function appendToOutbox(
   manager: EntityManager,
@@ -37,8 +47,65 @@ export async function appendToOutbox(
 ): Promise<void> {
   if (messages.length === 0) return;
   const trace = activeTraceHeaders();
+  const traced = messages.map((message) => ({ message, trace }));
+  const held = heldBy.get(manager);
+  if (held) held.push(...traced);
+  else await writeAppends(manager, traced);
+}
+
+/**
+ * From now on, what the transaction of `manager` appends is kept in memory, to be written by
+ * {@link writeHeldAppends} together with the decision's dedupe record: one statement instead of two.
+ */
+export function holdAppends(manager: EntityManager): void {
+  heldBy.set(manager, []);
+}
+
+/** The record that a consumer decided a message, with its reply (`processed_messages`). */
+export interface DecisionRecord {
+  readonly consumer: string;
+  readonly messageId: string;
+  readonly reply: unknown;
+}
+
+/**
+ * Writes the appends held since {@link holdAppends} and `record`, in one statement, and stops
+ * holding. Returns false, having written nothing that the caller may keep, when the record was taken
+ * (the message was decided before): the caller must roll back.
+ */
+export async function writeHeldAppends(manager: EntityManager, record: DecisionRecord): Promise<boolean> {
+  const held = heldBy.get(manager) ?? [];
+  heldBy.delete(manager);
+  return writeAppends(manager, held, record);
+}
+
+/** Stops holding appends without writing them (the transaction is rolling back). */
+export function dropHeldAppends(manager: EntityManager): void {
+  heldBy.delete(manager);
+}
+
+/**
+ * One statement: the outbox rows of `traced` (noted for the direct publish) and, with `record`, the
+ * dedupe record, inserted unless taken. True unless the record was taken.
+ */
+async function writeAppends(
+  manager: EntityManager,
+  traced: readonly TracedMessage[],
+  record?: DecisionRecord,
+): Promise<boolean> {
   const params: unknown[] = [];
-  const rows = messages.map((m, i) => {
+  const recordInsert = () => {
+    params.push(record!.consumer, record!.messageId, JSON.stringify(record!.reply));
+    const b = params.length - 3;
+    return `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($${b + 1}, $${b + 2}, $${b + 3}::jsonb)
+       ON CONFLICT DO NOTHING RETURNING 1`;
+  };
+  if (traced.length === 0) {
+    if (!record) return true;
+    const recorded = await manager.query<unknown[]>(recordInsert(), params);
+    return recorded.length > 0;
+  }
+  const rows = traced.map(({ message: m, trace }, i) => {
     params.push(
       m.topic,
       m.key,
@@ -50,20 +117,22 @@ export async function appendToOutbox(
     const b = i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb, $${b + 5}, $${b + 6})`;
   });
-  const keysParam = params.length + 1;
-  params.push([...new Set(messages.map((m) => m.key))]);
-  const [row] = await manager.query<{ ids: (string | number)[]; behind: boolean }[]>(
+  params.push([...new Set(traced.map((t) => t.message.key))]);
+  const keysParam = params.length;
+  const recordCte = record ? `, recorded AS (${recordInsert()})` : '';
+  const [row] = await manager.query<{ ids: (string | number)[]; behind: boolean; recorded: boolean }[]>(
     `WITH appended AS (
-       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')} RETURNING id)
+       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')} RETURNING id)${recordCte}
      SELECT array_agg(id ORDER BY id) AS ids,
-       EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${keysParam}::text[]) AND o.id < (SELECT min(id) FROM appended)) AS behind
+       EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${keysParam}::text[]) AND o.id < (SELECT min(id) FROM appended)) AS behind,
+       ${record ? 'EXISTS (SELECT 1 FROM recorded)' : 'true'} AS recorded
      FROM appended`,
     params,
   );
   const list = appendedBy.get(manager) ?? [];
   list.push({
     ids: (row?.ids ?? []).map(String),
-    messages: messages.map((m) => ({
+    messages: traced.map(({ message: m, trace }) => ({
       topic: m.topic,
       key: m.key,
       value: m.value,
@@ -72,6 +141,7 @@ export async function appendToOutbox(
     behind: row?.behind ?? true,
   });
   appendedBy.set(manager, list);
+  return row?.recorded ?? false;
 }
 
 export type Publish = (

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@openwop/testing';
 import { openDatabase } from './data-source';
 import type { CommandReply } from '@openwop/contracts';
 import { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
+import { appendToOutbox } from './outbox';
 
 describe('processed messages (real Postgres)', () => {
   let db: TestDatabase;
@@ -81,5 +82,53 @@ describe('processed messages (real Postgres)', () => {
       "SELECT message_id FROM processed_messages WHERE message_id IN ('old', 'recent')",
     );
     expect(left.map((r) => r.message_id)).toEqual(['recent']);
+  });
+  describe('with outbox appends', () => {
+    const outboxRows = async (key: string) =>
+      (await ds.query<{ n: number }[]>('SELECT count(*)::int AS n FROM outbox WHERE key = $1', [key]))[0]!.n;
+    /** Appends one message keyed `id`, notes whether its row is visible to the decision yet, then bumps. */
+    const appendThenBump = (id: string, seen: number[], max?: number) => async (m: EntityManager) => {
+      await appendToOutbox(m, [{ topic: 'probe', key: id, value: { id } }]);
+      seen.push((await m.query<{ n: number }[]>('SELECT count(*)::int AS n FROM outbox WHERE key = $1', [id]))[0]!.n);
+      return bump(id, max)(m);
+    };
+
+    it('holds what the decision appends and writes it with the record', async () => {
+      const seen: number[] = [];
+      expect(await decideOnce(ds, 'c', 'm7', appendThenBump('g', seen))).toEqual({ ok: true, data: 1 });
+      expect(seen).toEqual([0]); // not written while deciding: it travels with the record
+      expect(await outboxRows('g')).toBe(1);
+      expect(await storedReply(ds, 'c', 'm7')).toEqual({ ok: true, data: 1 });
+    });
+
+    it('a redelivery and concurrent duplicates leave no outbox row of their own', async () => {
+      const seen: number[] = [];
+      await decideOnce(ds, 'c', 'm8', appendThenBump('h', seen));
+      expect(await decideOnce(ds, 'c', 'm8', appendThenBump('h', seen))).toEqual({ ok: true, data: 1 });
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, () => decideOnce(ds, 'c', 'm9', appendThenBump('i', seen))),
+      );
+      expect(new Set(replies.map((r) => JSON.stringify(r))).size).toBe(1);
+      expect(await outboxRows('h')).toBe(1);
+      expect(await outboxRows('i')).toBe(1);
+      expect(await count('i')).toBe(1);
+    });
+
+    it('a refusal or a failure after an append writes no outbox row', async () => {
+      await ds.query("INSERT INTO dedupe_probe (id, n) VALUES ('j', 3)");
+      const refused = await decideOnce(ds, 'c', 'm10', appendThenBump('j', [], 3));
+      expect(refused).toMatchObject({ ok: false });
+      const failing = async (m: EntityManager): Promise<CommandReply> => {
+        await appendToOutbox(m, [{ topic: 'probe', key: 'j', value: {} }]);
+        throw new Error('transient');
+      };
+      await expect(decideOnce(ds, 'c', 'm11', failing)).rejects.toThrow('transient');
+      expect(await outboxRows('j')).toBe(0);
+      // Appends outside a decision are written at once, as before.
+      await ds.transaction(async (m) => {
+        await appendToOutbox(m, [{ topic: 'probe', key: 'k', value: {} }]);
+        expect((await m.query<{ n: number }[]>("SELECT count(*)::int AS n FROM outbox WHERE key = 'k'"))[0]!.n).toBe(1);
+      });
+    });
   });
 });

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandReply } from '@openwop/contracts';
-import type { OutboxRelay } from './outbox';
+import { dropHeldAppends, holdAppends, writeHeldAppends, type OutboxRelay } from './outbox';
 
 /**
  * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
@@ -48,10 +48,11 @@ export async function storedReply(
 
 /**
  * Decides a command exactly once, in one transaction with its effects: runs `decide`, then records
- * the command id for `consumer` with its reply. The record comes last, in the same statement as the
- * reply, so a decision costs one statement for its dedupe: a command decided before (a redelivery,
- * or a duplicate decided concurrently by another instance, whose insert this one waits on) finds the
- * record taken, rolls back everything it did, and answers the stored reply; so does an attempt that
+ * the command id for `consumer` with its reply. The record comes last, in the statement that also
+ * writes the outbox rows `decide` appended (held until then, see `holdAppends`), so the dedupe costs
+ * no statement of its own when the decision appends, and one when it does not. A command decided
+ * before (a redelivery, or a duplicate decided concurrently by another instance, whose insert this
+ * one waits on) finds the record taken, rolls back everything it did, and answers the stored reply; so does an attempt that
  * refused or failed because the first decision already changed the state. A refusal (`ok: false`)
  * of a command never decided rolls back and writes nothing. Transient failures propagate, so the
  * bus retries. With `relay`, what the decision appended to the outbox is published right after the
@@ -69,15 +70,16 @@ export async function decideOnce(
     relay ? relay.transaction(work) : ds.transaction(work);
   try {
     return await transaction(async (manager) => {
-      const reply = await decide(manager);
-      if (!reply.ok) throw new Refusal(reply);
-      const recorded = await manager.query<unknown[]>(
-        `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($1, $2, $3::jsonb)
-         ON CONFLICT DO NOTHING RETURNING message_id`,
-        [consumer, commandId, JSON.stringify(reply)],
-      );
-      if (recorded.length === 0) throw new AlreadyDecided();
-      return reply;
+      holdAppends(manager);
+      try {
+        const reply = await decide(manager);
+        if (!reply.ok) throw new Refusal(reply);
+        const recorded = await writeHeldAppends(manager, { consumer, messageId: commandId, reply });
+        if (!recorded) throw new AlreadyDecided();
+        return reply;
+      } finally {
+        dropHeldAppends(manager);
+      }
     });
   } catch (e) {
     // Whatever this attempt did, refused or failed on, a decision made before stands.
