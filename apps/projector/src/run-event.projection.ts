@@ -73,19 +73,18 @@ async function applyToRun(
   runId: string,
   events: readonly RunEventDoc[],
 ): Promise<number | undefined> {
-  const [current, known] = await Promise.all([
-    manager.query<{ last_sequence: number; snapshot: RunSnapshot }[]>(
-      'SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE',
-      [runId],
-    ),
-    manager.query<{ event_id: string }[]>(
-      'SELECT event_id FROM run_events WHERE event_id = ANY($1::text[])',
-      [events.map((e) => e.eventId)],
-    ),
-  ]);
-  const seen = new Set(known.map((r) => r.event_id));
-  let snapshot: RunSnapshot | null = current[0]?.snapshot ?? null;
-  let last = current[0]?.last_sequence ?? -1;
+  // One statement: the run's row, locked (absent before run.started), and which events are stored.
+  const [current] = await manager.query<
+    { last_sequence: number | null; snapshot: RunSnapshot | null; known: string[] }[]
+  >(
+    `WITH run AS (SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE)
+     SELECT (SELECT last_sequence FROM run) AS last_sequence, (SELECT snapshot FROM run) AS snapshot,
+       ARRAY(SELECT event_id FROM run_events WHERE event_id = ANY($2::text[])) AS known`,
+    [runId, events.map((e) => e.eventId)],
+  );
+  const seen = new Set(current?.known ?? []);
+  let snapshot: RunSnapshot | null = current?.snapshot ?? null;
+  let last = current?.last_sequence ?? -1;
   const fresh: RunEventDoc[] = [];
   /** Each fresh event that moved the run, with the snapshot as of that event. */
   const moves: { event: RunEventDoc; run: RunSnapshot }[] = [];
@@ -110,13 +109,14 @@ async function applyToRun(
   if (fresh.length === 0) return undefined;
   const writes = new StatementBatch();
   try {
-    writes.add(insertEvents(manager, fresh));
+    // The new events and the run's row in one statement (the row is written last, with the
+    // snapshot as of the last event; nothing in between reads either).
+    writes.add(insertEvents(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
     // Side tables follow event by event, each against the snapshot as of that event.
     for (const { event, run } of moves) {
       writes.add(projectPendingInterrupts(manager, event, run));
       await projectConversation(manager, event, run); // reads what it changes
     }
-    if (snapshot && moves.length > 0) writes.add(upsertRun(manager, snapshot));
   } catch (error) {
     return writes.rethrow(error);
   }
@@ -124,7 +124,12 @@ async function applyToRun(
   return fresh[fresh.length - 1]!.sequence;
 }
 
-async function insertEvents(manager: EntityManager, events: readonly RunEventDoc[]): Promise<void> {
+/** Inserts `events` into the event store and, with `run`, upserts the run's row, in one statement. */
+async function insertEvents(
+  manager: EntityManager,
+  events: readonly RunEventDoc[],
+  run: RunSnapshot | undefined,
+): Promise<void> {
   const params: unknown[] = [];
   const rows = events.map((event, i) => {
     params.push(
@@ -138,29 +143,30 @@ async function insertEvents(manager: EntityManager, events: readonly RunEventDoc
     const b = i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb)`;
   });
-  await manager.query(
-    `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${rows.join(', ')}`,
-    params,
+  const insert = `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${rows.join(', ')}`;
+  if (!run) {
+    await manager.query(insert, params);
+    return;
+  }
+  const b = params.length;
+  params.push(
+    run.runId,
+    run.owner?.tenant ?? 'default',
+    run.workflowId,
+    run.status,
+    run.currentNodeId ?? null,
+    run.lastSequence,
+    JSON.stringify(run),
+    run.createdAt,
+    run.updatedAt,
   );
-}
-
-async function upsertRun(manager: EntityManager, next: RunSnapshot): Promise<void> {
   await manager.query(
-    `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+    `WITH inserted AS (${insert})
+     INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+     VALUES ($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}::jsonb, $${b + 8}, $${b + 9})
      ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, current_node_id = EXCLUDED.current_node_id,
        last_sequence = EXCLUDED.last_sequence, snapshot = EXCLUDED.snapshot, updated_at = EXCLUDED.updated_at`,
-    [
-      next.runId,
-      next.owner?.tenant ?? 'default',
-      next.workflowId,
-      next.status,
-      next.currentNodeId ?? null,
-      next.lastSequence,
-      JSON.stringify(next),
-      next.createdAt,
-      next.updatedAt,
-    ],
+    params,
   );
 }
 
