@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
+import { preparingClient } from './prepared-statements';
 import { READ_MODEL_ENTITIES } from './read-models';
 
 export interface DatabaseOptions {
@@ -17,9 +18,12 @@ export interface DatabaseOptions {
   readonly driverOptions?: Readonly<Record<string, unknown>>;
 }
 
+/** Data sources whose parametrized statements are prepared (see {@link preparingClient}). */
+const preparing = new WeakSet<DataSource>();
+
 /** A TypeORM data source for `url` with the project's entities and migrations; not yet initialized. */
 export function createDataSource(options: DatabaseOptions): DataSource {
-  return new DataSource({
+  const ds: DataSource = new DataSource({
     type: 'postgres',
     url: options.url,
     entities: READ_MODEL_ENTITIES,
@@ -32,8 +36,15 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     // Pipeline mode (node-postgres): a connection sends a statement without waiting for the answer to
     // the one before, which `transaction` and `StatementBatch` use to save round trips. Not for the
     // embedded PGlite (`exclusive`), which serves one statement at a time.
-    extra: { max: options.poolSize ?? 10, pipeline: !options.exclusive, ...options.driverOptions },
+    // Statements are prepared once per connection once `openDatabase` has migrated.
+    extra: {
+      max: options.poolSize ?? 10,
+      pipeline: !options.exclusive,
+      Client: preparingClient(() => preparing.has(ds)),
+      ...options.driverOptions,
+    },
   });
+  return ds;
 }
 
 /** Arbitrary constant for the advisory lock that serialises migration runs across instances. */
@@ -48,6 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   await ds.initialize();
   if (options.exclusive) {
     await ds.runMigrations({ transaction: 'each' });
+    preparing.add(ds);
     return ds;
   }
   const runner = ds.createQueryRunner();
@@ -62,6 +74,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   } finally {
     await runner.release();
   }
+  preparing.add(ds);
   return ds;
 }
 

@@ -1,0 +1,70 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '@openwop/testing';
+import { createDataSource, openDatabase } from './data-source';
+
+describe('prepared statements (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  beforeAll(async () => {
+    db = await createTestDatabase('prepared');
+    ds = await openDatabase({ url: db.url });
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  /** The prepared statements of `on`'s connection whose text starts with `prefix`. */
+  const preparedLike = async (on: QueryRunner, prefix: string) =>
+    (await on.query('SELECT name FROM pg_prepared_statements WHERE starts_with(statement, $1)', [prefix])) as {
+      name: string;
+    }[];
+  /** Runs `work` on one connection of `source`. */
+  const onOneConnection = async <T>(source: DataSource, work: (on: QueryRunner) => Promise<T>) => {
+    const runner = source.createQueryRunner();
+    try {
+      return await work(runner);
+    } finally {
+      await runner.release();
+    }
+  };
+
+  it('prepares a parametrized text once per connection and reuses it', async () => {
+    await onOneConnection(ds, async (on) => {
+      for (const n of [1, 2, 3]) {
+        expect(await on.query('SELECT $1::int + 40 AS answer', [n])).toEqual([{ answer: n + 40 }]);
+      }
+      const prepared = await preparedLike(on, 'SELECT $1::int + 40');
+      expect(prepared).toHaveLength(1);
+      expect(prepared[0]!.name).toMatch(/^openwop_\d+$/);
+    });
+  });
+
+  it('leaves statements without parameters unnamed', async () => {
+    await onOneConnection(ds, async (on) => {
+      await on.query('SELECT 41 + 1 AS unprepared');
+      expect(await preparedLike(on, 'SELECT 41 + 1')).toEqual([]);
+    });
+  });
+
+  it('prepares nothing in a data source that was not opened through openDatabase (migrations run unnamed)', async () => {
+    const raw = createDataSource({ url: db.url });
+    await raw.initialize();
+    try {
+      await onOneConnection(raw, async (on) => {
+        await on.query('SELECT $1::int + 50 AS n', [1]);
+        expect(await preparedLike(on, 'SELECT $1::int + 50')).toEqual([]);
+      });
+    } finally {
+      await raw.destroy();
+    }
+  });
+
+  it('a failing prepared statement fails alone: the next use of its text still works', async () => {
+    await onOneConnection(ds, async (on) => {
+      await expect(on.query('SELECT 1 / $1::int AS q', [0])).rejects.toThrow(/division by zero/);
+      expect(await on.query('SELECT 1 / $1::int AS q', [1])).toEqual([{ q: 1 }]);
+      expect(await preparedLike(on, 'SELECT 1 / $1::int')).toHaveLength(1);
+    });
+  });
+});
