@@ -27,6 +27,8 @@ export function statementName(text: string): string | undefined {
  */
 export function preparingClient(enabled: () => boolean): typeof Client {
   class PreparingClient extends Client {}
+  // Called below with the client as `this`, like the method it wraps.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const query = Client.prototype.query as (this: Client, ...args: unknown[]) => unknown;
   PreparingClient.prototype.query = function (this: Client, ...args: unknown[]): unknown {
     const [text, values] = args;
