@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { PgliteConnection } from './pglite-connection';
 
 /** A PGlite database in this process, for the embedded mode. */
 export interface EmbeddedPostgres {
@@ -14,22 +15,19 @@ export interface EmbeddedPostgres {
 
 /**
  * Starts PGlite (on disk at `dataDir`, or in memory when `dataDir` is undefined) and gives
- * node-postgres a connection to it in this process (PGlite's `node-postgres` adapter): no socket
- * server, no loopback writes, no second parse of every message. A transaction measured 614 µs
- * through PGlite's socket server and 393 µs this way (docs/performance.md, round 3).
+ * node-postgres a connection to it in this process ({@link PgliteConnection}): no socket server,
+ * no loopback writes, one PGlite call per statement. A transaction measured 614 µs through PGlite's
+ * socket server and 393 µs in process (docs/performance.md, round 3).
  *
- * PGlite has one connection: the pool must have one client, and it is kept (no idle timeout), since
- * every client the pool would open shares that connection.
+ * PGlite has one session: the pool has one client, and keeps it (no idle timeout).
  */
 export async function startEmbeddedPostgres(dataDir: string | undefined): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ? { dataDir } : {});
-  const config = createPgConfig(db);
   return {
-    url: `postgres://${config.user}@${config.host}:${config.port}/${config.database}`,
-    driverOptions: { connection: config.connection, max: config.poolSize, idleTimeoutMillis: 0 },
+    url: 'postgres://postgres@localhost:5432/postgres',
+    driverOptions: { connection: new PgliteConnection(db), max: 1, idleTimeoutMillis: 0 },
     async close() {
       await db.close();
     },
