@@ -16,6 +16,8 @@ import { signToken, verifyToken, type KeyRing } from '@openwop/token-domain';
 import { randomUUID } from 'node:crypto';
 import { CLOCK, type Clock } from './token.di-tokens';
 import { TokenModule } from './token.module';
+import { ResolutionTokenRepository } from './common/resolution-token.repository';
+import { tokenChangesFor } from '@openwop/token-domain';
 
 // The token service over the real in-process platform (in-process bus, a fresh Postgres database).
 // Run events are published straight onto the log; a fake interrupt service serves the interrupt
@@ -458,4 +460,71 @@ describe('invalidation from the run log', () => {
       expect(forwarded.filter((c) => c.data.replayOnly !== true)).toHaveLength(0);
     },
   );
+});
+
+describe('batches of run events', () => {
+  /** Publishes events of one run in one call (one batch for the consumer); returns them. */
+  async function publishTogether(runId: string, events: [RunEventDoc['type'], unknown, string?][]): Promise<RunEventDoc[]> {
+    const docs = events.map(([type, payload, nodeId]) => {
+      const seq = sequence.get(runId) ?? 0;
+      sequence.set(runId, seq + 1);
+      return {
+        eventId: `${runId}:${seq}`,
+        runId,
+        type,
+        payload,
+        timestamp: new Date(Date.UTC(2026, 10, 22, 0, 0, seq)).toISOString(),
+        sequence: seq,
+        ...(nodeId ? { nodeId } : {}),
+      } satisfies RunEventDoc;
+    });
+    await platform.bus.publish(Topics.runEvents, docs.map((value) => ({ key: runId, value })));
+    return docs;
+  }
+  const requestedPayload = (interruptId: string) => ({
+    nodeId: interruptId.split(':')[1],
+    interruptId,
+    kind: 'approval',
+    key: interruptId,
+    data: {},
+    requestedAt: new Date().toISOString(),
+  });
+
+  it("a run's start (owner and first mint) is one statement and the tokens carry the owner's tenant", async () => {
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    const docs = await publishTogether(runId, [
+      ['run.started', { workflowId: 'wf', owner: { tenant: 't9', principal: 'p' } }],
+      ['interrupt.requested', requestedPayload(`${runId}:gate:0`), 'gate'],
+    ]);
+    const changes = docs.flatMap((d) => tokenChangesFor(d, { ring, defaultTtlMs: TTL_MS }));
+    expect(moduleRef.get(ResolutionTokenRepository).statementsFor(changes)).toHaveLength(1);
+    const minted = await waitFor(() => row(`${runId}:gate:0`), { what: 'minted' });
+    expect(minted.tenant).toBe('t9');
+    const owners = await platform.dataSource.query<{ tenant: string }[]>('SELECT tenant FROM token_runs WHERE run_id = $1', [runId]);
+    expect(owners).toEqual([{ tenant: 't9' }]);
+  });
+
+  it("an interrupt's resolve and its run's end in one batch: one statement, each token keeps its first invalidation", async () => {
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    await publishTogether(runId, [
+      ['run.started', { workflowId: 'wf', owner: { tenant: 't1', principal: 'p' } }],
+      ['interrupt.requested', requestedPayload(`${runId}:a:0`), 'a'],
+      ['interrupt.requested', requestedPayload(`${runId}:b:0`), 'b'],
+      ['interrupt.requested', requestedPayload(`${runId}:c:0`), 'c'],
+    ]);
+    await waitFor(() => row(`${runId}:c:0`), { what: 'minted' });
+    const [earlier] = await publishTogether(runId, [['interrupt.resolved', { interruptId: `${runId}:c:0` }, 'c']]);
+    await waitFor(async () => ((await row(`${runId}:c:0`))!.invalidated_at ? true : undefined), { what: 'c invalidated' });
+    const ending = await publishTogether(runId, [
+      ['interrupt.resolved', { interruptId: `${runId}:a:0` }, 'a'],
+      ['run.completed', {}],
+    ]);
+    const changes = ending.flatMap((d) => tokenChangesFor(d, { ring, defaultTtlMs: TTL_MS }));
+    expect(moduleRef.get(ResolutionTokenRepository).statementsFor(changes)).toHaveLength(1);
+    await waitFor(async () => ((await row(`${runId}:b:0`))!.invalidated_at ? true : undefined), { what: 'b invalidated' });
+    const at = async (id: string) => (await row(`${runId}:${id}:0`))!.invalidated_at!.toISOString();
+    expect(await at('a')).toBe(ending[0]!.timestamp);
+    expect(await at('b')).toBe(ending[1]!.timestamp);
+    expect(await at('c')).toBe(earlier!.timestamp);
+  });
 });

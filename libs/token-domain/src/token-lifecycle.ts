@@ -24,7 +24,7 @@ export interface MintedTokens {
 export type TokenChange =
   | { readonly type: 'run-owner'; readonly runId: string; readonly tenant: string }
   | { readonly type: 'mint'; readonly tokens: MintedTokens }
-  | { readonly type: 'invalidate-interrupt'; readonly interruptId: string; readonly at: string }
+  | { readonly type: 'invalidate-interrupt'; readonly runId: string; readonly interruptId: string; readonly at: string }
   | { readonly type: 'invalidate-run'; readonly runId: string; readonly at: string };
 
 export interface MintSettings {
@@ -55,7 +55,7 @@ export function tokenChangesFor(event: RunEventDoc, settings: MintSettings): Tok
     case 'interrupt.resolved': {
       const interruptId = (event.payload as { interruptId?: unknown } | undefined)?.interruptId;
       return typeof interruptId === 'string'
-        ? [{ type: 'invalidate-interrupt', interruptId, at: event.timestamp }]
+        ? [{ type: 'invalidate-interrupt', runId: event.runId, interruptId, at: event.timestamp }]
         : [];
     }
     case 'run.completed':

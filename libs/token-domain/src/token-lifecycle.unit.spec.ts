@@ -78,7 +78,7 @@ describe('tokenChangesFor', () => {
   it('invalidates one interrupt on interrupt.resolved and the whole run when it ends', () => {
     expect(
       tokenChangesFor(ev('interrupt.resolved', { interruptId: 'r:gate:0', nodeId: 'gate' }), settings),
-    ).toEqual([{ type: 'invalidate-interrupt', interruptId: 'r:gate:0', at: '2026-01-01T00:00:05.000Z' }]);
+    ).toEqual([{ type: 'invalidate-interrupt', runId: 'r', interruptId: 'r:gate:0', at: '2026-01-01T00:00:05.000Z' }]);
     for (const type of ['run.completed', 'run.failed', 'run.cancelled'] as const) {
       expect(tokenChangesFor(ev(type, {}), settings)).toEqual([
         { type: 'invalidate-run', runId: 'r', at: '2026-01-01T00:00:05.000Z' },

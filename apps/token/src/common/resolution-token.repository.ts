@@ -47,33 +47,39 @@ interface Row {
 export class ResolutionTokenRepository {
   constructor(@Inject(DATA_SOURCE) private readonly ds: DataSource) {}
 
-  /** Applies the changes of one run event inside the caller's transaction. */
-  async apply(manager: EntityManager, changes: readonly TokenChange[]): Promise<void> {
-    for (const change of changes) {
-      switch (change.type) {
-        case 'run-owner':
-          await manager.query(
-            'INSERT INTO token_runs (run_id, tenant) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING',
-            [change.runId, change.tenant],
-          );
-          break;
-        case 'mint':
-          await this.insert(manager, change.tokens);
-          break;
-        case 'invalidate-interrupt':
-          await manager.query(
-            'UPDATE resolution_tokens SET invalidated_at = $2 WHERE interrupt_id = $1 AND invalidated_at IS NULL',
-            [change.interruptId, change.at],
-          );
-          break;
-        case 'invalidate-run':
-          await manager.query(
-            'UPDATE resolution_tokens SET invalidated_at = $2 WHERE run_id = $1 AND invalidated_at IS NULL',
-            [change.runId, change.at],
-          );
-          break;
+  /**
+   * The statements that apply `changes`, in order. Two common neighbours share one statement: a run's
+   * owner with the mint of its first interrupt (a run's first batch), and an interrupt's invalidation
+   * with its run's (the batch that resumes and ends it). Each merged statement leaves the rows the two
+   * statements would, so a batch of one merged pair needs no transaction of its own.
+   */
+  statementsFor(changes: readonly TokenChange[]): Statement[] {
+    const statements: Statement[] = [];
+    for (let i = 0; i < changes.length; i++) {
+      const change = changes[i]!;
+      const next = changes[i + 1];
+      if (change.type === 'run-owner' && next?.type === 'mint' && next.tokens.runId === change.runId) {
+        statements.push(mintStatement(next.tokens, change));
+        i++;
+      } else if (change.type === 'invalidate-interrupt' && next?.type === 'invalidate-run' && next.runId === change.runId) {
+        // The interrupt's rows take its time, the run's other rows the run's; first invalidation stays.
+        statements.push({
+          sql: `UPDATE resolution_tokens
+                SET invalidated_at = CASE WHEN interrupt_id = $2 THEN $3::timestamptz ELSE $4::timestamptz END
+                WHERE run_id = $1 AND invalidated_at IS NULL`,
+          params: [change.runId, change.interruptId, change.at, next.at],
+        });
+        i++;
+      } else {
+        statements.push(statementOf(change));
       }
     }
+    return statements;
+  }
+
+  /** Applies `statements` inside the caller's transaction, in order. */
+  async apply(manager: EntityManager, statements: readonly Statement[]): Promise<void> {
+    for (const { sql, params } of statements) await manager.query(sql, params);
   }
 
   /** The stored tokens of an interrupt. */
@@ -110,28 +116,67 @@ export class ResolutionTokenRepository {
       [interruptId, at],
     );
   }
+}
 
-  private async insert(manager: EntityManager, t: MintedTokens): Promise<void> {
-    await manager.query(
-      `INSERT INTO resolution_tokens (interrupt_id, run_id, node_id, tenant, kind, key, data, resume_schema, timeout_ms,
-         requested_at, resolve_token, inspect_token, kid, expires_at)
-       VALUES ($1, $2, $3, (SELECT tenant FROM token_runs WHERE run_id = $2), $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (interrupt_id) DO NOTHING`,
-      [
-        t.interruptId,
-        t.runId,
-        t.nodeId,
-        t.kind,
-        t.key,
-        JSON.stringify(t.data ?? null),
-        t.resumeSchema === undefined ? null : JSON.stringify(t.resumeSchema),
-        t.timeoutMs ?? null,
-        t.requestedAt,
-        t.resolveToken,
-        t.inspectToken,
-        t.kid,
-        t.expiresAt,
-      ],
-    );
+/** One SQL statement with its parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+function statementOf(change: TokenChange): Statement {
+  switch (change.type) {
+    case 'run-owner':
+      return {
+        sql: 'INSERT INTO token_runs (run_id, tenant) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING',
+        params: [change.runId, change.tenant],
+      };
+    case 'mint':
+      return mintStatement(change.tokens);
+    case 'invalidate-interrupt':
+      return {
+        sql: 'UPDATE resolution_tokens SET invalidated_at = $2 WHERE interrupt_id = $1 AND invalidated_at IS NULL',
+        params: [change.interruptId, change.at],
+      };
+    case 'invalidate-run':
+      return {
+        sql: 'UPDATE resolution_tokens SET invalidated_at = $2 WHERE run_id = $1 AND invalidated_at IS NULL',
+        params: [change.runId, change.at],
+      };
   }
+}
+
+/**
+ * Inserts an interrupt's tokens once, with the run owner's tenant as `token_runs` holds it; with
+ * `owner`, the run's owner is recorded in the same statement and is the tenant when none was held.
+ */
+function mintStatement(t: MintedTokens, owner?: { readonly runId: string; readonly tenant: string }): Statement {
+  const params: unknown[] = [
+    t.interruptId,
+    t.runId,
+    t.nodeId,
+    t.kind,
+    t.key,
+    JSON.stringify(t.data ?? null),
+    t.resumeSchema === undefined ? null : JSON.stringify(t.resumeSchema),
+    t.timeoutMs ?? null,
+    t.requestedAt,
+    t.resolveToken,
+    t.inspectToken,
+    t.kid,
+    t.expiresAt,
+  ];
+  const held = '(SELECT tenant FROM token_runs WHERE run_id = $2)';
+  const insert = (tenant: string) =>
+    `INSERT INTO resolution_tokens (interrupt_id, run_id, node_id, tenant, kind, key, data, resume_schema, timeout_ms,
+       requested_at, resolve_token, inspect_token, kid, expires_at)
+     VALUES ($1, $2, $3, ${tenant}, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (interrupt_id) DO NOTHING`;
+  if (!owner) return { sql: insert(held), params };
+  params.push(owner.tenant);
+  return {
+    sql: `WITH owner AS (INSERT INTO token_runs (run_id, tenant) VALUES ($2, $14) ON CONFLICT (run_id) DO NOTHING)
+     ${insert(`COALESCE(${held}, $14)`)}`,
+    params,
+  };
 }

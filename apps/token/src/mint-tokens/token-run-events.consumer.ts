@@ -45,11 +45,16 @@ export class TokenRunEventsConsumer implements OnApplicationBootstrap, OnApplica
     return this.handleBatch([message]);
   }
 
-  /** The waiting events of one partition: their token changes, in order, in one transaction. */
+  /**
+   * The waiting events of one partition: their token changes, in order, in one transaction, or as
+   * one statement when they make one (a run's start, its end).
+   */
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const options = { ring: this.ring, defaultTtlMs: this.settings.defaultTtlMs };
     const changes = messages.flatMap((m) => tokenChangesFor(assertRunEvent(m.value), options));
-    if (changes.length === 0) return;
-    await transaction(this.ds, (manager) => this.tokens.apply(manager, changes));
+    const statements = this.tokens.statementsFor(changes);
+    if (statements.length === 0) return;
+    if (statements.length === 1) await this.ds.query(statements[0]!.sql, [...statements[0]!.params]);
+    else await transaction(this.ds, (manager) => this.tokens.apply(manager, statements));
   }
 }
