@@ -21,6 +21,25 @@ export class InterruptRepository {
   }
 
   /**
+   * The interrupt with this id, or `none`, and whether tenant `tenant` cancelled run `runId` (which an
+   * interrupt not yet held must not open on), in one statement.
+   */
+  async lockByIdForOpen(
+    manager: EntityManager,
+    interruptId: string,
+    runId: string,
+    tenant: string,
+  ): Promise<{ state: InterruptState; runCancelled: boolean }> {
+    const [row] = await manager.query<{ state: HeldInterrupt | null; run_cancelled: boolean }[]>(
+      `WITH held AS (SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE)
+       SELECT (SELECT state FROM held) AS state,
+         EXISTS (SELECT 1 FROM interrupt_cancelled_runs WHERE run_id = $2 AND tenant = $3) AS run_cancelled`,
+      [interruptId, runId, tenant],
+    );
+    return { state: row?.state ?? initialInterruptState(), runCancelled: row?.run_cancelled ?? false };
+  }
+
+  /**
    * The interrupt a run-scoped resolve addresses: the pending one on (run, node), else the newest
    * decided one (so a late resolve learns why it lost). The WHERE clause deliberately ignores
    * status: a resolve that waited on the lock of a concurrent winner still finds the row, now
@@ -92,13 +111,5 @@ export class InterruptRepository {
       'INSERT INTO interrupt_cancelled_runs (run_id, tenant, reason) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING',
       [runId, tenant, reason ?? null],
     );
-  }
-
-  async isRunCancelled(manager: EntityManager, runId: string, tenant: string): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(
-      'SELECT 1 FROM interrupt_cancelled_runs WHERE run_id = $1 AND tenant = $2',
-      [runId, tenant],
-    );
-    return rows.length > 0;
   }
 }

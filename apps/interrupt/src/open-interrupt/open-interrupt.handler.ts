@@ -31,9 +31,9 @@ export class OpenInterruptHandler {
   ): Promise<CommandReply<OpenInterruptResult>> {
     const { interruptId, runId, nodeId, kind, key, data, resumeSchema, timeoutMs, requestedAt } =
       command.data;
-    const state = await this.interrupts.lockById(manager, interruptId);
-    const runCancelled =
-      state.status === 'none' && (await this.interrupts.isRunCancelled(manager, runId, command.actor.tenant));
+    const held = await this.interrupts.lockByIdForOpen(manager, interruptId, runId, command.actor.tenant);
+    const state = held.state;
+    const runCancelled = state.status === 'none' && held.runCancelled;
     const events = decideInterrupt(
       {
         type: 'OpenInterrupt',
