@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
+import { GroupedCalls } from './grouped-calls';
 import { transaction } from './transaction';
 
 export interface OutboxMessage {
@@ -193,11 +194,18 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
+  /** Deletes of rows published right after their commit; those asked for while one runs go together. */
+  private readonly deletes: GroupedCalls<string>;
+
   constructor(
     private readonly ds: DataSource,
     private readonly publish: Publish,
     private readonly options: { sweepMs?: number; batchSize?: number; onError?: (e: unknown) => void } = {},
-  ) {}
+  ) {
+    this.deletes = new GroupedCalls(async (ids) => {
+      await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [ids]);
+    });
+  }
 
   start(): void {
     this.stopped = false;
@@ -270,9 +278,7 @@ export class OutboxRelay {
             batch.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
           );
         }
-        await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [
-          appended.flatMap((a) => a.ids),
-        ]);
+        await this.deletes.call(appended.flatMap((a) => a.ids));
       });
     } catch (e) {
       (
