@@ -76,6 +76,15 @@ describe('the run event projection (real Postgres)', () => {
     expect(await runRow('p1')).toMatchObject({ status: 'completed', last_sequence: 7 });
   });
 
+  it('an interrupt resolved and its run ended in one batch leave no pending interrupt', async () => {
+    const log = approvalRun('p5');
+    await apply(log.slice(0, 4));
+    expect(await pending('p5')).toEqual(['p5:gate:0']);
+    expect(await apply(log.slice(4))).toEqual([{ runId: 'p5', sequence: 7 }]);
+    expect(await pending('p5')).toEqual([]);
+    expect(await runRow('p5')).toMatchObject({ status: 'completed', last_sequence: 7 });
+  });
+
   it('applies the events of several runs in one batch, each to its own row', async () => {
     const a = approvalRun('p2');
     const b = approvalRun('p3');

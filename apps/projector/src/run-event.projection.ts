@@ -112,9 +112,13 @@ async function applyToRun(
     // The new events and the run's row in one statement (the row is written last, with the
     // snapshot as of the last event; nothing in between reads either).
     writes.add(insertEvents(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
-    // Side tables follow event by event, each against the snapshot as of that event.
-    for (const { event, run } of moves) {
-      writes.add(projectPendingInterrupts(manager, event, run));
+    // Side tables follow event by event, each against the snapshot as of that event. An interrupt's
+    // pending row that a later event of the batch clears with the whole run's is left to that one.
+    const clearsRun = moves.map(({ event }) => CLEARS_RUN.has(event.type));
+    const lastClear = clearsRun.lastIndexOf(true);
+    for (const [i, { event, run }] of moves.entries()) {
+      const clearedLater = event.type === 'interrupt.resolved' && i < lastClear;
+      if (!clearedLater) writes.add(projectPendingInterrupts(manager, event, run));
       await projectConversation(manager, event, run); // reads what it changes
     }
   } catch (error) {
@@ -170,6 +174,9 @@ async function insertEvents(
   );
 }
 
+/** Events after which a run has no pending interrupt. */
+const CLEARS_RUN: ReadonlySet<string> = new Set(['run.completed', 'run.failed', 'run.cancelled', 'node.cancelled']);
+
 /** Keeps `pending_interrupts` equal to the interrupts requested and not yet resolved, per run. */
 async function projectPendingInterrupts(
   manager: EntityManager,
@@ -202,13 +209,10 @@ async function projectPendingInterrupts(
         String((event.payload as { interruptId?: unknown }).interruptId),
       ]);
       return;
-    case 'run.completed':
-    case 'run.failed':
-    case 'run.cancelled':
-    case 'node.cancelled':
-      await manager.query('DELETE FROM pending_interrupts WHERE run_id = $1', [event.runId]);
-      return;
     default:
+      if (CLEARS_RUN.has(event.type)) {
+        await manager.query('DELETE FROM pending_interrupts WHERE run_id = $1', [event.runId]);
+      }
       return;
   }
 }
