@@ -14,6 +14,11 @@ export interface DatabaseOptions {
    * cross-instance advisory lock, which would need a second connection.
    */
   readonly exclusive?: boolean;
+  /**
+   * Parametrized statements become named prepared statements once `openDatabase` has migrated
+   * (default true; see `preparingClient`).
+   */
+  readonly prepareStatements?: boolean;
   /** Extra node-postgres pool options, applied last (the embedded PGlite's in-process connection). */
   readonly driverOptions?: Readonly<Record<string, unknown>>;
 }
@@ -59,7 +64,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   await ds.initialize();
   if (options.exclusive) {
     await ds.runMigrations({ transaction: 'each' });
-    preparing.add(ds);
+    if (options.prepareStatements !== false) preparing.add(ds);
     return ds;
   }
   const runner = ds.createQueryRunner();
@@ -74,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   } finally {
     await runner.release();
   }
-  preparing.add(ds);
+  if (options.prepareStatements !== false) preparing.add(ds);
   return ds;
 }
 

@@ -60,6 +60,18 @@ describe('prepared statements (real Postgres)', () => {
     }
   });
 
+  it('prepares nothing when told not to (a pooler that does not keep prepared statements)', async () => {
+    const plain = await openDatabase({ url: db.url, prepareStatements: false });
+    try {
+      await onOneConnection(plain, async (on) => {
+        await on.query('SELECT $1::int + 60 AS n', [1]);
+        expect(await preparedLike(on, 'SELECT $1::int + 60')).toEqual([]);
+      });
+    } finally {
+      await plain.destroy();
+    }
+  });
+
   it('a failing prepared statement fails alone: the next use of its text still works', async () => {
     await onOneConnection(ds, async (on) => {
       await expect(on.query('SELECT 1 / $1::int AS q', [0])).rejects.toThrow(/division by zero/);

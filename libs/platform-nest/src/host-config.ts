@@ -32,6 +32,11 @@ export interface HostConfig {
   readonly dedupeRetentionMs: number;
   /** Period of the Kafka consumer-lag reading behind the lag gauge (`KAFKA_LAG_SAMPLE_MS`, default 15 s). */
   readonly kafkaLagSampleMs: number;
+  /**
+   * Named prepared statements (`DATABASE_PREPARED_STATEMENTS`, `on` by default; `off` behind a
+   * connection pooler in transaction mode that does not keep them, e.g. PgBouncer before 1.21).
+   */
+  readonly preparedStatements: boolean;
 }
 
 export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -51,7 +56,15 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     commandTimeoutMs: intFrom(env.COMMAND_TIMEOUT_MS, DEFAULT_COMMAND_TIMEOUT_MS, 'COMMAND_TIMEOUT_MS'),
     dedupeRetentionMs: intFrom(env.DEDUPE_RETENTION_HOURS, 168, 'DEDUPE_RETENTION_HOURS') * 3_600_000,
     kafkaLagSampleMs: intFrom(env.KAFKA_LAG_SAMPLE_MS, 15_000, 'KAFKA_LAG_SAMPLE_MS'),
+    preparedStatements: onOff(env.DATABASE_PREPARED_STATEMENTS, true, 'DATABASE_PREPARED_STATEMENTS'),
   };
+}
+
+function onOff(raw: string | undefined, fallback: boolean, name: string): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`${name} must be on or off, got ${raw}`);
 }
 
 function intFrom(raw: string | undefined, fallback: number, name: string): number {

@@ -45,6 +45,7 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     poolSize: 10,
     exclusive: embedded !== undefined,
     ...(embedded ? { driverOptions: embedded.driverOptions } : {}),
+    prepareStatements: config.preparedStatements,
     applicationName: `openwop-${config.instanceId}`,
   });
   const transport: Bus =
