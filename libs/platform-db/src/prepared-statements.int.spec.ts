@@ -47,6 +47,17 @@ describe('prepared statements (real Postgres)', () => {
     });
   });
 
+  it('leaves statements with more than 64 parameters unnamed (the texts of large multi-row batches)', async () => {
+    const sum = (n: number) => `SELECT ${Array.from({ length: n }, (_, i) => `$${i + 1}::int`).join(' + ')} AS total`;
+    const ones = (n: number) => Array.from({ length: n }, () => 1);
+    await onOneConnection(ds, async (on) => {
+      expect(await on.query(sum(64), ones(64))).toEqual([{ total: 64 }]);
+      expect(await on.query(sum(65), ones(65))).toEqual([{ total: 65 }]);
+      expect(await preparedLike(on, sum(64))).toHaveLength(1);
+      expect(await preparedLike(on, sum(65))).toEqual([]);
+    });
+  });
+
   it('prepares nothing in a data source that was not opened through openDatabase (migrations run unnamed)', async () => {
     const raw = createDataSource({ url: db.url });
     await raw.initialize();

@@ -1,12 +1,27 @@
 import { Client } from 'pg';
 
-/** Distinct statement texts a process names; texts past these run unnamed, as before. */
-const MAX_NAMED_TEXTS = 500;
+/**
+ * Distinct statement texts a process names; texts past these run unnamed, as before. Each prepared
+ * text costs its connection's Postgres backend memory for the plan: ~18 KiB for a simple statement,
+ * ~55 KiB for a multi-row insert with a CTE of up to 10 rows, ~100 KiB for one of a few dozen rows.
+ */
+const MAX_NAMED_TEXTS = 200;
+
+/**
+ * Statements with more parameters run unnamed: the multi-row inserts of large batches, whose texts
+ * differ with every row count and would fill the plan caches with plans used rarely. A HITL cycle's
+ * own batches (4–6 run events, so up to ~45 parameters) stay below it.
+ */
+const MAX_NAMED_PARAMETERS = 64;
 
 const names = new Map<string, string>();
 
-/** The statement name of `text`, or undefined once {@link MAX_NAMED_TEXTS} texts have names. */
-export function statementName(text: string): string | undefined {
+/**
+ * The statement name of `text` with `parameters` parameters, or undefined when it runs unnamed: it
+ * has more than {@link MAX_NAMED_PARAMETERS}, or {@link MAX_NAMED_TEXTS} texts have names already.
+ */
+export function statementName(text: string, parameters: number): string | undefined {
+  if (parameters > MAX_NAMED_PARAMETERS) return undefined;
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED_TEXTS) {
     name = `openwop_${names.size}`;
@@ -33,7 +48,7 @@ export function preparingClient(enabled: () => boolean): typeof Client {
   PreparingClient.prototype.query = function (this: Client, ...args: unknown[]): unknown {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && enabled()) {
-      const name = statementName(text);
+      const name = statementName(text, values.length);
       if (name !== undefined) return query.call(this, { name, text, values });
     }
     return query.apply(this, args);
