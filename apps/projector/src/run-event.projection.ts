@@ -111,11 +111,10 @@ async function applyToRun(
   try {
     // The new events and the run's row in one statement (the row is written last, with the
     // snapshot as of the last event; nothing in between reads either).
-    writes.add(insertEvents(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
+    writes.add(insertEventsAndRun(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
     // Side tables follow event by event, each against the snapshot as of that event. An interrupt's
     // pending row that a later event of the batch clears with the whole run's is left to that one.
-    const clearsRun = moves.map(({ event }) => CLEARS_RUN.has(event.type));
-    const lastClear = clearsRun.lastIndexOf(true);
+    const lastClear = moves.findLastIndex(({ event }) => CLEARS_RUN.has(event.type));
     for (const [i, { event, run }] of moves.entries()) {
       const clearedLater = event.type === 'interrupt.resolved' && i < lastClear;
       if (!clearedLater) writes.add(projectPendingInterrupts(manager, event, run));
@@ -129,7 +128,7 @@ async function applyToRun(
 }
 
 /** Inserts `events` into the event store and, with `run`, upserts the run's row, in one statement. */
-async function insertEvents(
+async function insertEventsAndRun(
   manager: EntityManager,
   events: readonly RunEventDoc[],
   run: RunSnapshot | undefined,

@@ -40,7 +40,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     applicationName: options.applicationName ?? 'openwop',
     // Pipeline mode (node-postgres): a connection sends a statement without waiting for the answer to
     // the one before, which `transaction` and `StatementBatch` use to save round trips. Not for the
-    // embedded PGlite (`exclusive`), which serves one statement at a time.
+    // embedded PGlite (`exclusive`), which runs one statement at a time: there it measured no gain.
     // Statements are prepared once per connection once `openDatabase` has migrated.
     extra: {
       max: options.poolSize ?? 10,

@@ -6,8 +6,8 @@ export interface EmbeddedPostgres {
   /** A placeholder connection URL: node-postgres never dials it, `driverOptions` route it in-process. */
   readonly url: string;
   /**
-   * node-postgres pool options (TypeORM's `extra`) that hand each client PGlite's own connection
-   * object, so statements go straight to PGlite instead of through a socket.
+   * node-postgres pool options (TypeORM's `extra`): one client, kept, over a {@link PgliteConnection},
+   * so statements go straight to PGlite instead of through a socket.
    */
   readonly driverOptions: Readonly<Record<string, unknown>>;
   close(): Promise<void>;

@@ -52,9 +52,9 @@ export async function storedReply(
  * writes the outbox rows `decide` appended (held until then, see `holdAppends`), so the dedupe costs
  * no statement of its own when the decision appends, and one when it does not. A command decided
  * before (a redelivery, or a duplicate decided concurrently by another instance, whose insert this
- * one waits on) finds the record taken, rolls back everything it did, and answers the stored reply; so does an attempt that
- * refused or failed because the first decision already changed the state. A refusal (`ok: false`)
- * of a command never decided rolls back and writes nothing. Transient failures propagate, so the
+ * one waits on) finds the record taken, rolls back everything it did, and answers the stored reply;
+ * so does an attempt that refused or failed because the first decision already changed the state.
+ * A refusal (`ok: false`) of a command never decided rolls back and writes nothing. Transient failures propagate, so the
  * bus retries. With `relay`, what the decision appended to the outbox is published right after the
  * commit, before this resolves (see {@link OutboxRelay.transaction}), so a consumer's next
  * command of the key comes after it.

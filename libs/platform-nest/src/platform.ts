@@ -41,8 +41,7 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   }
   const dataSource = await openDatabase({
     url,
-    // PGlite has one connection (`embedded.driverOptions` sizes the pool to it).
-    poolSize: 10,
+    // The pool's default size, except on PGlite, whose one session `embedded.driverOptions` sizes it to.
     exclusive: embedded !== undefined,
     ...(embedded ? { driverOptions: embedded.driverOptions } : {}),
     prepareStatements: config.preparedStatements,
