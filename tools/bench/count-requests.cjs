@@ -27,22 +27,16 @@ if (require.main === module) {
   }
 } else {
   const counts = { kafka: {}, pg: 0, pgText: {} };
-  const fromApp = { paths: [process.cwd()] };
-  const Connection = require(require.resolve('kafkajs/src/network/connection.js', fromApp));
-  const send = Connection.prototype.send;
-  Connection.prototype.send = function (args) {
-    const api = args.request.apiName;
-    counts.kafka[api] = (counts.kafka[api] ?? 0) + 1;
-    return send.call(this, args);
-  };
-  const { Client } = require(require.resolve('pg', fromApp));
-  const query = Client.prototype.query;
-  Client.prototype.query = function (q, ...rest) {
-    counts.pg += 1;
-    const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 70);
-    counts.pgText[text] = (counts.pgText[text] ?? 0) + 1;
-    return query.call(this, q, ...rest);
-  };
+  require('./request-hooks.cjs').hookRequests({
+    kafka(api) {
+      counts.kafka[api] = (counts.kafka[api] ?? 0) + 1;
+    },
+    pg(sql) {
+      counts.pg += 1;
+      const text = sql.replace(/\s+/g, ' ').slice(0, 70);
+      counts.pgText[text] = (counts.pgText[text] ?? 0) + 1;
+    },
+  });
   process.on('SIGUSR2', () => {
     const dir = process.env.COUNT_DIR ?? '/tmp/openwop-counts';
     fs.mkdirSync(dir, { recursive: true });

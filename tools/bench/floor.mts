@@ -13,15 +13,15 @@
  * Prints one line per part and a `floor:` line. Linux only (CPU from /proc).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { logLevel } from 'kafkajs';
 import { KafkaBus, brokersFromEnv } from '@openwop/platform-bus';
+import { median } from './harness.mts';
+import { brokerPid, postgresTicks, procTicks, ticksToMs } from './proc-stat.mts';
 
-const HZ = 100;
 const env = (k: string, d: number): number => Number(process.env[k] ?? d);
 const HOPS = env('HOPS', 3);
 const CONC = env('CONC', 20);
@@ -29,40 +29,8 @@ const MESSAGES = env('MESSAGES', 3000);
 const TRANSACTIONS = env('TRANSACTIONS', 3000);
 const databaseUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** utime + stime of a process (and its reaped children when `children`), in ms. */
-function cpuMs(pid: number, children = false): number {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
-    return (ticks * 1000) / HZ;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every postgres server process's CPU, in ms (the postmaster reaps closed backends into its own children's time). */
-function postgresMs(): number {
-  let sum = 0;
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (stat.includes('(postgres)')) sum += cpuMs(Number(d), true);
-    } catch {
-      /* gone */
-    }
-  }
-  return sum;
-}
-
-function brokerPid(): number | undefined {
-  try {
-    const root = fileURLToPath(new URL('../..', import.meta.url));
-    return Number(readFileSync(`${root}.infra/kafka/broker.pid`, 'utf8').trim());
-  } catch {
-    return undefined;
-  }
-}
+/** CPU of a process, itself only, in ms. */
+const cpuMs = (pid: number | string): number => ticksToMs(procTicks(pid)?.self ?? 0);
 
 /** A relay: handles `from`, publishes each message to `to` with the same key. */
 async function relay(from: string, to: string, group: string): Promise<void> {
@@ -81,11 +49,6 @@ async function relay(from: string, to: string, group: string): Promise<void> {
   });
   process.send?.('ready');
   process.on('SIGTERM', () => void bus.stop().finally(() => process.exit(0)));
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[(s.length - 1) >> 1]! / 2 + s[s.length >> 1]! / 2;
 }
 
 async function hops(): Promise<{ cpuPerHop: number; nodePerHop: number; perS: number; p50: number }> {
@@ -210,11 +173,11 @@ async function transactions(): Promise<{ cpuPerTx: number; clientPerTx: number; 
     );
   };
   await run(Math.min(300, TRANSACTIONS));
-  const before = { client: cpuMs(process.pid), server: postgresMs() };
+  const before = { client: cpuMs(process.pid), server: ticksToMs(postgresTicks()) };
   const t0 = performance.now();
   await run(TRANSACTIONS);
   const wall = (performance.now() - t0) / 1000;
-  const after = { client: cpuMs(process.pid), server: postgresMs() };
+  const after = { client: cpuMs(process.pid), server: ticksToMs(postgresTicks()) };
   await Promise.all(clients.map((c) => c.end()));
   await admin.query(`DROP TABLE ${table}, ${table}_out`);
   await admin.end();

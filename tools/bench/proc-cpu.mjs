@@ -12,37 +12,21 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brokerPid, postgresTicks, procTicks, ticksToMs } from './proc-stat.mts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const HZ = 100; // USER_HZ on Linux
-
-function stat(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // fields after the comm: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14)
-    return { comm: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), self: +f[11] + +f[12], children: +f[13] + +f[14] };
-  } catch {
-    return undefined;
-  }
-}
 
 function snap() {
   const out = {};
   const stackDir = process.env.STACK_DIR ?? join(root, '.infra/stack');
   for (const file of safeList(stackDir).filter((f) => f.endsWith('.pid'))) {
-    const s = stat(readFileSync(join(stackDir, file), 'utf8').trim());
+    const s = procTicks(readFileSync(join(stackDir, file), 'utf8').trim());
     if (s) out[file.slice(0, -4)] = s.self;
   }
-  const kafka = safeRead(join(root, '.infra/kafka/broker.pid'));
-  const ks = kafka && stat(kafka);
+  const kafka = brokerPid();
+  const ks = kafka && procTicks(kafka);
   if (ks) out.kafka = ks.self;
-  let pg = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    const s = stat(pid);
-    if (s?.comm === 'postgres') pg += s.self + s.children;
-  }
-  out.postgres = pg;
+  out.postgres = postgresTicks();
   return out;
 }
 
@@ -51,13 +35,6 @@ const safeList = (dir) => {
     return readdirSync(dir);
   } catch {
     return [];
-  }
-};
-const safeRead = (file) => {
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    return undefined;
   }
 };
 
@@ -70,7 +47,7 @@ if (cmd === 'snap') {
   const cycles = cyclesArg ? Number(cyclesArg) : 0;
   let total = 0;
   for (const [name, ticks] of Object.entries(after)) {
-    const ms = ((ticks - (before[name] ?? 0)) * 1000) / HZ;
+    const ms = ticksToMs(ticks - (before[name] ?? 0));
     total += ms;
     console.log(`${name.padEnd(14)} ${ms.toFixed(0).padStart(7)} ms${cycles ? `  ${(ms / cycles).toFixed(2).padStart(7)} ms/cycle` : ''}`);
   }

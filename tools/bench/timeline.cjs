@@ -45,41 +45,16 @@ if (require.main === module) {
   const proc = (process.env.INSTANCE_ID ?? String(process.pid)).split('-')[0];
   const now = () => performance.timeOrigin + performance.now();
   const note = (start, kind, what) => records.push([start, now(), proc, kind, what]);
-  const fromApp = { paths: [process.cwd()] };
-
-  const Connection = require(require.resolve('kafkajs/src/network/connection.js', fromApp));
-  const send = Connection.prototype.send;
-  Connection.prototype.send = function (args) {
-    const start = now();
-    const sent = send.call(this, args);
-    sent.then(() => note(start, 'kafka', args.request.apiName), () => undefined);
-    return sent;
-  };
-
-  const { Client } = require(require.resolve('pg', fromApp));
-  const query = Client.prototype.query;
-  Client.prototype.query = function (q, ...rest) {
-    const start = now();
-    const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 60);
-    const done = () => note(start, 'pg', text);
-    const callback = rest.findIndex((x) => typeof x === 'function');
-    if (callback >= 0) {
-      const cb = rest[callback];
-      rest[callback] = function (...args) {
-        done();
-        return cb.apply(this, args);
-      };
-    } else if (q && typeof q.callback === 'function') {
-      const cb = q.callback;
-      q.callback = function (...args) {
-        done();
-        return cb.apply(this, args);
-      };
-    }
-    const result = query.call(this, q, ...rest);
-    if (callback < 0 && result && typeof result.then === 'function') result.then(done, () => undefined);
-    return result;
-  };
+  require('./request-hooks.cjs').hookRequests({
+    kafka(api) {
+      const start = now();
+      return () => note(start, 'kafka', api);
+    },
+    pg(sql) {
+      const start = now();
+      return () => note(start, 'pg', sql.replace(/\s+/g, ' ').slice(0, 60));
+    },
+  });
 
   const http = require('node:http');
   const emit = http.Server.prototype.emit;
