@@ -16,7 +16,9 @@ describe('prepared statements (real Postgres)', () => {
 
   /** The prepared statements of `on`'s connection whose text starts with `prefix`. */
   const preparedLike = async (on: QueryRunner, prefix: string) =>
-    (await on.query('SELECT name FROM pg_prepared_statements WHERE starts_with(statement, $1)', [prefix])) as {
+    (await on.query('SELECT name FROM pg_prepared_statements WHERE starts_with(statement, $1)', [
+      prefix,
+    ])) as {
       name: string;
     }[];
   /** Runs `work` on one connection of `source`. */
@@ -48,7 +50,8 @@ describe('prepared statements (real Postgres)', () => {
   });
 
   it('leaves statements with more than 64 parameters unnamed (the texts of large multi-row batches)', async () => {
-    const sum = (n: number) => `SELECT ${Array.from({ length: n }, (_, i) => `$${i + 1}::int`).join(' + ')} AS total`;
+    const sum = (n: number) =>
+      `SELECT ${Array.from({ length: n }, (_, i) => `$${i + 1}::int`).join(' + ')} AS total`;
     const ones = (n: number) => Array.from({ length: n }, () => 1);
     await onOneConnection(ds, async (on) => {
       expect(await on.query(sum(64), ones(64))).toEqual([{ total: 64 }]);
@@ -58,29 +61,27 @@ describe('prepared statements (real Postgres)', () => {
     });
   });
 
-  it('prepares nothing in a data source that was not opened through openDatabase (migrations run unnamed)', async () => {
-    const raw = createDataSource({ url: db.url });
-    await raw.initialize();
+  /** Sends a parametrized text on one connection of `source`, expects it unnamed, then closes `source`. */
+  const expectNothingPrepared = async (source: DataSource, text: string) => {
     try {
-      await onOneConnection(raw, async (on) => {
-        await on.query('SELECT $1::int + 50 AS n', [1]);
-        expect(await preparedLike(on, 'SELECT $1::int + 50')).toEqual([]);
+      await onOneConnection(source, async (on) => {
+        await on.query(`${text} AS n`, [1]);
+        expect(await preparedLike(on, text)).toEqual([]);
       });
     } finally {
-      await raw.destroy();
+      await source.destroy();
     }
+  };
+
+  it('prepares nothing in a data source that was not opened through openDatabase (migrations run unnamed)', async () => {
+    await expectNothingPrepared(await createDataSource({ url: db.url }).initialize(), 'SELECT $1::int + 50');
   });
 
   it('prepares nothing when told not to (a pooler that does not keep prepared statements)', async () => {
-    const plain = await openDatabase({ url: db.url, prepareStatements: false });
-    try {
-      await onOneConnection(plain, async (on) => {
-        await on.query('SELECT $1::int + 60 AS n', [1]);
-        expect(await preparedLike(on, 'SELECT $1::int + 60')).toEqual([]);
-      });
-    } finally {
-      await plain.destroy();
-    }
+    await expectNothingPrepared(
+      await openDatabase({ url: db.url, prepareStatements: false }),
+      'SELECT $1::int + 60',
+    );
   });
 
   it('a failing prepared statement fails alone: the next use of its text still works', async () => {
