@@ -7,6 +7,7 @@ import { Conversations1700000000500 } from './1700000000500-conversations';
 import { OutboxTraceContext1700000000600 } from './1700000000600-outbox-trace-context';
 import { InterruptConversations1700000000700 } from './1700000000700-interrupt-conversations';
 import { ConversationSilence1700000000800 } from './1700000000800-conversation-silence';
+import { OutboxKeyIndex1700000000900 } from './1700000000900-outbox-key-index';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   OutboxTraceContext1700000000600,
   InterruptConversations1700000000700,
   ConversationSilence1700000000800,
+  OutboxKeyIndex1700000000900,
 ];

@@ -1,0 +1,66 @@
+import type { DataSource } from 'typeorm';
+import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
+import { openDatabase } from './data-source';
+import { appendToOutbox, OutboxRelay } from './outbox';
+import { transaction } from './transaction';
+
+describe('outbox (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox');
+    ds = await openDatabase({ url: db.url });
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it("a decision's check for older rows of its keys reads the key index, not the heap", async () => {
+    // Rows that were published and deleted leave dead tuples until a vacuum: the heap the check must not read.
+    await ds.query(
+      `INSERT INTO outbox (topic, key, value) SELECT 't', 'run-' || (i % 50), jsonb_build_object('i', i) FROM generate_series(1, 5000) i`,
+    );
+    await ds.query('DELETE FROM outbox');
+    const scans = await transaction(ds, async (m) => {
+      // Scans of the heap and of the key index: the session's counts not yet flushed to the
+      // statistics (the DELETE's scan among them), then the append's own. The primary key could
+      // serve `id < …` too, but walking it reads every dead entry below the new row.
+      const counts = async () =>
+        (
+          await m.query<{ heap: number; key: number }[]>(
+            `SELECT pg_stat_get_xact_numscans('outbox'::regclass)::int AS heap,
+               pg_stat_get_xact_numscans('outbox_key_id'::regclass)::int AS key`,
+          )
+        )[0]!;
+      await m.query('SET LOCAL enable_seqscan = off');
+      const before = await counts();
+      await appendToOutbox(m, [{ topic: 't', key: 'run-7', value: { n: 1 } }]);
+      const after = await counts();
+      return { heap: after.heap - before.heap, key: after.key - before.key };
+    });
+    expect(scans).toEqual({ heap: 0, key: 1 });
+  });
+
+  it('the sweep publishes a row its writer left unpublished once it is old enough', async () => {
+    await ds.query('DELETE FROM outbox');
+    await ds.query(
+      `INSERT INTO outbox (topic, key, value, created_at) VALUES ('t', 'left', '{"n": 1}'::jsonb, now() - interval '5 seconds')`,
+    );
+    const published: unknown[] = [];
+    const relay = new OutboxRelay(ds, async (_topic, messages) => {
+      published.push(...messages.map((m) => m.value));
+    }, { sweepMs: 50 });
+    relay.start();
+    try {
+      await waitFor(() => published.length > 0, { what: 'the sweep to publish the left row' });
+      await waitFor(async () => (await ds.query<unknown[]>('SELECT 1 FROM outbox')).length === 0, {
+        what: 'the published row to be deleted',
+      });
+    } finally {
+      await relay.stop();
+    }
+    expect(published).toEqual([{ n: 1 }]);
+  });
+});
