@@ -5,6 +5,7 @@ import { isDatabaseUnavailable,
   InProcessRunEventFeed,
   openDatabase,
   OutboxRelay,
+  PeriodicVacuum,
   PgRunEventFeed,
   pruneProcessedMessages,
   startEmbeddedPostgres,
@@ -70,6 +71,9 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     );
   }, PRUNE_EVERY_MS);
   pruning.unref();
+  // PGlite has no autovacuum; a Postgres server vacuums itself.
+  const vacuum = embedded ? new PeriodicVacuum(dataSource) : undefined;
+  vacuum?.start();
   return {
     config,
     bus,
@@ -78,6 +82,7 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     relay,
     async close() {
       clearInterval(pruning);
+      await vacuum?.stop();
       await relay.stop();
       await bus.stop();
       await feed.close();
