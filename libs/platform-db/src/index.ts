@@ -4,7 +4,7 @@ export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-m
 export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
-export { EMBEDDED_VACUUM_MS, PeriodicVacuum } from './periodic-vacuum';
+export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacuum';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
 export { isDatabaseUnavailable } from './database-unavailable';
 export { transaction, isPipelined, StatementBatch } from './transaction';

@@ -1,48 +1,52 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '@openwop/testing';
+import { openDatabase } from './data-source';
+import { PeriodicVacuum } from './periodic-vacuum';
+
+/** 200 outbox rows of ~600 bytes in, then out: what the relay does with a burst of messages. */
+const CHURN = [
+  `INSERT INTO outbox (topic, key, value) SELECT 't', 'k' || i, jsonb_build_object('pad', repeat('x', 600)) FROM generate_series(1, 200) i`,
+  'DELETE FROM outbox',
+];
 
 /**
- * PGlite has no autovacuum. Queue-like churn (rows inserted, then deleted, as the outbox does) is
- * run through the built `PeriodicVacuum` and `PgliteConnection` in a child Node process (PGlite
- * cannot load in Jest's module sandbox), which reports heap sizes as JSON.
+ * PGlite has no autovacuum. Churn through the outbox of a migrated PGlite database, with the built
+ * `PeriodicVacuum`, in a child Node process (PGlite cannot load in Jest's module sandbox), which
+ * reports the outbox's heap sizes as JSON.
  */
 const SCRIPT = `
-const { PGlite } = require('@electric-sql/pglite');
-const { Client } = require('pg');
 const dist = ${JSON.stringify(join(__dirname, '../dist'))};
-const { PgliteConnection } = require(dist + '/pglite-connection.js');
+const { startEmbeddedPostgres } = require(dist + '/embedded-postgres.js');
+const { openDatabase } = require(dist + '/data-source.js');
 const { PeriodicVacuum } = require(dist + '/periodic-vacuum.js');
 (async () => {
-  const db = await PGlite.create();
-  const client = new Client({ connection: new PgliteConnection(db) });
-  await client.connect();
-  let passes = 0;
-  const query = async (sql, params) => {
-    if (sql === 'VACUUM') passes++;
-    return (await client.query(sql, params)).rows;
-  };
-  const size = async () => Number((await query("SELECT pg_relation_size('q') AS n"))[0].n);
-  // 200 rows of ~600 bytes in, then out: what the outbox does with a burst of messages.
-  const churn = async () => {
-    await query("INSERT INTO q (key, value) SELECT 'k' || i, jsonb_build_object('pad', repeat('x', 600)) FROM generate_series(1, 200) i");
-    await query('DELETE FROM q');
-  };
-  const deadline = (ms) => { const end = Date.now() + ms; return () => { if (Date.now() > end) throw new Error('timed out'); }; };
-  await query('CREATE TABLE q (id bigserial PRIMARY KEY, key text NOT NULL, value jsonb NOT NULL)');
+  const pg = await startEmbeddedPostgres(undefined);
+  const ds = await openDatabase({ url: pg.url, exclusive: true, driverOptions: pg.driverOptions });
+  const size = async () => Number((await ds.query("SELECT pg_relation_size('outbox') AS n"))[0].n);
+  const churn = async () => { for (const sql of ${JSON.stringify(CHURN)}) await ds.query(sql); };
   const out = {};
   for (let i = 0; i < 20; i++) await churn();
   out.unvacuumed = await size();
-  const vacuum = new PeriodicVacuum({ query }, 20);
+  const vacuum = new PeriodicVacuum(ds, 20);
+  let passes = 0;
+  const pass = vacuum.pass.bind(vacuum);
+  vacuum.pass = async () => { const done = await pass(); if (done) passes++; return done; };
   await vacuum.pass();
   out.afterOnePass = await size();
-  // The same churn again, with the schedule running: each burst waits for the pass after it.
+  // The same churn again, with the schedule running: each burst waits for a pass that began after it.
   vacuum.start();
   for (let i = 0; i < 20; i++) {
     const seen = passes;
     await churn();
-    const check = deadline(10000);
-    while (passes <= seen + 1) { check(); await new Promise((r) => setTimeout(r, 5)); }
+    const end = Date.now() + 10000;
+    while (passes <= seen + 1) {
+      if (Date.now() > end) throw new Error('no vacuum pass within 10 s');
+      await new Promise((r) => setTimeout(r, 5));
+    }
   }
   await vacuum.stop();
   out.withSchedule = await size();
@@ -50,8 +54,8 @@ const { PeriodicVacuum } = require(dist + '/periodic-vacuum.js');
   const stoppedAt = passes;
   for (const end = Date.now() + 140; Date.now() < end; ) await churn();
   out.passesAfterStop = passes - stoppedAt;
-  await client.end();
-  await db.close();
+  await ds.destroy();
+  await pg.close();
   process.stdout.write(JSON.stringify(out));
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
@@ -67,7 +71,7 @@ describe('PeriodicVacuum on PGlite (no autovacuum)', () => {
   });
 
   it('without a vacuum, rows that were deleted keep their space: the heap only grows', () => {
-    // 4,000 rows of ~600 bytes passed through a table that holds none of them now.
+    // 4,000 rows of ~600 bytes passed through an outbox that holds none of them now.
     expect(seen.unvacuumed).toBeGreaterThan(2_000_000);
   });
 
@@ -81,5 +85,39 @@ describe('PeriodicVacuum on PGlite (no autovacuum)', () => {
 
   it('stop() ends the schedule', () => {
     expect(seen.passesAfterStop).toBe(0);
+  });
+});
+
+describe('PeriodicVacuum on a Postgres server', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('vacuum');
+    ds = await openDatabase({ url: db.url });
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('one process at a time: a pass while another session holds the lock does nothing; then it vacuums', async () => {
+    for (let i = 0; i < 10; i++) for (const sql of CHURN) await ds.query(sql);
+    const size = async () => Number((await ds.query<{ n: string }[]>("SELECT pg_relation_size('outbox') AS n"))[0]!.n);
+    expect(await size()).toBeGreaterThan(1_000_000);
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    const vacuum = new PeriodicVacuum(ds);
+    try {
+      // The lock of another process's pass (the same constant as PeriodicVacuum's).
+      await other.query('SELECT pg_advisory_lock(7420003)');
+      expect(await vacuum.pass()).toBe(false);
+      expect(await size()).toBeGreaterThan(1_000_000);
+      await other.query('SELECT pg_advisory_unlock(7420003)');
+      expect(await vacuum.pass()).toBe(true);
+      expect(await size()).toBe(0);
+    } finally {
+      await other.end();
+    }
   });
 });

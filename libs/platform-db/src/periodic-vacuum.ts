@@ -1,24 +1,44 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
-/** How often the embedded host vacuums PGlite (see {@link PeriodicVacuum}). */
-export const EMBEDDED_VACUUM_MS = 10_000;
+/** How often the host vacuums the database when nothing else does (see {@link PeriodicVacuum}). */
+export const VACUUM_EVERY_MS = 10_000;
+
+/** Arbitrary constant of the session lock that keeps one pass at a time across every process. */
+const VACUUM_LOCK = 7_420_003;
 
 /**
- * Vacuums the database every `everyMs`. PGlite is Postgres in single-user mode, which has no
- * autovacuum: without this, the space of every deleted or updated row stays in the tables and every
- * scan reads it again. The outbox alone, a row per message deleted once published, grew to 16 MB
- * in 3,000 HITL cycles while holding no row (docs/performance.md, round 5). A pass goes through the
- * pool like any statement, so on PGlite's one session it runs between transactions, never in one.
- * Passes never overlap: the next is scheduled when one ends.
+ * Whether the host must vacuum the database itself: on PGlite, Postgres in single-user mode, there is
+ * no autovacuum at all; a Postgres server may have it turned off (`autovacuum = off`).
+ */
+export async function needsOwnVacuum(ds: DataSource, embedded: boolean): Promise<boolean> {
+  if (embedded) return true;
+  const [row] = await ds.query<{ autovacuum: string }[]>(`SELECT current_setting('autovacuum') AS autovacuum`);
+  return row?.autovacuum !== 'on';
+}
+
+/**
+ * Vacuums the database every `everyMs`, for a database that nothing else vacuums. Without it:
+ * - the space of every deleted or updated row stays in the tables, and every scan reads it again.
+ *   The outbox, a row per message deleted once published, grew to 16 MB in 3,000 HITL cycles
+ *   while holding no row;
+ * - the statistics never change, so the plans each connection cached for its prepared statements
+ *   while the tables were empty (sequential scans) are never made again, and each statement reads
+ *   the whole table (docs/performance.md, round 5). A vacuum updates the table's size in the
+ *   catalog, which makes every connection plan again.
+ *
+ * A pass is a database-wide `VACUUM` (unchanged pages cost a visibility-map check) under a session
+ * lock, so one process at a time runs it and the others skip their turn. It runs on a connection of
+ * the pool, so on PGlite's one session it comes between transactions, never inside one. Passes of
+ * one process never overlap: the next is scheduled when one ends.
  */
 export class PeriodicVacuum {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private running: Promise<unknown> = Promise.resolve();
   private stopped = true;
 
   constructor(
-    private readonly db: { query: EntityManager['query'] },
-    private readonly everyMs = EMBEDDED_VACUUM_MS,
+    private readonly ds: DataSource,
+    private readonly everyMs = VACUUM_EVERY_MS,
     private readonly onError: (e: unknown) => void = (e) =>
       console.error('vacuum failed:', e instanceof Error ? e.message : e),
   ) {}
@@ -35,9 +55,23 @@ export class PeriodicVacuum {
     await this.running;
   }
 
-  /** One pass: `VACUUM` of the whole database (tables that did not change cost a visibility-map check). */
-  async pass(): Promise<void> {
-    await this.db.query('VACUUM');
+  /** One pass; false when another process held the lock and this one did nothing. */
+  async pass(): Promise<boolean> {
+    const session = this.ds.createQueryRunner();
+    try {
+      const rows = (await session.query('SELECT pg_try_advisory_lock($1) AS locked', [VACUUM_LOCK])) as {
+        locked: boolean;
+      }[];
+      if (!rows[0]?.locked) return false;
+      try {
+        await session.query('VACUUM');
+        return true;
+      } finally {
+        await session.query('SELECT pg_advisory_unlock($1)', [VACUUM_LOCK]);
+      }
+    } finally {
+      await session.release();
+    }
   }
 
   private schedule(): void {

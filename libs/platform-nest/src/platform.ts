@@ -3,6 +3,7 @@ import { InProcessBus, KafkaBus, NamespacedBus, type Bus } from '@openwop/platfo
 import { isDatabaseUnavailable,
   ensureDatabase,
   InProcessRunEventFeed,
+  needsOwnVacuum,
   openDatabase,
   OutboxRelay,
   PeriodicVacuum,
@@ -11,6 +12,7 @@ import { isDatabaseUnavailable,
   startEmbeddedPostgres,
   type EmbeddedPostgres,
   type RunEventFeed,
+  VACUUM_EVERY_MS,
 } from '@openwop/platform-db';
 import type { HostConfig } from './host-config';
 
@@ -71,8 +73,12 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     );
   }, PRUNE_EVERY_MS);
   pruning.unref();
-  // PGlite has no autovacuum; a Postgres server vacuums itself.
-  const vacuum = embedded ? new PeriodicVacuum(dataSource) : undefined;
+  const vacuum = (await needsOwnVacuum(dataSource, embedded !== undefined)) ? new PeriodicVacuum(dataSource) : undefined;
+  if (vacuum && !embedded) {
+    console.warn(
+      `autovacuum is off on this Postgres: this host vacuums it every ${VACUUM_EVERY_MS / 1000} s, one process at a time (docs/capacity.md)`,
+    );
+  }
   vacuum?.start();
   return {
     config,
