@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
 import { openDatabase } from './data-source';
-import { PeriodicVacuum } from './periodic-vacuum';
+import { PeriodicVacuum, VACUUM_LOCK } from './periodic-vacuum';
 
 /** 200 outbox rows of ~600 bytes in, then out: what the relay does with a burst of messages. */
 const CHURN = [
@@ -109,11 +109,11 @@ describe('PeriodicVacuum on a Postgres server', () => {
     await other.connect();
     const vacuum = new PeriodicVacuum(ds);
     try {
-      // The lock of another process's pass (the same constant as PeriodicVacuum's).
-      await other.query('SELECT pg_advisory_lock(7420003)');
+      // Another process's pass holds the lock.
+      await other.query('SELECT pg_advisory_lock($1)', [VACUUM_LOCK]);
       expect(await vacuum.pass()).toBe(false);
       expect(await size()).toBeGreaterThan(1_000_000);
-      await other.query('SELECT pg_advisory_unlock(7420003)');
+      await other.query('SELECT pg_advisory_unlock($1)', [VACUUM_LOCK]);
       expect(await vacuum.pass()).toBe(true);
       expect(await size()).toBe(0);
     } finally {

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 export const VACUUM_EVERY_MS = 10_000;
 
 /** Arbitrary constant of the session lock that keeps one pass at a time across every process. */
-const VACUUM_LOCK = 7_420_003;
+export const VACUUM_LOCK = 7_420_003;
 
 /**
  * Whether the host must vacuum the database itself: on PGlite, Postgres in single-user mode, there is
