@@ -20,6 +20,7 @@ export {
   type MetricsServerOptions,
   type ReadinessReport,
 } from './metrics.server';
+export { observeEventLoopDelay, RuntimeMetricName } from './runtime.metrics';
 export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
 export {
   activeTraceHeaders,

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { observeEventLoopDelay } from './runtime.metrics';
 
 /** What {@link startTelemetry} set up in this process. */
 export interface Telemetry {
@@ -55,6 +56,7 @@ export function startTelemetry(defaultServiceName: string, options: TelemetryOpt
     ...(spanProcessors ? { spanProcessors } : {}),
   });
   tracingOn = spanProcessors === undefined || spanProcessors.length > 0;
+  observeEventLoopDelay();
   current = {
     tracing: tracingOn,
     metrics: true,
