@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenWopClient } from '@openwop/sdk';
-import { startEmbeddedHost, TEST_KEYS, waitFor, type RunningHost } from '@openwop/testing';
+import { freePort, startApp, startEmbeddedHost, TEST_KEYS, waitFor, type RunningHost } from '@openwop/testing';
 
 /**
  * The embedded default on PGlite with a data folder, as `npm start` runs it: every app's statements
@@ -84,5 +84,17 @@ describe('the embedded host on a PGlite data folder', () => {
     const after = await client().listEvents(runId);
     expect(after.map((e) => e.sequence)).toEqual(after.map((_, i) => i));
     expect(after.filter((e) => e.type === 'interrupt.resolved')).toHaveLength(1);
+  });
+
+  it('a second start on the same port or data folder stops before it opens anything, and the first host keeps serving', async () => {
+    const keyFile = join(dataDir, 'second-dev-api-key');
+    const second = (env: Record<string, string>) =>
+      startApp('embedded-second', 'apps/embedded/dist/main.js', { ...host.env, WOP_API_KEYS: '', WOP_DEV_API_KEY_FILE: keyFile, ...env }, /ready in \d+ ms/);
+    await expect(second({})).rejects.toThrow(/is in use — is a host already running at http:\/\/127\.0\.0\.1:\d+\?/);
+    await expect(second({ PORT: String(await freePort()) })).rejects.toThrow(/data folder .*pgdata is in use by another embedded host \(pid \d+\)/);
+    expect(existsSync(keyFile)).toBe(false); // refused before it made (or replaced) a key
+    const runId = await startWaiting();
+    expect((await resolve(runId)).status).toBe(200);
+    await untilStatus(runId, 'completed');
   });
 });

@@ -1,6 +1,6 @@
 import './telemetry';
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EngineModule } from '@openwop/engine';
@@ -10,6 +10,7 @@ import { appLogger } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
+import { assertPortFree, startBanner, withoutRouteMappingLines } from './startup';
 
 /**
  * The embedded host: every app in one process over the in-process bus and PGlite (or
@@ -17,18 +18,22 @@ import { TokenModule } from '@openwop/token';
  */
 async function main(): Promise<void> {
   const started = Date.now();
-  const json = appLogger('openwop-embedded');
-  if (json) Logger.overrideLogger(json);
+  const nestLogger = withoutRouteMappingLines(
+    appLogger('openwop-embedded') ?? new ConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] }),
+  );
+  Logger.overrideLogger(nestLogger);
   const logger = new Logger('embedded');
-  const platform = await startPlatform(readHostConfig('embedded'));
+  const config = readHostConfig('embedded');
+  await assertPortFree(config);
+  const platform = await startPlatform(config);
   const app = await NestFactory.create<NestExpressApplication>(
     rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, GatewayModule]),
-    { bufferLogs: false, ...(json ? { logger: json } : {}) },
+    { bufferLogs: false, logger: nestLogger },
   );
   configureGatewayApp(app);
   await app.listen(platform.config.port, platform.config.host);
   await startMetricsListener(logger, platform);
-  logger.log(`OpenWOP host (embedded) listening on ${platform.config.publicUrl} in ${Date.now() - started} ms`);
+  logger.log(startBanner(platform.config, Date.now() - started));
   closeOnSignals(app, platform, logger);
 }
 

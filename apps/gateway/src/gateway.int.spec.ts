@@ -350,18 +350,25 @@ describe('runs', () => {
 });
 
 describe('startup key handling', () => {
-  it('embedded without keys: generates a dev key with every scope, prints it once, writes it 0600', () => {
+  it('embedded without keys: a dev key with every scope, written 0600, kept across restarts, never logged', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-dev-key-'));
     try {
       const file = join(dir, 'nested', 'dev-api-key');
       const lines: string[] = [];
-      const registry = createApiKeyRegistry({ mode: 'embedded' }, { WOP_DEV_API_KEY_FILE: file }, { log: (l) => lines.push(l), warn: (l) => lines.push(l) });
+      const start = () => createApiKeyRegistry({ mode: 'embedded' }, { WOP_DEV_API_KEY_FILE: file }, { log: (l) => lines.push(l), warn: (l) => lines.push(l) });
+      const registry = start();
       const key = readFileSync(file, 'utf8').trim();
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      expect(lines.filter((l) => l.startsWith('dev API key: '))).toEqual([`dev API key: ${key}`]);
+      expect(lines).toContain(`dev API key (every scope, tenant "default") written to ${file}`);
       const caller = registry.verify(key);
       expect(caller?.tenant).toBe('default');
       expect([...caller!.scopes]).toEqual(expect.arrayContaining(['runs:create', 'runs:read', 'approvals:respond']));
+      // A restart (or a second start) keeps the key: scripts and the CLI holding it still work.
+      const again = start();
+      expect(readFileSync(file, 'utf8').trim()).toBe(key);
+      expect(again.verify(key)?.tenant).toBe('default');
+      expect(lines).toContain(`dev API key (every scope, tenant "default") read from ${file}`);
+      expect(lines.join('\n')).not.toContain(key);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,10 @@ export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-m
 export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+export { DataDirLockedError, lockDataDir, type DataDirLock } from './data-dir.lock';
 export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacuum';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
 export { isDatabaseUnavailable } from './database-unavailable';
 export { transaction, isPipelined, StatementBatch } from './transaction';
+export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
+export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';

@@ -59,7 +59,7 @@ export async function startEmbeddedHost(options: { databaseUrl?: string; env?: R
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
-  const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /listening on/);
+  const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /ready in \d+ ms/);
   const processes = [proc];
   return {
     mode: 'embedded',
@@ -67,7 +67,7 @@ export async function startEmbeddedHost(options: { databaseUrl?: string; env?: R
     processes,
     env,
     restart: async (_app, extra) => {
-      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /listening on/);
+      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /ready in \d+ ms/);
       processes.push(p);
       return p;
     },

@@ -1,7 +1,7 @@
 import type { HostConfig } from '@openwop/platform-nest';
 import { API_KEYS_ENV, ApiKeyConfigError, parseApiKeysConfig } from './api-key.config';
 import { ApiKeyRegistry } from './api-key.registry';
-import { createDevApiKey, devApiKeyFile, writeDevApiKey } from './dev-api-key.util';
+import { createDevApiKey, devApiKeyFile, readDevApiKey, writeDevApiKey } from './dev-api-key.util';
 
 /** Where the factory reports what it did; lines never contain a configured key. */
 export interface RegistryLog {
@@ -11,8 +11,10 @@ export interface RegistryLog {
 
 /**
  * Builds the key registry at startup from `WOP_API_KEYS`. With no keys configured, the embedded
- * mode generates a development key with every scope, prints it once and writes it to
- * {@link devApiKeyFile} (0600) for the CLI; the distributed mode refuses to start.
+ * mode uses a development key with every scope, kept in {@link devApiKeyFile} (0600) where the CLI
+ * and scripts read it: the key an earlier start wrote there, so it stays the same across restarts
+ * (and a second start never invalidates the first one's), or a fresh one written there. The key
+ * itself is never logged, only where it is; the distributed mode refuses to start.
  *
  * @throws {@link ApiKeyConfigError} when the variable is malformed, or when no keys are configured
  * in distributed mode.
@@ -29,14 +31,19 @@ export function createApiKeyRegistry(config: Pick<HostConfig, 'mode'>, env: Node
         '[{"key":"<secret>","scopes":["runs:create","runs:read"],"tenant":"acme"}]',
     );
   }
-  const dev = createDevApiKey();
-  out.log(`dev API key: ${dev.key}`);
   const file = devApiKeyFile(env);
+  const kept = readDevApiKey(file);
+  const dev = createDevApiKey(kept);
+  if (kept) {
+    out.log(`dev API key (every scope, tenant "default") read from ${file}`);
+    return new ApiKeyRegistry([dev]);
+  }
   try {
     writeDevApiKey(file, dev.key);
-    out.log(`dev API key written to ${file}`);
+    out.log(`dev API key (every scope, tenant "default") written to ${file}`);
   } catch (error) {
-    out.warn(`could not write the dev API key to ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    // Nowhere to keep it: this once, the key itself is the only way to reach the host.
+    out.warn(`could not write the dev API key to ${file} (${error instanceof Error ? error.message : String(error)}); this run's key: ${dev.key}`);
   }
   return new ApiKeyRegistry([dev]);
 }

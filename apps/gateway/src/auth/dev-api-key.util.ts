@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ApiKeyConfigEntry } from './api-key.config';
 import { HOST_SCOPES, SCOPES } from './scopes.constants';
@@ -7,10 +7,13 @@ import { HOST_SCOPES, SCOPES } from './scopes.constants';
 /** Environment variable that overrides where the embedded mode writes its development key. */
 export const DEV_API_KEY_FILE_ENV = 'WOP_DEV_API_KEY_FILE';
 
-/** A fresh development key with every scope of the vocabulary, in tenant `default`. */
-export function createDevApiKey(): ApiKeyConfigEntry {
+/** The shape of a development key: `wop_dev_` and 24 random bytes in base64url. */
+const DEV_KEY_PATTERN = /^wop_dev_[A-Za-z0-9_-]{32}$/;
+
+/** The development key with every scope of the vocabulary, in tenant `default`: `key`, or a fresh one. */
+export function createDevApiKey(key: string = `wop_dev_${randomBytes(24).toString('base64url')}`): ApiKeyConfigEntry {
   return {
-    key: `wop_dev_${randomBytes(24).toString('base64url')}`,
+    key,
     scopes: [...SCOPES, ...HOST_SCOPES],
     tenant: 'default',
     id: 'dev',
@@ -40,4 +43,15 @@ export function writeDevApiKey(file: string, key: string): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
+}
+
+/** The development key kept in `file` by an earlier start, if the file holds one. */
+export function readDevApiKey(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  return DEV_KEY_PATTERN.test(text) ? text : undefined;
 }
