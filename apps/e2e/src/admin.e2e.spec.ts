@@ -140,6 +140,16 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(interrupt?.callbackUrl);
     await page.screenshot({ path: resolve(SHOTS, `approval-${mode}.png`), fullPage: true });
 
+    // A read-only key (runs:read, no approvals:respond) gets the inspect-only link, never the resolving one.
+    const reader = await signIn(context, base, TEST_KEYS.readonly);
+    await reader.goto(`${base}/admin#/runs/${runId}/interrupts/gate`);
+    await reader.locator('[data-testid=inspect-link]').waitFor({ timeout: UI_WAIT_MS });
+    expect(await reader.locator('[data-testid=token-link]').count()).toBe(0);
+    expect(await reader.getByRole('button', { name: 'Copy resolve link' }).count()).toBe(0);
+    expect(await reader.content()).not.toContain(interrupt!.callbackUrl!.split('/').pop()!);
+    await reader.screenshot({ path: resolve(SHOTS, `approval-read-only-${mode}.png`), fullPage: true });
+    await reader.close();
+
     await page.locator('#feedback').fill('Looks right to me.');
     await page.locator('button[data-action=accept]').click();
     await page.locator('[data-testid=resolve-result][data-status=resolved]').waitFor({ timeout: UI_WAIT_MS });

@@ -261,30 +261,32 @@ function titleOf(interrupt, nodeId) {
 }
 
 /**
- * The links of the pending interrupt: this page's deep link, and when the run snapshot carries the
- * signed tokens (RFC 0093) the resolve link (`callbackUrl`, usable without an API key) and the
- * inspect-only link.
+ * The links of the pending interrupt: this page's deep link, and the signed links (RFC 0093) the
+ * run snapshot carries for this key: the resolve link (`callbackUrl`, usable without an API key)
+ * only when the key may resolve (`approvals:respond`), the inspect-only link (`inspectUrl`) for any
+ * reader; once the tokens expired, a note instead of links.
  */
 function linksPanel(runId, nodeId, snapshotInterrupt) {
   const items = [h('li', {}, h('span', { class: 'link-label' }, 'This page'), copyButton(absoluteLink(interruptHash(runId, nodeId)), 'Copy link'))];
-  if (snapshotInterrupt && snapshotInterrupt.callbackUrl) {
-    const callbackUrl = snapshotInterrupt.callbackUrl;
+  const i = snapshotInterrupt || {};
+  if (i.callbackUrl) {
     items.push(
       h(
         'li',
         { 'data-testid': 'token-link' },
         h('span', { class: 'link-label' }, 'Signed resolve link'),
-        h('code', { class: 'id', title: callbackUrl }, callbackUrl),
-        copyButton(callbackUrl, 'Copy resolve link'),
+        h('code', { class: 'id', title: i.callbackUrl }, i.callbackUrl),
+        copyButton(i.callbackUrl, 'Copy resolve link'),
       ),
     );
-    if (snapshotInterrupt.inspectToken) {
-      const inspectUrl = callbackUrl.replace(/[^/]+$/, encodeURIComponent(snapshotInterrupt.inspectToken));
-      items.push(h('li', { class: 'token-link' }, h('span', { class: 'link-label' }, 'Inspect-only link'), h('code', { class: 'id', title: inspectUrl }, inspectUrl), copyButton(inspectUrl, 'Copy inspect link')));
-    }
-    if (snapshotInterrupt.tokenExpiresAt) {
-      items.push(h('li', { class: 'muted' }, h('span', {}, 'Token links expire ', timeEl(snapshotInterrupt.tokenExpiresAt), ' and stop working once the interrupt is resolved or the run ends.')));
-    }
+  }
+  if (i.inspectUrl) {
+    items.push(h('li', { class: 'token-link', 'data-testid': 'inspect-link' }, h('span', { class: 'link-label' }, 'Inspect-only link'), h('code', { class: 'id', title: i.inspectUrl }, i.inspectUrl), copyButton(i.inspectUrl, 'Copy inspect link')));
+  }
+  if (i.tokenExpired) {
+    items.push(h('li', { class: 'muted' }, h('span', {}, 'The signed links expired ', timeEl(i.tokenExpiresAt), '; answer here with an API key.')));
+  } else if (i.tokenExpiresAt) {
+    items.push(h('li', { class: 'muted' }, h('span', {}, 'Token links expire ', timeEl(i.tokenExpiresAt), ' and stop working once the interrupt is resolved or the run ends.')));
   }
   return h('div', { class: 'links' }, h('h2', {}, 'Links'), h('ul', { class: 'link-list' }, items));
 }

@@ -27,6 +27,7 @@ import { ListConversationsController } from './list-conversations/list-conversat
 import { HealthController } from './health/health.controller';
 import { InterruptTokenHandler } from './interrupt-tokens/interrupt-token.handler';
 import { InterruptTokensController } from './interrupt-tokens/interrupt-tokens.controller';
+import { InterruptTokenPresenter } from './interrupt-tokens/interrupt-token.presenter';
 import { ResolutionTokenReadRepository } from './interrupt-tokens/resolution-token-read.repository';
 import { PollRunEventsController } from './poll-run-events/poll-run-events.controller';
 import { RunEventStreamer } from './run-events/run-event.streamer';
@@ -90,6 +91,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     CreateRunHandler,
     ShutdownSignal,
     ResolutionTokenReadRepository,
+    InterruptTokenPresenter,
     InterruptTokenHandler,
     ForkRunHandler,
   ],

@@ -25,7 +25,11 @@ export interface CreateRunResponse {
   readonly statusUrl: string;
 }
 
-/** The pending interrupt of a run snapshot, with its signed tokens (RFC 0093). */
+/**
+ * The pending interrupt of a run snapshot, with the signed tokens (RFC 0093) the key may hold: the
+ * resolving `interruptToken`/`callbackUrl` only for a key with `approvals:respond`, the inspect-only
+ * `inspectToken`/`inspectUrl` for any reader; none once they expired (`tokenExpired: true`).
+ */
 export interface PendingInterrupt {
   readonly interruptId: string;
   readonly nodeId: string;
@@ -38,7 +42,9 @@ export interface PendingInterrupt {
   readonly interruptToken?: string;
   readonly callbackUrl?: string;
   readonly inspectToken?: string;
+  readonly inspectUrl?: string;
   readonly tokenExpiresAt?: string;
+  readonly tokenExpired?: boolean;
   readonly [field: string]: unknown;
 }
 

@@ -169,10 +169,13 @@ export class RunFollower {
     }
   }
 
-  /** The token service mints the signed token just after the suspension: wait for it briefly. */
+  /**
+   * The token service mints the signed tokens just after the suspension: wait for them briefly. The
+   * resolving `callbackUrl` comes only to a key holding `approvals:respond`; any key sees `inspectUrl`.
+   */
   private async withCallbackUrl(run: RunSnapshotBody): Promise<RunSnapshotBody> {
     const deadline = Date.now() + 5_000;
-    while (!run.interrupt?.callbackUrl && Date.now() < deadline && !this.interruption.signal.aborted) {
+    while (!run.interrupt?.inspectUrl && !run.interrupt?.tokenExpired && Date.now() < deadline && !this.interruption.signal.aborted) {
       await new Promise((r) => setTimeout(r, 100));
       run = await this.client.getRun(this.runId);
     }

@@ -13,6 +13,10 @@ import { GatewayModule } from '../gateway.module';
 // through the gateway's one error table; the snapshot decoration reads rows written here.
 
 const API_KEY = 'gw_tok_t1_' + 'a'.repeat(24);
+/** A key that may resolve (approvals:respond) in the runs' tenant. */
+const RESOLVER_KEY = 'gw_tok_t1r_' + 'b'.repeat(24);
+/** A key holding approvals:respond in another tenant. */
+const OTHER_TENANT_KEY = 'gw_tok_t2r_' + 'c'.repeat(24);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const tokenFor = (runId: string, tag: string) =>
   `${b64({ v: 1, alg: 'HS256', kid: 'k1', runId, tag })}.${Buffer.alloc(32, 1).toString('base64url')}`;
@@ -46,10 +50,10 @@ async function fakeTokenService(message: IncomingMessage): Promise<CommandReply>
 async function call(
   method: string,
   path: string,
-  options: { body?: unknown; raw?: string; auth?: boolean } = {},
+  options: { body?: unknown; raw?: string; auth?: boolean | string } = {},
 ) {
   const headers: Record<string, string> = {};
-  if (options.auth) headers.authorization = `Bearer ${API_KEY}`;
+  if (options.auth) headers.authorization = `Bearer ${typeof options.auth === 'string' ? options.auth : API_KEY}`;
   const body = options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
@@ -60,6 +64,8 @@ beforeAll(async () => {
   db = await createTestDatabase('gateway_tokens');
   process.env.WOP_API_KEYS = JSON.stringify([
     { key: API_KEY, scopes: ['runs:read'], tenant: 't1', id: 'key-t1' },
+    { key: RESOLVER_KEY, scopes: ['runs:read', 'approvals:respond'], tenant: 't1', id: 'key-t1r' },
+    { key: OTHER_TENANT_KEY, scopes: ['runs:read', 'approvals:respond'], tenant: 't2', id: 'key-t2r' },
   ]);
   platform = await startPlatform(
     readHostConfig('embedded', {
@@ -195,7 +201,8 @@ describe('/v1/interrupts/{token} (no API key)', () => {
 });
 
 describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt', () => {
-  async function seedRun(runId: string, tokens?: { invalidated: boolean }) {
+  const future = new Date(Date.now() + 3_600_000).toISOString();
+  async function seedRun(runId: string, tokens?: { invalidated: boolean; expiresAt?: string }) {
     const interruptId = `${runId}:gate:0`;
     const snapshot = {
       runId,
@@ -223,29 +230,58 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
     if (tokens) {
       await platform.dataSource.query(
         `INSERT INTO resolution_tokens (interrupt_id, run_id, node_id, tenant, kind, key, data, requested_at, resolve_token, inspect_token, kid, expires_at, invalidated_at)
-         VALUES ($1, $2, 'gate', 't1', 'external-event', $1, '{}', '2026-01-01T00:00:00.000Z', $3, $4, 'k1', '2026-01-01T00:30:00.000Z', $5)`,
-        [interruptId, runId, `RES-${runId}.mac`, `INS-${runId}.mac`, tokens.invalidated ? new Date() : null],
+         VALUES ($1, $2, 'gate', 't1', 'external-event', $1, '{}', '2026-01-01T00:00:00.000Z', $3, $4, 'k1', $6, $5)`,
+        [interruptId, runId, `RES-${runId}.mac`, `INS-${runId}.mac`, tokens.invalidated ? new Date() : null, tokens.expiresAt ?? future],
       );
     }
   }
 
-  it('interruptToken, callbackUrl (public URL), inspectToken and tokenExpiresAt', async () => {
+  it('a key holding approvals:respond: interruptToken, callbackUrl (public URL), inspectToken, inspectUrl and tokenExpiresAt', async () => {
     await seedRun('run-snap-1', { invalidated: false });
-    const res = await call('GET', '/v1/runs/run-snap-1', { auth: true });
+    const res = await call('GET', '/v1/runs/run-snap-1', { auth: RESOLVER_KEY });
     expect(res.json.interrupt).toMatchObject({
       interruptId: 'run-snap-1:gate:0',
       interruptToken: 'RES-run-snap-1.mac',
       callbackUrl: 'https://wop.example/v1/interrupts/RES-run-snap-1.mac',
       inspectToken: 'INS-run-snap-1.mac',
-      tokenExpiresAt: '2026-01-01T00:30:00.000Z',
+      inspectUrl: 'https://wop.example/v1/interrupts/INS-run-snap-1.mac',
+      tokenExpiresAt: future,
     });
+  });
+
+  it('a runs:read key without approvals:respond: only the inspect-only token and link', async () => {
+    await seedRun('run-snap-4', { invalidated: false });
+    const res = await call('GET', '/v1/runs/run-snap-4', { auth: API_KEY });
+    expect(res.status).toBe(200);
+    expect(res.json.interrupt).toMatchObject({
+      inspectToken: 'INS-run-snap-4.mac',
+      inspectUrl: 'https://wop.example/v1/interrupts/INS-run-snap-4.mac',
+      tokenExpiresAt: future,
+    });
+    expect(res.json.interrupt).not.toHaveProperty('interruptToken');
+    expect(res.json.interrupt).not.toHaveProperty('callbackUrl');
+    expect(JSON.stringify(res.json)).not.toContain('RES-run-snap-4');
+    // approvals:respond in another tenant sees neither the run nor its tokens.
+    const other = await call('GET', '/v1/runs/run-snap-4', { auth: OTHER_TENANT_KEY });
+    expect(other.status).toBe(404);
+    expect(JSON.stringify(other.json)).not.toContain('run-snap-4.mac');
+  });
+
+  it('expired tokens are handed to nobody: tokenExpired and tokenExpiresAt instead', async () => {
+    const expiresAt = new Date(Date.now() - 1_000).toISOString();
+    await seedRun('run-snap-5', { invalidated: false, expiresAt });
+    for (const key of [RESOLVER_KEY, API_KEY]) {
+      const res = await call('GET', '/v1/runs/run-snap-5', { auth: key });
+      expect(res.json.interrupt).toMatchObject({ interruptId: 'run-snap-5:gate:0', tokenExpired: true, tokenExpiresAt: expiresAt });
+      expect(JSON.stringify(res.json)).not.toContain('run-snap-5.mac');
+    }
   });
 
   it('no token fields when the tokens are invalidated or not minted (after a bounded wait)', async () => {
     await seedRun('run-snap-2', { invalidated: true });
     await seedRun('run-snap-3');
     for (const runId of ['run-snap-2', 'run-snap-3']) {
-      const res = await call('GET', `/v1/runs/${runId}`, { auth: true });
+      const res = await call('GET', `/v1/runs/${runId}`, { auth: RESOLVER_KEY });
       expect(res.status).toBe(200);
       expect(res.json.interrupt).not.toHaveProperty('interruptToken');
       expect(res.json.interrupt).not.toHaveProperty('callbackUrl');
