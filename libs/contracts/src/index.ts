@@ -7,6 +7,17 @@ export {
   SchemaValidationError,
   type SchemaViolation,
 } from './schema-validation';
+export {
+  UNTRUSTED_SCHEMA_LIMITS,
+  UnsupportedPatternError,
+  UntrustedSchemaError,
+  UntrustedSchemaCompiler,
+  assertSchemaBounds,
+  compileLinearPattern,
+  linearRegExp,
+  newLinearAjv,
+  untrustedSchemaProblem,
+} from './linear-schema';
 export { assertCommand } from './message-validation';
 export {
   StartRunData,

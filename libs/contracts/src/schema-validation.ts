@@ -1,11 +1,10 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { newLinearAjv } from './linear-schema';
 import errorEnvelopeSchema from './schemas/error-envelope.schema.json';
 import runEventSchema from './schemas/run-event.schema.json';
 import type { RunEventDoc } from './run-event';
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
+const ajv = newLinearAjv({ allErrors: true });
 
 const runEventValidator = ajv.compile<RunEventDoc>(runEventSchema);
 const errorEnvelopeValidator = ajv.compile(errorEnvelopeSchema);

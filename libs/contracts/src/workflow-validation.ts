@@ -1,5 +1,5 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020';
+import { newLinearAjv } from './linear-schema';
 import agentRefSchema from './schemas/agent-ref.schema.json';
 import workflowDefinitionSchema from './schemas/workflow-definition.schema.json';
 import type { SchemaViolation } from './schema-validation';
@@ -10,8 +10,7 @@ let validator: ValidateFunction | undefined;
 /** Compiled lazily: most processes never register a workflow. */
 function definitionValidator(): ValidateFunction {
   if (validator) return validator;
-  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-  addFormats(ajv);
+  const ajv = newLinearAjv({ allErrors: true, verbose: true });
   ajv.addSchema(agentRefSchema);
   // The definition schema references `prompt-ref.schema.json`, which the copied spec set does not
   // ship; only `defaults.promptRefs` uses it, so any object is accepted there.

@@ -1,3 +1,5 @@
+import { untrustedSchemaProblem } from './linear-schema';
+
 /** The parts of an OpenWOP `WorkflowDefinition` the host reads (`workflow-definition.schema.json`). */
 export interface WorkflowNode {
   readonly id: string;
@@ -146,6 +148,33 @@ function rosterProblems(participants: unknown, path: string, min: number): Unsup
   return problems;
 }
 
+/** Node config fields that hold a JSON Schema the host compiles or hands on (`questions[].schema` too). */
+const SCHEMA_FIELDS = ['resumeSchema', 'answerSchema', 'turnSchema', 'outcomeSchema'] as const;
+
+/**
+ * The JSON Schemas a node's config carries, each checked as the host will use it: bounded in size
+ * and depth, every pattern runnable in linear time (no backreferences or lookaround), valid draft
+ * 2020-12. A schema refused here would otherwise leave an interrupt no answer can resolve.
+ */
+function embeddedSchemaProblems(config: Record<string, unknown>, at: string): UnsupportedFeature[] {
+  const found: [string, unknown][] = SCHEMA_FIELDS.filter((f) => config[f] !== undefined).map((f) => [
+    `${at}/${f}`,
+    config[f],
+  ]);
+  if (Array.isArray(config.questions)) {
+    config.questions.forEach((q: unknown, j) => {
+      const schema = (q as { schema?: unknown } | null)?.schema;
+      if (schema !== undefined) found.push([`${at}/questions/${j}/schema`, schema]);
+    });
+  }
+  const problems: UnsupportedFeature[] = [];
+  for (const [path, schema] of found) {
+    const problem = untrustedSchemaProblem(schema);
+    if (problem) problems.push({ path: `${path}${problem.path}`, message: problem.message });
+  }
+  return problems;
+}
+
 function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[] {
   const problems: UnsupportedFeature[] = [];
   const config = node.config ?? {};
@@ -161,6 +190,7 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
   if (node.typeId === 'agent.dialogue' || node.typeId === 'agent.council') {
     problems.push(...rosterProblems(config.participants, `/nodes/${i}/config/participants`, node.typeId === 'agent.dialogue' ? 2 : 1));
   }
+  problems.push(...embeddedSchemaProblems(config, `/nodes/${i}/config`));
   for (const [port, value] of Object.entries(node.inputs ?? {})) {
     if ((value as { type?: unknown } | null)?.type === 'expression') {
       problems.push({
