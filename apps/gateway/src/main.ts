@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { appLogger } from '@openwop/observability';
+import { appLogger, redactConsole } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { configureGatewayApp } from './configure-gateway-app';
 import { GatewayModule } from './gateway.module';
@@ -13,14 +13,15 @@ import { GatewayModule } from './gateway.module';
  * listener. SIGTERM/SIGINT close the app (open streams end first), then the platform.
  */
 async function main(): Promise<void> {
-  const json = appLogger('openwop-gateway');
-  if (json) Logger.overrideLogger(json);
+  redactConsole();
+  const appLog = appLogger('openwop-gateway');
+  Logger.overrideLogger(appLog);
   const logger = new Logger('Gateway');
   const config = readHostConfig('distributed');
   const platform = await startPlatform(config);
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false, ...(json ? { logger: json } : {}) });
+    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false, logger: appLog });
     configureGatewayApp(app);
     await app.listen(config.port, config.host);
     await startMetricsListener(logger, platform);

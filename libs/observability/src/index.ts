@@ -1,5 +1,6 @@
 export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attributes';
-export { appLogger, JsonLogger } from './json.logger';
+export { appLogger, JsonLogger, RedactingConsoleLogger, redactConsole } from './json.logger';
+export { REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
 export {
   countConversationTurn,
   countDeadLetter,
@@ -21,6 +22,7 @@ export {
   type ReadinessReport,
 } from './metrics.server';
 export { observeEventLoopDelay, RuntimeMetricName } from './runtime.metrics';
+export { countProjectionFailure, countProjectionHeld, ProjectionMetricName } from './projection.metrics';
 export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
 export {
   activeTraceHeaders,

@@ -1,12 +1,15 @@
+import { format } from 'node:util';
+import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { trace } from '@opentelemetry/api';
-import type { LoggerService, LogLevel } from '@nestjs/common';
+import { redactSecrets, redactValue } from './secret-redaction';
 
 type Write = (line: string) => void;
 
 /**
  * A Nest `LoggerService` writing one JSON object per line: `time`, `level`, `service`, `context`,
  * `msg`, and `trace_id`/`span_id` of the active span when one is recording, so a log line leads to
- * its trace. Errors go to stderr with their `stack`.
+ * its trace. Errors go to stderr with their `stack`. Every field passes through
+ * {@link redactValue}: tokens, keys and callback URLs never reach a line (`secret-redaction.ts`).
  */
 export class JsonLogger implements LoggerService {
   private levels: ReadonlySet<LogLevel> = new Set(['log', 'error', 'warn', 'fatal']);
@@ -45,17 +48,15 @@ export class JsonLogger implements LoggerService {
     const params = [...rest];
     const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     const entry: Record<string, unknown> = { time: new Date().toISOString(), level, service: this.service };
-    if (context !== undefined) entry.context = context;
+    if (context !== undefined) entry.context = redactSecrets(context);
     if (message instanceof Error) {
-      entry.msg = message.message;
-      entry.stack = message.stack;
-    } else if (typeof message === 'string') {
-      entry.msg = message;
+      entry.msg = redactSecrets(message.message);
+      if (message.stack !== undefined) entry.stack = redactSecrets(message.stack);
     } else {
-      entry.msg = message;
+      entry.msg = redactValue(message);
     }
     const stack = params.find((p): p is string => typeof p === 'string' && p.includes('\n    at '));
-    if (stack && entry.stack === undefined) entry.stack = stack;
+    if (stack && entry.stack === undefined) entry.stack = redactSecrets(stack);
     const span = trace.getActiveSpan()?.spanContext();
     if (span && span.traceId !== '00000000000000000000000000000000') {
       entry.trace_id = span.traceId;
@@ -68,14 +69,60 @@ export class JsonLogger implements LoggerService {
 }
 
 /**
- * The logger the apps hand to Nest: JSON lines unless `LOG_FORMAT=pretty`, or `LOG_FORMAT` is unset
- * and stdout is a terminal (then `undefined`: Nest's own coloured console logger).
+ * Nest's coloured console logger (the pretty format), with every message, context and stack passed
+ * through the same redaction as {@link JsonLogger}.
  */
-export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): LoggerService | undefined {
+export class RedactingConsoleLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+  ): void {
+    super.printMessages(
+      messages.map((m) => (m instanceof Error ? redactSecrets(m.stack ?? m.message) : redactValue(m))),
+      context === undefined ? undefined : redactSecrets(context),
+      logLevel,
+      writeStreamType,
+      typeof errorStack === 'string' ? redactSecrets(errorStack) : redactValue(errorStack),
+    );
+  }
+
+  protected override printStackTrace(stack: string): void {
+    super.printStackTrace(typeof stack === 'string' ? redactSecrets(stack) : stack);
+  }
+}
+
+/**
+ * The logger the apps hand to Nest (`Logger.overrideLogger` and `NestFactory.create({logger})`):
+ * JSON lines unless `LOG_FORMAT=pretty`, or `LOG_FORMAT` is unset and stdout is a terminal (then
+ * Nest's coloured console). Both redact secrets.
+ */
+export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): LoggerService {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
-  if (format === 'pretty' || (format !== 'json' && tty)) return undefined;
+  if (format === 'pretty' || (format !== 'json' && tty)) return new RedactingConsoleLogger();
   return new JsonLogger(service);
 }
+
+type ConsoleMethod = 'log' | 'info' | 'warn' | 'error' | 'debug' | 'trace';
+
+/**
+ * Routes `console.*` of `target` (the process's console by default) through {@link redactSecrets}:
+ * the lines libraries print themselves (the Kafka client, the outbox relay, Express' last-resort
+ * error handler) are redacted like the logger's. Idempotent.
+ */
+export function redactConsole(target: Console = console): void {
+  const marked = target as Console & { [REDACTING]?: true };
+  if (marked[REDACTING]) return;
+  marked[REDACTING] = true;
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const satisfies readonly ConsoleMethod[]) {
+    const original = target[method].bind(target);
+    target[method] = (...args: unknown[]) => original(redactSecrets(format(...args)));
+  }
+}
+
+const REDACTING = Symbol.for('openwop.redacting-console');
 
 function safeJson(entry: Record<string, unknown>): string {
   try {

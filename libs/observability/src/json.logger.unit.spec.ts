@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { appLogger, JsonLogger } from './json.logger';
+import { appLogger, JsonLogger, RedactingConsoleLogger, redactConsole } from './json.logger';
+import { REDACTED } from './secret-redaction';
 import { startTelemetry } from './telemetry';
 
 startTelemetry('logger-test', { spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })] });
@@ -41,10 +42,67 @@ describe('JsonLogger', () => {
 });
 
 describe('appLogger', () => {
-  it('is JSON unless LOG_FORMAT=pretty, or unset on a terminal', () => {
+  it('is JSON unless LOG_FORMAT=pretty, or unset on a terminal (then the redacting console logger)', () => {
     expect(appLogger('s', {}, false)).toBeInstanceOf(JsonLogger);
-    expect(appLogger('s', {}, true)).toBeUndefined();
-    expect(appLogger('s', { LOG_FORMAT: 'pretty' }, false)).toBeUndefined();
+    expect(appLogger('s', {}, true)).toBeInstanceOf(RedactingConsoleLogger);
+    expect(appLogger('s', { LOG_FORMAT: 'pretty' }, false)).toBeInstanceOf(RedactingConsoleLogger);
     expect(appLogger('s', { LOG_FORMAT: 'json' }, true)).toBeInstanceOf(JsonLogger);
+  });
+});
+
+const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiJ9.' + 'M'.repeat(43);
+const KEY = 'test_t1_' + 'a'.repeat(24);
+
+describe('secrets never reach a log line', () => {
+  it('JsonLogger redacts msg, stack, context and structured messages', () => {
+    const { logger, out, err } = capture();
+    const error = new Error(`POST /v1/interrupts/${TOKEN} failed`);
+    logger.error(`POST /v1/interrupts/${TOKEN} failed (correlationId c1): ${error.stack}`, error.stack, 'Gateway');
+    logger.error(error);
+    logger.log({ headers: { authorization: `Bearer ${KEY}` }, url: `/v1/interrupts/${TOKEN}` }, 'ctx');
+    logger.warn(`authorization: Bearer ${KEY}`, `ctx ${TOKEN}`);
+    const lines = [...out(), ...err()];
+    expect(lines).toHaveLength(4);
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(TOKEN.split('.')[1]);
+    expect(text).not.toContain(KEY);
+    expect(err()[0]).toMatchObject({ msg: expect.stringContaining(`/v1/interrupts/${REDACTED} failed`), context: 'Gateway' });
+    expect(err()[1]).toMatchObject({ msg: `POST /v1/interrupts/${REDACTED} failed`, stack: expect.stringContaining(REDACTED) });
+    expect(out()[0]).toMatchObject({ msg: { headers: { authorization: REDACTED }, url: `/v1/interrupts/${REDACTED}` } });
+  });
+
+  it('RedactingConsoleLogger (pretty mode) redacts message, context and stack', () => {
+    const written: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
+    );
+    try {
+      const logger = new RedactingConsoleLogger({ colors: false });
+      logger.log(`GET /v1/interrupts/${TOKEN}`, 'Gateway');
+      logger.error(`failed with Bearer ${KEY}`, `Error: x ${TOKEN}\n    at f (file.ts:1:1)`, `ctx ${TOKEN}`);
+      logger.warn({ interruptToken: TOKEN, nested: { auth: `Bearer ${KEY}` } });
+      logger.error(new Error(`POST /v1/interrupts/${TOKEN} failed`));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const text = written.join('');
+    expect(text).toContain(`/v1/interrupts/${REDACTED}`);
+    expect(text).toContain(`Bearer ${REDACTED}`);
+    expect(text).not.toContain(TOKEN.split('.')[1]);
+    expect(text).not.toContain(KEY);
+  });
+
+  it('redactConsole routes console.* through the redaction, once', () => {
+    const lines: string[] = [];
+    const target = { log: (l: string) => lines.push(l), info: (l: string) => lines.push(l), warn: (l: string) => lines.push(l), error: (l: string) => lines.push(l), debug: (l: string) => lines.push(l), trace: (l: string) => lines.push(l) } as unknown as Console;
+    redactConsole(target);
+    redactConsole(target);
+    target.error('outbox relay failed', new Error(`publish of /v1/interrupts/${TOKEN}`), { authorization: `Bearer ${KEY}` });
+    target.log('%s then %o', `Bearer ${KEY}`, { t: TOKEN });
+    expect(lines).toHaveLength(2);
+    expect(lines.join('\n')).not.toContain(TOKEN.split('.')[1]);
+    expect(lines.join('\n')).not.toContain(KEY);
+    expect(lines[0]).toContain('outbox relay failed');
   });
 });

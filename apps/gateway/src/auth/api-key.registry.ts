@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { registerSecret } from '@openwop/observability';
 import type { ApiKeyConfigEntry } from './api-key.config';
 
 /** The authenticated caller behind a request: who it is, where it may act, and what it may do. */
@@ -21,12 +22,15 @@ function sha256(value: string): Buffer {
 /**
  * The configured API keys, held only as SHA-256 hashes. {@link verify} hashes the presented key
  * and compares it with every stored hash using `timingSafeEqual`, without stopping at a match,
- * so timing reveals neither which key matched nor how much of one did.
+ * so timing reveals neither which key matched nor how much of one did. The keys themselves are
+ * registered with the log redaction, so no log line of the process carries one.
  */
 export class ApiKeyRegistry {
   private readonly keys: readonly StoredKey[];
 
   constructor(entries: readonly ApiKeyConfigEntry[]) {
+    // Whatever their shape, the configured keys are redacted from every log line of this process.
+    registerSecret(...entries.map((entry) => entry.key));
     this.keys = entries.map((entry) => {
       const hash = sha256(entry.key);
       const keyId = entry.id ?? `key-${hash.toString('hex').slice(0, 12)}`;

@@ -1,6 +1,6 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { tracingEnabled } from '@openwop/observability';
+import { redactSecrets, tracingEnabled } from '@openwop/observability';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
@@ -8,7 +8,8 @@ import type { NextFunction, Request, Response } from 'express';
  * caller's `traceparent` when it sent one, the response carries this span's `traceparent`, and the
  * handler runs inside it, so the commands it sends over the bus continue the same trace. Registered
  * after Nest's body parsers, so the context is not lost across the body read. The span is named by
- * the matched route (`POST /v1/runs/:runId/interrupts/:nodeId`), never by ids. No-op with tracing off.
+ * the matched route (`POST /v1/runs/:runId/interrupts/:nodeId`), never by ids, and its `url.path`
+ * is redacted (no token of a callback URL reaches the trace backend). No-op with tracing off.
  */
 @Injectable()
 export class HttpTracingMiddleware implements NestMiddleware {
@@ -19,7 +20,8 @@ export class HttpTracingMiddleware implements NestMiddleware {
       req.method,
       {
         kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method, 'url.path': req.originalUrl.split('?')[0] ?? '/' },
+        // The path may carry a bearer credential (`/v1/interrupts/{token}`): the trace backend gets it redacted.
+        attributes: { 'http.request.method': req.method, 'url.path': redactSecrets(req.originalUrl.split('?')[0] ?? '/') },
       },
       parent,
     );

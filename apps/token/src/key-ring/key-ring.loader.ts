@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { registerSecret } from '@openwop/observability';
 import type { HostConfig } from '@openwop/platform-nest';
 import type { KeyRing } from '@openwop/token-domain';
 import { describeKeyRing, generateTokenKeys, parseTokenKeys } from './token-keys.config';
@@ -30,6 +31,15 @@ export function loadKeyRing(
   env: NodeJS.ProcessEnv,
   log: KeyRingLog,
 ): KeyRing {
+  const ring = readKeyRing(config, env, log);
+  // No log line of the process carries a signing secret, in any of its usual encodings.
+  for (const { secret } of Object.values(ring.keys)) {
+    registerSecret(secret.toString('base64'), secret.toString('base64url'), secret.toString('hex'));
+  }
+  return ring;
+}
+
+function readKeyRing(config: Pick<HostConfig, 'mode' | 'dataDir'>, env: NodeJS.ProcessEnv, log: KeyRingLog): KeyRing {
   const raw = env.WOP_TOKEN_KEYS;
   if (raw !== undefined && raw.trim() !== '') {
     const ring = parseTokenKeys(raw, 'WOP_TOKEN_KEYS');
