@@ -3,6 +3,17 @@ export { MIGRATIONS } from './migrations';
 export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-models';
 export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
+export {
+  claimIdempotencyKey,
+  IDEMPOTENCY_RETENTION_MS,
+  pruneIdempotencyRecords,
+  releaseIdempotencyKey,
+  settleIdempotencyKey,
+  type IdempotencyClaim,
+  type IdempotencyScope,
+  type SettledState,
+  type StoredResponse,
+} from './idempotency-records';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 export { DataDirLockedError, lockDataDir, type DataDirLock } from './data-dir.lock';
 export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacuum';

@@ -8,6 +8,7 @@ import { OutboxTraceContext1700000000600 } from './1700000000600-outbox-trace-co
 import { InterruptConversations1700000000700 } from './1700000000700-interrupt-conversations';
 import { ConversationSilence1700000000800 } from './1700000000800-conversation-silence';
 import { OutboxKeyIndex1700000000900 } from './1700000000900-outbox-key-index';
+import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-records';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   InterruptConversations1700000000700,
   ConversationSilence1700000000800,
   OutboxKeyIndex1700000000900,
+  IdempotencyRecords1700000001100,
 ];
