@@ -1,12 +1,12 @@
 import './telemetry';
 import 'reflect-metadata';
-import { ConsoleLogger, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EngineModule } from '@openwop/engine';
 import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
-import { appLogger } from '@openwop/observability';
+import { appLogger, redactConsole } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
@@ -18,9 +18,8 @@ import { assertPortFree, startBanner, withoutRouteMappingLines } from './startup
  */
 async function main(): Promise<void> {
   const started = Date.now();
-  const nestLogger = withoutRouteMappingLines(
-    appLogger('openwop-embedded') ?? new ConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] }),
-  );
+  redactConsole();
+  const nestLogger = withoutRouteMappingLines(appLogger('openwop-embedded'));
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('embedded');
   const config = readHostConfig('embedded');

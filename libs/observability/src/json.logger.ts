@@ -101,7 +101,8 @@ export class RedactingConsoleLogger extends ConsoleLogger {
  */
 export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): LoggerService {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
-  if (format === 'pretty' || (format !== 'json' && tty)) return new RedactingConsoleLogger();
+  // The same levels as the JSON logger: Nest's debug and verbose lines (one per route) stay quiet.
+  if (format === 'pretty' || (format !== 'json' && tty)) return new RedactingConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] });
   return new JsonLogger(service);
 }
 
