@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020';
 import { newLinearAjv } from './linear-schema';
 import agentRefSchema from './schemas/agent-ref.schema.json';
 import workflowDefinitionSchema from './schemas/workflow-definition.schema.json';
+import { workflowLimitProblems } from './limits';
 import type { SchemaViolation } from './schema-validation';
 import { unsupportedFeatures, type WorkflowDefinition } from './workflow';
 
@@ -98,12 +99,15 @@ export function definitionSchemaErrors(value: unknown): DefinitionSchemaError[] 
 }
 
 /**
- * Checks a workflow definition for registration (after {@link withDefinitionDefaults}): first against `workflow-definition.schema.json`
+ * Checks a workflow definition for registration (after {@link withDefinitionDefaults}): first the
+ * host's size bounds (`workflowLimitProblems`), then `workflow-definition.schema.json`
  * (required fields, shapes), then against what this host executes ({@link unsupportedFeatures}).
  * Returns the violations, each naming the offending field by JSON pointer; empty when it may be
  * registered.
  */
 export function validateWorkflowDefinition(value: unknown): SchemaViolation[] {
+  const bounds = workflowLimitProblems(value);
+  if (bounds.length > 0) return bounds;
   const validate = definitionValidator();
   if (!validate(value)) {
     return (validate.errors ?? []).map((e) =>
