@@ -113,7 +113,7 @@ export {
   type ForkRunCommand,
   type ForkRunResult,
 } from './fork-commands';
-export { refusal, validationRefusal } from './command-reply';
+export { COMMAND_NOT_APPLIED, notAppliedRefusal, refusal, validationRefusal } from './command-reply';
 export {
   conversationLimits,
   conversationRefusal,

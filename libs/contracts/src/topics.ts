@@ -41,5 +41,9 @@ export const Headers = {
   tracestate: 'tracestate',
   deadLetterReason: 'openwop-dead-letter-reason',
   deadLetterTopic: 'openwop-dead-letter-topic',
+  /** Why a message was dead-lettered: `exhausted`, `undecodable` or `refused` (see the bus port). */
+  deadLetterCause: 'openwop-dead-letter-cause',
+  /** The consumer group that gave the message up. */
+  deadLetterGroup: 'openwop-dead-letter-group',
   attempts: 'openwop-attempts',
 } as const;

@@ -46,7 +46,7 @@ function get(): Instruments | undefined {
       description: 'Signed resolution token verifications, by outcome (ok or the refusal code).',
     }),
     deadLetters: meter.createCounter(MetricName.deadLetters, {
-      description: 'Messages moved to the dead-letter topic after their retries, by source topic and group.',
+      description: 'Messages moved to the dead-letter topic (retries exhausted, undecodable, or a refusal nobody waited for), by source topic, group and cause.',
     }),
     interruptsPending: meter.createObservableGauge(MetricName.interruptsPending, {
       description: 'Interrupts waiting for an answer, by kind (from the pending-interrupts projection).',
@@ -81,8 +81,9 @@ export function countTokenVerification(outcome: string): void {
   get()?.tokenVerifications.add(1, { [Attr.tokenOutcome]: outcome });
 }
 
-export function countDeadLetter(topic: string, group: string): void {
-  get()?.deadLetters.add(1, { topic, group });
+/** A message went to the dead-letter topic; `cause` is `exhausted`, `undecodable` or `refused`. */
+export function countDeadLetter(topic: string, group: string, cause = 'exhausted'): void {
+  get()?.deadLetters.add(1, { topic, group, cause });
 }
 
 /**
@@ -100,7 +101,7 @@ export function seedCounters(series: {
   for (const kind of series.interruptKinds ?? []) m.interruptsRequested.add(0, { [Attr.interruptKind]: kind });
   for (const kind of series.conversationKinds ?? []) m.conversationTurns.add(0, { [Attr.interruptKind]: kind });
   for (const outcome of series.tokenOutcomes ?? []) m.tokenVerifications.add(0, { [Attr.tokenOutcome]: outcome });
-  for (const s of series.deadLetters ?? []) m.deadLetters.add(0, { topic: s.topic, group: s.group });
+  for (const s of series.deadLetters ?? []) m.deadLetters.add(0, { topic: s.topic, group: s.group, cause: 'exhausted' });
 }
 
 export interface PendingInterruptSample {

@@ -9,8 +9,14 @@
  *   subscriber had not committed is redelivered to the group's next owner of that key;
  * - bounded retries: a handler that keeps throwing is retried `maxAttempts` times in place (the
  *   partition waits), then the message goes to the dead-letter topic with the reason in headers;
+ * - nothing is dropped silently: every dead letter (a handler that kept throwing, a message that is
+ *   not JSON, a refusal of a request nobody waits for) is counted (`openwop.bus.dead_letters`, by
+ *   topic, group and cause), logged in one line naming the key, the message and the reason, and
+ *   reported to the subscription's `onDeadLetter`;
  * - request/reply: `request` resolves with the value a `serve` handler returned, or rejects with
- *   {@link RequestTimeoutError} after `timeoutMs`.
+ *   {@link RequestTimeoutError} after `timeoutMs`. A request its handler could not handle (retries
+ *   exhausted, or not JSON) is answered at once with the refusal `command_not_applied` (contracts' `notAppliedRefusal`), instead of
+ *   leaving the requester to time out.
  */
 export interface Bus {
   /** Connects producers; idempotent. */
@@ -57,6 +63,31 @@ export type MessageHandler = (message: IncomingMessage) => Promise<void>;
 export type BatchHandler = (messages: readonly IncomingMessage[]) => Promise<void>;
 export type RequestHandler = (message: IncomingMessage) => Promise<unknown>;
 
+/**
+ * Why a message went to the dead-letter topic:
+ * - `exhausted`: its handler threw `maxAttempts` times (transient failures aside);
+ * - `undecodable`: it is not JSON, so no handler could read it;
+ * - `refused`: a `serve` handler answered `{ ok: false }` to a message that has no reply topic (a
+ *   command sent from an outbox): nobody would ever see the refusal otherwise.
+ */
+export type DeadLetterCause = 'exhausted' | 'undecodable' | 'refused';
+
+export interface DeadLetterNotice {
+  readonly cause: DeadLetterCause;
+  /** The error or the refusal, as written to the dead letter's reason header. */
+  readonly reason: string;
+  readonly attempts: number;
+  /** For cause `refused`: the refusal's error code. */
+  readonly code?: string;
+}
+
+/**
+ * Told about each message the subscription dead-lettered, after the dead-letter copy was sent (a
+ * consumer settles what the message was carrying forward here: e.g. fails the run it left stuck).
+ * Must be idempotent: when it throws, the message may be delivered again.
+ */
+export type DeadLetterHook = (message: IncomingMessage, notice: DeadLetterNotice) => Promise<void>;
+
 export interface SubscribeOptions {
   readonly group: string;
   readonly topics: readonly string[];
@@ -82,6 +113,8 @@ export interface SubscribeOptions {
    * group): its progress is never committed, which saves a broker request per batch (default true).
    */
   readonly commitOffsets?: boolean;
+  /** Called after each dead letter of this subscription (see {@link DeadLetterHook}). */
+  readonly onDeadLetter?: DeadLetterHook;
 }
 
 /** Most messages per `batchHandler` call when a subscription does not say. */
@@ -99,6 +132,11 @@ export interface ServeOptions {
   readonly fromBeginning?: boolean;
   /** Where requests go after `maxAttempts` failures (default `Topics.deadLetter`). */
   readonly deadLetterTopic?: string;
+  /**
+   * Called after each dead letter, once the requester (if any) got its refusal (see
+   * {@link DeadLetterHook}).
+   */
+  readonly onDeadLetter?: DeadLetterHook;
 }
 
 export interface RequestOptions {

@@ -93,6 +93,7 @@ export class InProcessBus implements Bus {
         ? { handler: options.batchHandler, max: resolveMaxBatch(options.maxBatch) }
         : undefined,
       this.isTransient,
+      options.onDeadLetter,
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

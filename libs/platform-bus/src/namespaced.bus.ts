@@ -47,13 +47,14 @@ export class NamespacedBus implements Bus {
   }
 
   subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const { handler, batchHandler } = options;
+    const { handler, batchHandler, onDeadLetter } = options;
     return this.inner.subscribe({
       ...options,
       group: this.qualify(options.group),
       topics: options.topics.map((t) => this.qualify(t)),
       deadLetterTopic: this.qualify(options.deadLetterTopic ?? Topics.deadLetter),
       handler: (message) => handler(this.unqualified(message)),
+      ...(onDeadLetter ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) } : {}),
       ...(batchHandler
         ? { batchHandler: (messages) => batchHandler(messages.map((m) => this.unqualified(m))) }
         : {}),
@@ -61,13 +62,14 @@ export class NamespacedBus implements Bus {
   }
 
   serve(options: ServeOptions): Promise<Subscription> {
-    const { handler } = options;
+    const { handler, onDeadLetter } = options;
     return this.inner.serve({
       ...options,
       group: this.qualify(options.group),
       topic: this.qualify(options.topic),
       deadLetterTopic: this.qualify(options.deadLetterTopic ?? Topics.deadLetter),
       handler: (message) => handler(this.unqualified(message)),
+      ...(onDeadLetter ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) } : {}),
     });
   }
 

@@ -38,6 +38,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  */
 export const ERROR_CODE_ALIASES: Readonly<Record<string, ErrorCode>> = {
   workflow_not_found: 'validation_error',
+  command_not_applied: 'validation_error', // a command its service could not apply (dead-lettered): 400, not a 15 s 503
 };
 
 /** Whether `code` is a row of {@link ERROR_STATUS}. */

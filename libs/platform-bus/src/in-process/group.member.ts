@@ -1,4 +1,4 @@
-import type { BatchHandler, MessageHandler } from '../bus.port';
+import type { BatchHandler, DeadLetterHook, MessageHandler } from '../bus.port';
 
 /** One subscriber of a consumer group. `crashed` members never commit again. */
 export class GroupMember {
@@ -12,6 +12,7 @@ export class GroupMember {
     readonly deadLetterTopic: string,
     readonly batch?: { readonly handler: BatchHandler; readonly max: number },
     readonly isTransient?: (error: unknown) => boolean,
+    readonly onDeadLetter?: DeadLetterHook,
   ) {}
 
   get crashed(): boolean {

@@ -1,8 +1,8 @@
-import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
+import { inConsumeSpan } from '@openwop/observability';
 import type { IncomingMessage } from '../bus.port';
 import { deliverWithRetries } from '../shared/bounded-retry.policy';
 import { deliverBatch } from '../shared/batch-delivery';
-import { deadLetterOf } from '../shared/dead-letter.mapper';
+import { describeError, sendToDeadLetter } from '../shared/dead-letter.mapper';
 import { decodeJson } from '../shared/json.codec';
 import type { GroupMember } from './group.member';
 import type { PartitionLog, StoredRecord } from './partition.log';
@@ -115,10 +115,20 @@ export class PartitionWorker {
         ...(member.isTransient ? { isTransient: member.isTransient } : {}),
       });
       if (delivered.kind === 'exhausted' && !member.crashed) {
-        this.ctx.publish(member.deadLetterTopic, [
-          deadLetterOf(message(delivered.attempts), delivered.error, delivered.attempts),
-        ]);
-        countDeadLetter(topic, group);
+        // The in-memory send cannot fail; a failing `onDeadLetter` is reported, and the partition
+        // moves on (there is no broker to redeliver from).
+        await sendToDeadLetter({
+          publish: (t, ms) => this.ctx.publish(t, ms),
+          deadLetterTopic: member.deadLetterTopic,
+          group,
+          message: message(delivered.attempts),
+          cause: 'exhausted',
+          error: delivered.error,
+          attempts: delivered.attempts,
+          onDeadLetter: member.onDeadLetter,
+        }).catch((error: unknown) =>
+          console.error(`onDeadLetter of group ${group} failed on ${topic}: ${describeError(error)}`),
+        );
       }
       return delivered;
     });

@@ -1,5 +1,5 @@
 import { Topics } from '@openwop/contracts';
-import { countDeadLetter, inConsumeSpan } from '@openwop/observability';
+import { inConsumeSpan } from '@openwop/observability';
 import type { Admin, Consumer, EachBatchPayload, EachMessagePayload, Kafka } from 'kafkajs';
 import type {
   BatchHandler,
@@ -10,7 +10,7 @@ import type {
 } from '../bus.port';
 import { deliverBatch } from '../shared/batch-delivery';
 import { deliverWithRetries, resolveMaxAttempts, resolveMaxBatch } from '../shared/bounded-retry.policy';
-import { deadLetterOf } from '../shared/dead-letter.mapper';
+import { sendToDeadLetter } from '../shared/dead-letter.mapper';
 import { CONSUMER_TUNING } from './kafka-bus.options';
 import { OffsetCommitter } from './offset-committer';
 import { toIncoming, toRawMessage, type RawMessage } from './kafka-message.codec';
@@ -33,8 +33,8 @@ export interface KafkaSubscriptionArgs {
  * fails; then its offset is resolved. Resolved offsets are committed on an interval, when a
  * heartbeat finds the group rebalancing, and on stop (see {@link OffsetCommitter}); a crash or a
  * lost partition redelivers what was resolved since the last commit, which idempotent handlers
- * absorb. If the dead-letter send fails the handler throws: the offset is not resolved and the
- * message comes back.
+ * absorb. If the dead-letter send (or the subscription's `onDeadLetter`) fails the handler throws:
+ * the offset is not resolved and the message comes back.
  */
 export class KafkaSubscription implements Subscription {
   private stopping: Promise<void> | undefined;
@@ -259,10 +259,10 @@ async function handle(
   } catch (error) {
     undecodable = error;
   }
+  const deadLetter = { publish: args.publish, deadLetterTopic, group: args.options.group, onDeadLetter: args.options.onDeadLetter };
   if (undecodable !== undefined) {
-    // Not JSON: retrying cannot help. Dead-letter the text as it came.
-    await args.publish(deadLetterTopic, [deadLetterOf(asText(raw), undecodable, 0)]);
-    countDeadLetter(raw.topic, args.options.group);
+    // Not JSON: retrying cannot help. Dead-letter the text as it came (a request is answered).
+    await sendToDeadLetter({ ...deadLetter, message: asText(raw), cause: 'undecodable', error: undecodable, attempts: 0 });
     return;
   }
   const message = (attempt: number) => toIncoming(raw, attempt);
@@ -282,10 +282,13 @@ async function handle(
       ...(args.isTransient ? { isTransient: args.isTransient } : {}),
     });
     if (outcome.kind === 'exhausted') {
-      await args.publish(deadLetterTopic, [
-        deadLetterOf(message(outcome.attempts), outcome.error, outcome.attempts),
-      ]);
-      countDeadLetter(raw.topic, args.options.group);
+      await sendToDeadLetter({
+        ...deadLetter,
+        message: message(outcome.attempts),
+        cause: 'exhausted',
+        error: outcome.error,
+        attempts: outcome.attempts,
+      });
     }
   });
 }

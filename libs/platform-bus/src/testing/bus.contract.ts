@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Bus, Subscription } from '../bus.port';
 import type { BusContractOptions, ContractContext } from './contract/contract.context';
 import { batchContract } from './contract/batch.contract';
-import { deadLetterContract } from './contract/dead-letter.contract';
+import { deadLetterContract, serveDeadLetterContract } from './contract/dead-letter.contract';
 import { orderingContract } from './contract/ordering.contract';
 import { ownershipContract } from './contract/ownership.contract';
 import { redeliveryContract } from './contract/redelivery.contract';
@@ -66,6 +66,7 @@ export function describeBusContract(
     describe('start position of a new group', () => startPositionContract(ctx));
     describe('redelivery after a crash', () => redeliveryContract(ctx));
     describe('bounded retries and dead letters', () => deadLetterContract(ctx));
+    describe('failure rule of serve', () => serveDeadLetterContract(ctx));
     describe('batch delivery', () => batchContract(ctx));
     describe('request/reply', () => requestReplyContract(ctx));
   });
