@@ -5,53 +5,86 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   assertCommand,
   ConsumerGroups,
   ENGINE_COMMAND_DATA,
-  SchemaValidationError,
-  validationRefusal,
+  failRunCommandFor,
+  Headers,
   Topics,
   type CommandReply,
   type EngineCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { decideOnce, type OutboxRelay } from '@openwop/platform-db';
+import { CommandSeam, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
-import { assertNever } from '@openwop/kernel';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
+import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
 import { ResumeRunHandler } from './resume-run/resume-run.handler';
 import { StartRunHandler } from './start-run/start-run.handler';
 
+/** Refusals that say the run is already settled: failing it on their account would change nothing. */
+const SETTLED = new Set(['run_terminal', 'not_found']);
+
 /**
- * Serves the engine's command topic. Each command is handled once (dedupe by envelope id inside the
- * same transaction as its effects); a redelivered command gets the stored reply. Transient failures
- * throw, so the bus retries and, past its bound, dead-letters.
+ * Serves the engine's command topic through the {@link CommandSeam}: each command is handled once
+ * (dedupe by envelope id inside the same transaction as its effects); a redelivered command gets
+ * the stored reply. Transient failures throw, so the bus retries. A command that carries a run
+ * forward (`run.resume`, `run.cancel`, `run.converse` from the interrupt service, the engine's own
+ * `agent.turn`) and is set aside instead of applied fails its run (`run.fail`), so it is never left
+ * waiting on something that will not come.
  */
 @Injectable()
 export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(EngineCommandsConsumer.name);
   private subscription: Subscription | undefined;
+  private readonly seam: CommandSeam<EngineCommand>;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
-    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
-    private readonly startRun: StartRunHandler,
-    private readonly resumeRun: ResumeRunHandler,
-    private readonly cancelRun: CancelRunHandler,
-    private readonly registerWorkflow: RegisterWorkflowHandler,
-    private readonly getWorkflow: GetWorkflowHandler,
-    private readonly forkRun: ForkRunHandler,
-    private readonly recordConversation: RecordConversationHandler,
-    private readonly agentTurn: AgentTurnHandler,
-  ) {}
+    @Inject(DATA_SOURCE) ds: DataSource,
+    @Inject(OUTBOX_RELAY) relay: OutboxRelay,
+    startRun: StartRunHandler,
+    resumeRun: ResumeRunHandler,
+    cancelRun: CancelRunHandler,
+    failRun: FailRunHandler,
+    registerWorkflow: RegisterWorkflowHandler,
+    getWorkflow: GetWorkflowHandler,
+    forkRun: ForkRunHandler,
+    recordConversation: RecordConversationHandler,
+    agentTurn: AgentTurnHandler,
+  ) {
+    const failsRun = (when: (notice: UnappliedNotice) => boolean) => (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
+      when(notice) ? this.failRun(command, notice) : Promise.resolve();
+    const always = failsRun((n) => !(n.cause === 'refused' && n.code !== undefined && SETTLED.has(n.code)));
+    this.seam = new CommandSeam<EngineCommand>({
+      consumer: ConsumerGroups.engine,
+      parse: (value) => assertCommand<EngineCommand>(value, ENGINE_COMMAND_DATA),
+      ds,
+      relay,
+      warn: (line) => this.logger.warn(line),
+      routes: {
+        'run.start': { decide: (m, c) => startRun.handle(m, c) },
+        'run.resume': { decide: (m, c) => resumeRun.handle(m, c), unapplied: always },
+        'run.cancel': { decide: (m, c) => cancelRun.handle(m, c), unapplied: always },
+        'run.fail': { decide: (m, c) => failRun.handle(m, c) },
+        'run.converse': { decide: (m, c) => recordConversation.handle(m, c), unapplied: always },
+        'run.fork': { decide: (m, c) => forkRun.handle(m, c) },
+        'workflow.register': { decide: (m, c) => registerWorkflow.handle(m, c) },
+        // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
+        'workflow.get': { run: (c) => getWorkflow.handle(ds.manager, c) },
+        // An agent turn streams across several transactions and decides its submission once itself;
+        // its refusals are stale turns, not stuck runs.
+        'agent.turn': { run: (c) => agentTurn.handle(c), kick: true, unapplied: failsRun((n) => n.cause === 'exhausted') },
+      },
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscription = await this.bus.serve({
@@ -61,6 +94,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       // a brand-new group must not start at the end and skip them.
       fromBeginning: true,
       handler: (m) => this.handle(m),
+      onDeadLetter: (m, notice) => this.seam.unapplied(m, notice),
     });
   }
 
@@ -68,53 +102,20 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     await this.subscription?.stop();
   }
 
-  async handle(message: IncomingMessage): Promise<CommandReply> {
-    let command: EngineCommand;
-    try {
-      command = assertCommand<EngineCommand>(message.value, ENGINE_COMMAND_DATA);
-    } catch (e) {
-      if (!(e instanceof SchemaValidationError)) throw e;
-      this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return validationRefusal(e);
-    }
-    // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
-    if (command.type === 'workflow.get') return this.getWorkflow.handle(this.ds.manager, command);
-    // An agent turn streams across several transactions and decides its submission once itself.
-    if (command.type === 'agent.turn') {
-      const turn = await this.agentTurn.handle(command);
-      void this.relay.kick();
-      return turn;
-    }
-    const reply = await decideOnce(
-      this.ds,
-      ConsumerGroups.engine,
-      command.id,
-      (manager) => this.dispatch(manager, command),
-      this.relay,
-    );
-    return reply;
+  handle(message: IncomingMessage): Promise<CommandReply> {
+    return this.seam.handle(message);
   }
 
-  private dispatch(manager: EntityManager, command: EngineCommand): Promise<CommandReply> {
-    switch (command.type) {
-      case 'run.start':
-        return this.startRun.handle(manager, command);
-      case 'run.resume':
-        return this.resumeRun.handle(manager, command);
-      case 'run.cancel':
-        return this.cancelRun.handle(manager, command);
-      case 'workflow.register':
-        return this.registerWorkflow.handle(manager, command);
-      case 'workflow.get':
-        return this.getWorkflow.handle(manager, command);
-      case 'run.fork':
-        return this.forkRun.handle(manager, command);
-      case 'run.converse':
-        return this.recordConversation.handle(manager, command);
-      case 'agent.turn':
-        throw new Error('agent.turn is handled outside a single transaction');
-      default:
-        return assertNever(command, 'engine command');
-    }
+  /** Sends the engine itself `run.fail` for the run `command` could not carry forward. */
+  private async failRun(command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice): Promise<void> {
+    const fail = failRunCommandFor(command, command.data.runId, notice.reason, 'system:engine');
+    this.logger.warn(`${command.type} ${command.id} of run ${command.data.runId} was set aside (${notice.cause}): failing the run`);
+    await this.bus.publish(Topics.engineCommands, [
+      {
+        key: command.data.runId,
+        value: fail,
+        headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
+      },
+    ]);
   }
 }

@@ -4,6 +4,7 @@ import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
+import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
@@ -18,6 +19,7 @@ import { WorkflowRegistry } from './workflow-registry';
     StartRunHandler,
     ResumeRunHandler,
     CancelRunHandler,
+    FailRunHandler,
     RegisterWorkflowHandler,
     GetWorkflowHandler,
     ForkRunHandler,

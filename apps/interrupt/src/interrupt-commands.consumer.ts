@@ -5,20 +5,21 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   assertCommand,
   ConsumerGroups,
+  failRunCommandFor,
+  Headers,
   INTERRUPT_COMMAND_DATA,
   SchemaValidationError,
   Topics,
-  validationRefusal,
   type CommandReply,
   type InterruptCommand,
+  type OpenInterruptCommand,
 } from '@openwop/contracts';
-import { assertNever } from '@openwop/kernel';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { decideOnce, storedReply, type OutboxRelay } from '@openwop/platform-db';
+import { CommandSeam, storedReply, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
@@ -26,27 +27,67 @@ import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { seedInterruptMetrics } from './common/interrupt.telemetry';
 
+/** Commands at this edge must name who acts: the interrupt's decisions are attributed. */
+function parseInterruptCommand(value: unknown): InterruptCommand {
+  const command = assertCommand<InterruptCommand>(value, INTERRUPT_COMMAND_DATA);
+  if (typeof command.actor.principal !== 'string' || command.actor.principal === '') {
+    throw new SchemaValidationError('CommandEnvelope', [
+      { path: '/actor/principal', message: 'must be a non-empty string' },
+    ]);
+  }
+  return command;
+}
+
 /**
- * Serves the interrupt command topic: the per-run gate of external input. Commands are validated
- * at this edge, then handled once each (dedupe by envelope id in the same transaction as their
- * effects); a redelivery gets the stored reply; a refusal rolls back and writes nothing. The group
- * starts from the beginning when it has no offsets, so `interrupt.open` commands the engine's
- * outbox published before this service first joined are not lost.
+ * Serves the interrupt command topic (the per-run gate of external input) through the
+ * {@link CommandSeam}: commands are validated at this edge, then handled once each (dedupe by
+ * envelope id in the same transaction as their effects); a redelivery gets the stored reply; a
+ * refusal rolls back and writes nothing. The group starts from the beginning when it has no offsets,
+ * so `interrupt.open` commands the engine's outbox published before this service first joined are
+ * not lost. An `interrupt.open` that is set aside instead of applied would leave its run waiting on
+ * an interrupt nobody holds: the engine is told to fail the run (`run.fail`). Every other command
+ * leaves the run resolvable when it fails (the interrupt stays as it was) and its requester gets
+ * the refusal.
  */
 @Injectable()
 export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InterruptCommandsConsumer.name);
   private subscription: Subscription | undefined;
+  private readonly seam: CommandSeam<InterruptCommand>;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
-    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
-    private readonly open: OpenInterruptHandler,
-    private readonly resolve: ResolveInterruptHandler,
-    private readonly cancel: CancelRunHandler,
-    private readonly expire: ExpireInterruptHandler,
-  ) {}
+    @Inject(DATA_SOURCE) ds: DataSource,
+    @Inject(OUTBOX_RELAY) relay: OutboxRelay,
+    open: OpenInterruptHandler,
+    resolve: ResolveInterruptHandler,
+    cancel: CancelRunHandler,
+    expire: ExpireInterruptHandler,
+  ) {
+    this.seam = new CommandSeam<InterruptCommand>({
+      consumer: ConsumerGroups.interrupt,
+      parse: parseInterruptCommand,
+      ds,
+      relay,
+      warn: (line) => this.logger.warn(line),
+      routes: {
+        'interrupt.open': { decide: (m, c) => open.handle(m, c), unapplied: (c, n) => this.failRun(c, n) },
+        'interrupt.resolve': {
+          // A replay-only resolve answers the verdict its id got before, and otherwise decides nothing.
+          shortcut: async (c) =>
+            c.data.replayOnly === true
+              ? ((await storedReply(ds, ConsumerGroups.interrupt, c.id)) ?? {
+                  ok: false,
+                  error: { code: 'interrupt_already_resolved', message: 'No earlier verdict for this command.' },
+                })
+              : undefined,
+          decide: (m, c) => resolve.handle(m, c),
+        },
+        'run.cancel': { decide: (m, c) => cancel.handle(m, c) },
+        'interrupt.expire': { decide: (m, c) => expire.handle(m, c) },
+      },
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     seedInterruptMetrics();
@@ -55,6 +96,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
       topic: Topics.interruptCommands,
       fromBeginning: true,
       handler: (m) => this.handle(m),
+      onDeadLetter: (m, notice) => this.seam.unapplied(m, notice),
     });
   }
 
@@ -62,46 +104,21 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     await this.subscription?.stop();
   }
 
-  async handle(message: IncomingMessage): Promise<CommandReply> {
-    let command: InterruptCommand;
-    try {
-      command = assertCommand<InterruptCommand>(message.value, INTERRUPT_COMMAND_DATA);
-      if (typeof command.actor.principal !== 'string' || command.actor.principal === '') {
-        throw new SchemaValidationError('CommandEnvelope', [
-          { path: '/actor/principal', message: 'must be a non-empty string' },
-        ]);
-      }
-    } catch (e) {
-      if (!(e instanceof SchemaValidationError)) throw e;
-      this.logger.warn(`refused malformed command on ${message.topic}: ${e.message}`);
-      return validationRefusal(e);
-    }
-    if (command.type === 'interrupt.resolve' && command.data.replayOnly === true) {
-      const first = await storedReply(this.ds, ConsumerGroups.interrupt, command.id);
-      return first ?? { ok: false, error: { code: 'interrupt_already_resolved', message: 'No earlier verdict for this command.' } };
-    }
-    const reply = await decideOnce(
-      this.ds,
-      ConsumerGroups.interrupt,
-      command.id,
-      (manager) => this.dispatch(manager, command),
-      this.relay,
-    );
-    return reply;
+  handle(message: IncomingMessage): Promise<CommandReply> {
+    return this.seam.handle(message);
   }
 
-  private dispatch(manager: EntityManager, command: InterruptCommand): Promise<CommandReply> {
-    switch (command.type) {
-      case 'interrupt.open':
-        return this.open.handle(manager, command);
-      case 'interrupt.resolve':
-        return this.resolve.handle(manager, command);
-      case 'run.cancel':
-        return this.cancel.handle(manager, command);
-      case 'interrupt.expire':
-        return this.expire.handle(manager, command);
-      default:
-        return assertNever(command, 'interrupt command');
-    }
+  /** The run of an `interrupt.open` that could not be held would wait forever: the engine fails it. */
+  private async failRun(command: OpenInterruptCommand, notice: UnappliedNotice): Promise<void> {
+    const { runId } = command.data;
+    const fail = failRunCommandFor(command, runId, notice.reason, 'system:interrupt');
+    this.logger.warn(`interrupt.open ${command.id} of run ${runId} was set aside (${notice.cause}): asking the engine to fail the run`);
+    await this.bus.publish(Topics.engineCommands, [
+      {
+        key: runId,
+        value: fail,
+        headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
+      },
+    ]);
   }
 }

@@ -54,6 +54,41 @@ export class CancelRunEngineData {
   @IsOptional() @IsString() reason?: string;
 }
 
+/**
+ * `run.fail`: a command that carried the run forward (an `interrupt.open` for it, its `run.resume`,
+ * its `run.cancel`) could not be applied and was set aside (dead-lettered). The engine ends the run
+ * `failed` with `error.code` `command_not_applied` and `reason` in the message, so nothing waits on
+ * it forever. Internal: services send it from their dead-letter path; the gateway never does. A run
+ * already terminal is left as it is.
+ */
+export class FailRunData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 2000) reason!: string;
+  @IsOptional() @IsString() @Length(1, 256) failedCommandId?: string;
+  @IsOptional() @IsString() @Length(1, 128) failedCommandType?: string;
+}
+
+/**
+ * The `run.fail` for a command of run `runId` that was set aside: its id derives from the failed
+ * command's, so a second dead letter of the same command fails the run once.
+ */
+export function failRunCommandFor(
+  failed: { readonly id: string; readonly type: string; readonly actor: { readonly tenant: string } },
+  runId: string,
+  reason: string,
+  principal: string,
+): CommandEnvelope<'run.fail', FailRunData> {
+  return {
+    id: `fail:${failed.id}`,
+    type: 'run.fail',
+    occurredAt: new Date().toISOString(),
+    correlationId: runId,
+    causationId: failed.id,
+    actor: { tenant: failed.actor.tenant, principal },
+    data: { runId, reason: reason.slice(0, 2000) || 'unknown', failedCommandId: failed.id.slice(0, 256), failedCommandType: failed.type.slice(0, 128) },
+  };
+}
+
 /** `workflow.register`: add or replace a workflow definition (tenant-scoped). */
 export class RegisterWorkflowData {
   @IsObject() definition!: Record<string, unknown>;
@@ -99,6 +134,7 @@ export type ResumeRunCommand = CommandEnvelope<'run.resume', ResumeRunData>;
 export type RecordConversationCommand = CommandEnvelope<'run.converse', RecordConversationData>;
 export type AgentTurnCommand = CommandEnvelope<'agent.turn', AgentTurnData>;
 export type CancelRunEngineCommand = CommandEnvelope<'run.cancel', CancelRunEngineData>;
+export type FailRunCommand = CommandEnvelope<'run.fail', FailRunData>;
 export type RegisterWorkflowCommand = CommandEnvelope<'workflow.register', RegisterWorkflowData>;
 export type GetWorkflowCommand = CommandEnvelope<'workflow.get', GetWorkflowData>;
 
@@ -109,6 +145,7 @@ export type EngineCommand =
   | RecordConversationCommand
   | AgentTurnCommand
   | CancelRunEngineCommand
+  | FailRunCommand
   | RegisterWorkflowCommand
   | GetWorkflowCommand
   | ForkRunCommand;
@@ -120,6 +157,7 @@ export const ENGINE_COMMAND_DATA = {
   'run.converse': RecordConversationData,
   'agent.turn': AgentTurnData,
   'run.cancel': CancelRunEngineData,
+  'run.fail': FailRunData,
   'workflow.register': RegisterWorkflowData,
   'workflow.get': GetWorkflowData,
   'run.fork': ForkRunData,

@@ -12,6 +12,7 @@ export {
   type AppendOutput,
   type ResumeRun,
   type RunCommand,
+  type FailRun,
   type RunDecision,
   type StartRun,
 } from './run.decider';

@@ -3,7 +3,7 @@ import type { RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
 import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
-import { drive, reenterCancelled, type NodeRegistry } from './executor';
+import { drive, reenterCancelled, type NodeRegistry, type RunError } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
 import { newRunRecord, type RunOptions, type RunState } from './run.state';
 
@@ -67,7 +67,43 @@ export interface AppendOutput {
   readonly context: CommandContext;
 }
 
-export type RunCommand = StartRun | ResumeRun | CancelRun | RecordConversation | AppendOutput;
+/**
+ * A command that carried the run forward could not be applied (it was set aside after its retries):
+ * the run ends `failed` with `error`, so nothing waits on it forever.
+ */
+export interface FailRun {
+  readonly type: 'FailRun';
+  readonly runId: string;
+  readonly error: RunError;
+  readonly context: CommandContext;
+}
+
+/** The durable timer `timerKey` fell due (the engine's timer poller claimed it). */
+export interface FireTimer {
+  readonly type: 'FireTimer';
+  readonly runId: string;
+  readonly timerKey: string;
+  readonly context: CommandContext;
+}
+
+/** An operator pauses the run (`POST /v1/runs/{runId}:pause`). */
+export interface PauseRun {
+  readonly type: 'PauseRun';
+  readonly runId: string;
+  readonly reason?: string;
+  readonly drainPolicy: PauseDrainPolicy;
+  readonly context: CommandContext;
+}
+
+/** An operator resumes the paused run (`POST /v1/runs/{runId}:resume`). */
+export interface UnpauseRun {
+  readonly type: 'UnpauseRun';
+  readonly runId: string;
+  readonly reason?: string;
+  readonly context: CommandContext;
+}
+
+export type RunCommand = StartRun | ResumeRun | CancelRun | FailRun | RecordConversation | AppendOutput;
 
 /**
  * The events a command decided, the state after them, the interrupt to open if the run suspended,
@@ -124,6 +160,8 @@ export async function decideRun(
       return resumeRun(command, state, nodes);
     case 'CancelRun':
       return cancelRun(command, state, nodes);
+    case 'FailRun':
+      return failRun(command, state);
     case 'RecordConversation':
       return recordConversation(command, state);
     case 'AppendOutput':
@@ -200,6 +238,22 @@ async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistr
     });
   }
   w.emit('run.cancelled', undefined, { reason, cancelledBy: command.context.principal });
+  return decision(w, undefined);
+}
+
+/**
+ * Fails the run: the node it was running or waiting in fails with `error`, then the run. Idempotent:
+ * a run already terminal (it completed, failed or was cancelled meanwhile) is left as it is.
+ */
+function failRun(command: FailRun, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
+    return { events: [], state };
+  }
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  const nodeId = state.pending?.nodeId ?? state.active?.nodeId;
+  if (nodeId) w.emit('node.failed', nodeId, { nodeId, error: command.error, attempts: 1 });
+  w.emit('run.failed', undefined, { error: command.error, ...(nodeId ? { failedNodeId: nodeId } : {}) });
   return decision(w, undefined);
 }
 

@@ -280,3 +280,31 @@ describe('run decider: cancel', () => {
     ).rejects.toThrow(RunNotFound);
   });
 });
+
+describe('run decider: fail (a command of the run was set aside)', () => {
+  const error = { code: 'command_not_applied', message: 'interrupt.open could not be applied: boom', retryable: false };
+
+  it('given a run suspended on an approval, when FailRun, then node.failed for the gate and run.failed with the error', async () => {
+    const { state } = await start(fixture('conformance-approval'));
+    const { events, state: after } = await decideRun(
+      { type: 'FailRun', runId: 'r1', error, context: context('c9', LATER) },
+      state,
+    );
+    expect(events.map((e) => [e.type, e.nodeId])).toEqual([
+      ['node.failed', 'gate'],
+      ['run.failed', undefined],
+    ]);
+    expect(events[1]!.payload).toEqual({ error, failedNodeId: 'gate' });
+    expect(record(after).status).toBe('failed');
+  });
+
+  it('leaves a terminal run as it is, and refuses an unknown one (not_found)', async () => {
+    const { state } = await start(workflow([{ id: 'n' }]));
+    const same = await decideRun({ type: 'FailRun', runId: 'r1', error, context: context() }, state);
+    expect(same.events).toEqual([]);
+    expect(same.state).toBe(state);
+    await expect(
+      decideRun({ type: 'FailRun', runId: 'r1', error, context: context() }, initialRunState()),
+    ).rejects.toThrow(RunNotFound);
+  });
+});
