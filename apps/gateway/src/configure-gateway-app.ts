@@ -1,15 +1,16 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
+import { MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
+import { json, text, type NextFunction, type Request, type Response } from 'express';
+import { JSON_MEDIA_TYPE, refuseUnsupportedMediaTypes, verifyJsonDepth, YAML_MEDIA_TYPES } from './common/body-intake';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { answerClientErrors } from './common/client-error.handler';
 import { rejectUnstorableText } from './common/unstorable-text';
 import { fromBodyParser } from './common/error-response.mapper';
-import { IMPLEMENTATION, MAX_REQUEST_BODY_BYTES } from './discovery/discovery.document';
+import { IMPLEMENTATION } from './discovery/discovery.document';
 import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
 
-/** Media types of YAML request bodies (`POST /v1/workflows`); read as text, parsed by the controller. */
-export const YAML_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+export { YAML_MEDIA_TYPES } from './common/body-intake';
 
 /** Options of {@link configureGatewayApp}. */
 export interface GatewayAppOptions {
@@ -20,7 +21,11 @@ export interface GatewayAppOptions {
 /**
  * Applies the gateway's HTTP settings to an app that imports {@link GatewayModule}; both the
  * distributed `main.ts` and the embedded launcher call it before `listen`:
- * - JSON bodies up to 1 MiB; malformed JSON is `400 validation_error`, too large `413`;
+ * - one intake for bodies (`common/body-intake.ts`), before any parser: a body in a media type
+ *   the route does not take (anything but JSON; YAML too on `POST /v1/workflows`) is `415`, so the
+ *   framework's default URL-encoded parser never sees one; JSON up to 1 MiB
+ *   (`MAX_REQUEST_BODY_BYTES`) nested at most `MAX_JSON_DEPTH` deep, measured on the raw bytes;
+ *   malformed or too deep JSON is `400 validation_error`, too large `413`;
  * - the error-envelope filter for every error, including unknown routes (`404 not_found`, or
  *   `400` for paths outside a version root);
  * - the OpenAPI document behind `GET /v1/openapi.json`;
@@ -33,8 +38,11 @@ export interface GatewayAppOptions {
  */
 export function configureGatewayApp(app: NestExpressApplication, options: GatewayAppOptions = {}): NestExpressApplication {
   app.disable('x-powered-by');
-  app.useBodyParser('json', { limit: MAX_REQUEST_BODY_BYTES });
-  app.useBodyParser('text', { type: YAML_MEDIA_TYPES, limit: MAX_REQUEST_BODY_BYTES });
+  app.use(refuseUnsupportedMediaTypes);
+  // `json`/`text` are the parsers Nest would add; registered here (named `jsonParser`, so Nest adds
+  // no second one) with the depth check as `verify`, which runs on the raw bytes before parsing.
+  app.use(json({ type: JSON_MEDIA_TYPE, limit: MAX_REQUEST_BODY_BYTES, verify: verifyJsonDepth }));
+  app.use(text({ type: YAML_MEDIA_TYPES, limit: MAX_REQUEST_BODY_BYTES }));
   app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParser(error) ?? error));
   app.use(rejectUnstorableText);
   answerClientErrors(app.getHttpServer());

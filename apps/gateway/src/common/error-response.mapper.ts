@@ -4,6 +4,7 @@ import { DomainError } from '@openwop/kernel';
 import { BrokerUnreachableError, RequestTimeoutError } from '@openwop/platform-bus';
 import { isDatabaseUnavailable } from '@openwop/platform-db';
 import { ApiError } from './api.error';
+import { BODY_TOO_DEEP } from './body-intake';
 import { errorEnvelope, type ErrorEnvelope } from './error-envelope.type';
 import { resolveErrorCode, type ErrorCode } from './error-status.table';
 import { unknownRouteError } from './unknown-route.mapper';
@@ -78,6 +79,13 @@ export function fromBodyParser(exception: unknown): ApiError | undefined {
       return new ApiError('validation_error', 'The request body is not valid JSON.', {
         errors: [{ path: '', message: 'malformed JSON' }],
       });
+    case BODY_TOO_DEEP: {
+      const maxDepth = (exception as { maxDepth?: unknown }).maxDepth;
+      return new ApiError('validation_error', `The request body is nested deeper than ${String(maxDepth)} levels.`, {
+        errors: [{ path: '', message: `must not nest objects/arrays deeper than ${String(maxDepth)}` }],
+        maxDepth,
+      });
+    }
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'The request body is too large.', {
         limitBytes: (exception as { limit?: unknown }).limit,

@@ -1,12 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_ID_LENGTH, MAX_NODE_EXECUTIONS } from '@openwop/contracts';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { WithinRunLimits } from '../common/limits.validators';
+
+/** Longest `callbackUrl` (the common URL length limit of browsers and proxies). */
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+/** Most `tags` on one run. */
+export const MAX_TAGS = 100;
 
 /** Body of `POST /v1/runs` (rest-endpoints.md §POST /v1/runs request). Unknown fields are rejected. */
 export class CreateRunRequestDto {
-  @ApiProperty({ description: 'Id of a registered workflow (see `fixtures` in discovery).', maxLength: 200 })
+  @ApiProperty({ description: 'Id of a registered workflow (see `fixtures` in discovery).', maxLength: MAX_ID_LENGTH })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @MaxLength(MAX_ID_LENGTH)
   workflowId!: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Workflow inputs.' })
@@ -18,32 +25,37 @@ export class CreateRunRequestDto {
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @MaxLength(MAX_ID_LENGTH)
   tenantId?: string;
 
   @ApiPropertyOptional({ description: 'Opaque correlation scope.' })
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(MAX_ID_LENGTH)
   scopeId?: string;
 
   @ApiPropertyOptional({ description: 'Signed-token HITL callback URL.' })
   @IsOptional()
   @IsString()
-  @MaxLength(2048)
+  @MaxLength(MAX_CALLBACK_URL_LENGTH)
   callbackUrl?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Per-run parameter overlay (RunOptions.configurable).' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `Per-run parameter overlay (RunOptions.configurable); \`recursionLimit\` 1..${MAX_NODE_EXECUTIONS} (limits.maxNodeExecutions).`,
+  })
   @IsOptional()
   @IsObject()
+  @WithinRunLimits()
   configurable?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(MAX_TAGS)
   @IsString({ each: true })
-  @MaxLength(200, { each: true })
+  @MaxLength(MAX_ID_LENGTH, { each: true })
   tags?: string[];
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })

@@ -1,4 +1,4 @@
-import { conversationLimits, SEEDED_FIXTURES, type ConversationLimits } from '@openwop/contracts';
+import { advertisedLimits, conversationLimits, SEEDED_FIXTURES, type ConversationLimits } from '@openwop/contracts';
 import { SCOPES } from '../auth/scopes.constants';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
 import { GATEWAY_ROUTES } from './gateway-routes.constants';
@@ -6,14 +6,12 @@ import { GATEWAY_ROUTES } from './gateway-routes.constants';
 /** Name and version this host reports in discovery. */
 export const IMPLEMENTATION = { name: 'openwop-host', version: '0.1.0' } as const;
 
-/** Largest JSON request body the gateway accepts (advertised as `limits.maxRequestBodyBytes`). */
-export const MAX_REQUEST_BODY_BYTES = 1_048_576;
-
 /**
  * The `GET /.well-known/openwop` document. Capability families sit at the document root, as the
  * conformance suite reads them, and the conversation families are repeated under `capabilities`
  * (the RFC 0005 §H example's wrapper); families this host does not implement yet say so explicitly.
- * `limits` defaults to the environment's (`MAX_CONVERSATION_PARTICIPANTS`).
+ * `limits` carries every bound the host enforces (`advertisedLimits`, `libs/contracts/src/limits.ts`)
+ * and the roster cap; the conversation limits default to the environment's (`MAX_CONVERSATION_PARTICIPANTS`).
  */
 export function buildDiscoveryDocument(limits: ConversationLimits = conversationLimits()): Record<string, unknown> {
   const conversation = {
@@ -30,7 +28,7 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
     implementation: { ...IMPLEMENTATION },
     supportedEnvelopes: [],
     schemaVersions: {},
-    limits: { clarificationRounds: 0, schemaRounds: 0, envelopesPerTurn: 0, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
+    limits: { ...advertisedLimits(), maxParticipants: limits.maxParticipants },
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
     ...conversation,
     capabilities: {

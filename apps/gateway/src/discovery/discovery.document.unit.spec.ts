@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, MAX_NODE_EXECUTIONS, MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
 import { buildDiscoveryDocument } from './discovery.document';
 
 describe('discovery document conversation capabilities', () => {
@@ -25,5 +26,18 @@ describe('discovery document conversation capabilities', () => {
         { method: 'GET', path: '/v1/runs/{runId}/conversations/{conversationId}', scope: 'runs:read' },
       ]),
     );
+  });
+
+  it('advertises every enforced bound under limits, none of them zero', () => {
+    const limits = buildDiscoveryDocument({ maxParticipants: 8 }).limits as Record<string, number>;
+    expect(limits).toMatchObject({
+      maxNodeExecutions: MAX_NODE_EXECUTIONS,
+      maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
+      maxJsonDepth: MAX_JSON_DEPTH,
+      maxParticipants: 8,
+    });
+    for (const name of ['clarificationRounds', 'schemaRounds', 'envelopesPerTurn', 'maxWorkflowNodes', 'maxWorkflowEdges', 'maxInterruptTimeoutMs', 'maxTurnTsMs']) {
+      expect(Number.isInteger(limits[name]) && limits[name]! > 0).toBe(true);
+    }
   });
 });

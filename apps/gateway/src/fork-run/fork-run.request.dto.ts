@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { FORK_MODES, type ForkMode } from '@openwop/contracts';
-import { IsIn, IsInt, IsObject, IsOptional, Min } from 'class-validator';
+import { FORK_MODES, MAX_SEQUENCE, type ForkMode } from '@openwop/contracts';
+import { IsIn, IsInt, IsObject, IsOptional, Max, Min } from 'class-validator';
+import { OverlayWithinRunLimits } from '../common/limits.validators';
 
 /** Body of `POST /v1/runs/{runId}:fork` (replay.md §Endpoint). Unknown fields are rejected. */
 export class ForkRunRequestDto {
@@ -13,12 +14,14 @@ export class ForkRunRequestDto {
 
   @ApiPropertyOptional({
     minimum: 0,
+    maximum: MAX_SEQUENCE,
     description:
       'Inclusive: events `< fromSeq` are fixed history, `>= fromSeq` re-executed. Required for `branch`; `0` by default for `replay`.',
   })
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(MAX_SEQUENCE)
   fromSeq?: number;
 
   @ApiPropertyOptional({
@@ -29,5 +32,6 @@ export class ForkRunRequestDto {
   })
   @IsOptional()
   @IsObject()
+  @OverlayWithinRunLimits()
   runOptionsOverlay?: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_SEQUENCE } from '@openwop/contracts';
 import { IntQuery } from '../common/int-query.transform';
 
 /** Turns one transcript page carries when `limit` is absent. */
@@ -14,6 +15,7 @@ export class GetConversationQueryDto {
   @IntQuery()
   @IsInt()
   @Min(-1)
+  @Max(MAX_SEQUENCE)
   after?: number;
 
   @ApiPropertyOptional({ description: `Most turns to return (default ${DEFAULT_TURN_PAGE}).`, minimum: 1, maximum: MAX_TURN_PAGE })

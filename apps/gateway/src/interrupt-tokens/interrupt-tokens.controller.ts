@@ -11,6 +11,7 @@ import {
 import type { InspectTokenResult, ResolveInterruptResult } from '@openwop/contracts';
 import { Public } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
+import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
 import { InterruptTokenHandler } from './interrupt-token.handler';
 import { TokenRouteErrorFilter } from './token-route-error.filter';
 
@@ -57,6 +58,8 @@ export class InterruptTokensController {
       ]);
     }
     const value = body as Record<string, unknown>;
-    return this.handler.resolve(token, Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value);
+    const resumeValue = Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value;
+    assertResumeValueWithinLimits(resumeValue);
+    return this.handler.resolve(token, resumeValue);
   }
 }

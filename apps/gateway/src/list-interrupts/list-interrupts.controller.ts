@@ -5,9 +5,8 @@ import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ApiError } from '../common/api.error';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../common/keyset-cursor';
 import { createValidationPipe } from '../common/validation.pipe';
-import { findUnstorableText } from '../common/unstorable-text';
 import { ListInterruptsQueryDto } from './list-interrupts.query.dto';
 
 interface Row {
@@ -54,7 +53,7 @@ export class ListInterruptsController {
     if (q.minAgeMs !== undefined) add('requested_at <= ?', new Date(now - q.minAgeMs));
     if (q.maxAgeMs !== undefined) add('requested_at >= ?', new Date(now - q.maxAgeMs));
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor);
+      const { at, id } = decodeKeysetCursor(q.cursor);
       params.push(at, id);
       where.push(`(requested_at, interrupt_id) < ($${params.length - 1}, $${params.length})`);
     }
@@ -81,23 +80,7 @@ export class ListInterruptsController {
         ...(r.timeout_ms !== null ? { timeoutMs: r.timeout_ms } : {}),
         resolveUrl: `${this.config.publicUrl}/v1/runs/${r.run_id}/interrupts/${r.node_id}`,
       })),
-      nextCursor: rows.length > limit && last ? encodeCursor(new Date(last.requested_at).toISOString(), last.interrupt_id) : null,
+      nextCursor: rows.length > limit && last ? encodeKeysetCursor(new Date(last.requested_at), last.interrupt_id) : null,
     };
   }
-}
-
-function encodeCursor(at: string, id: string): string {
-  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0])) && findUnstorableText(v) === undefined) {
-      return [v[0], v[1]];
-    }
-  } catch {
-    // fall through to the refusal
-  }
-  throw ApiError.validation('Malformed cursor.', [{ path: '/cursor', message: 'not a cursor this host issued' }]);
 }

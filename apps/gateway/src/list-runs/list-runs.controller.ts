@@ -5,8 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ApiError } from '../common/api.error';
-import { findUnstorableText } from '../common/unstorable-text';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../common/keyset-cursor';
 import { createValidationPipe } from '../common/validation.pipe';
 import { ListRunsQueryDto } from './list-runs.query.dto';
 
@@ -55,7 +54,7 @@ export class ListRunsController {
     if (q.status) where.push(`status = $${params.push(q.status)}`);
     if (q.workflowId) where.push(`workflow_id = $${params.push(q.workflowId)}`);
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor);
+      const { at, id } = decodeKeysetCursor(q.cursor);
       params.push(at, id);
       where.push(`(created_at, run_id) < ($${params.length - 1}, $${params.length})`);
     }
@@ -79,35 +78,8 @@ export class ListRunsController {
       })),
       nextCursor:
         rows.length > limit && last
-          ? encodeCursor(new Date(last.created_at).toISOString(), last.run_id)
+          ? encodeKeysetCursor(new Date(last.created_at), last.run_id)
           : null,
     };
   }
-}
-
-function encodeCursor(at: string, id: string): string {
-  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(v) &&
-      v.length === 2 &&
-      typeof v[0] === 'string' &&
-      typeof v[1] === 'string' &&
-      findUnstorableText(v) === undefined
-    ) {
-      // Only instants Postgres stores (years 1..9999), handed over in one unambiguous spelling.
-      const at = new Date(Date.parse(v[0]));
-      const year = at.getUTCFullYear();
-      if (year >= 1 && year <= 9999) return [at.toISOString(), v[1]];
-    }
-  } catch {
-    // fall through to the refusal
-  }
-  throw ApiError.validation('Malformed cursor.', [
-    { path: '/cursor', message: 'not a cursor this host issued' },
-  ]);
 }

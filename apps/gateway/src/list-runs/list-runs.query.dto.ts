@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { MAX_CURSOR_LENGTH, MAX_ID_LENGTH } from '@openwop/contracts';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 /** Run statuses a listing may filter on (`run-snapshot.schema.json`). */
 export const LISTED_RUN_STATUSES = [
@@ -18,10 +19,10 @@ export const LISTED_RUN_STATUSES = [
 export class ListRunsQueryDto {
   @IsOptional() @IsIn(LISTED_RUN_STATUSES) status?: string;
 
-  @IsOptional() @IsString() workflowId?: string;
+  @IsOptional() @IsString() @MaxLength(MAX_ID_LENGTH) workflowId?: string;
 
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
 
   /** Opaque cursor from the previous page's `nextCursor`. */
-  @IsOptional() @IsString() cursor?: string;
+  @IsOptional() @IsString() @MaxLength(MAX_CURSOR_LENGTH) cursor?: string;
 }

@@ -11,6 +11,7 @@ import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
+import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
 import { RunNotices, waitForRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
@@ -45,6 +46,7 @@ export class ResolveInterruptHandler {
     via: ResolveInterruptData['via'],
     caller: Caller,
   ): Promise<ResolveInterruptResult> {
+    assertResumeValueWithinLimits(resumeValue);
     await this.runs.requireVisible(runId, caller.tenant);
     const command: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',

@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_SEQUENCE } from '@openwop/contracts';
 import { IntQuery } from '../common/int-query.transform';
 
-/** Largest event sequence (`run_events.sequence` is a Postgres `integer`). */
-export const MAX_SEQUENCE = 2_147_483_647;
+/** Longest batching hint `bufferMs` (accepted and ignored). */
+export const MAX_BUFFER_MS = 5_000;
 
 /** Query of `GET /v1/runs/{runId}/events`. */
 export class RunEventsQueryDto {
@@ -22,11 +23,12 @@ export class RunEventsQueryDto {
   @Allow()
   streamMode?: unknown;
 
-  @ApiPropertyOptional({ description: 'Batching hint (0..5000 ms); accepted and ignored: events are sent unbatched.', minimum: 0 })
+  @ApiPropertyOptional({ description: 'Batching hint (0..5000 ms); accepted and ignored: events are sent unbatched.', minimum: 0, maximum: MAX_BUFFER_MS })
   @IsOptional()
   @IntQuery()
   @IsInt()
   @Min(0)
+  @Max(MAX_BUFFER_MS)
   bufferMs?: number;
 }
 
