@@ -1,3 +1,4 @@
+import { MAX_TURN_TS_MS } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import type { TurnInput, TurnRole } from './conversation.types';
 
@@ -70,8 +71,9 @@ function turnOf(raw: unknown, errors: { path: string; message: string }[]): Turn
   const speakerId = str('speakerId');
   const to = str('to');
   const groupId = str('groupId');
-  if (t.ts !== undefined && (typeof t.ts !== 'number' || !Number.isFinite(t.ts)))
-    errors.push({ path: '/turn/ts', message: 'must be a number (ms epoch)' });
+  // `conversation_turns.ts` is a bigint and a turn's time an instant: an integer epoch-ms in range.
+  if (t.ts !== undefined && (!Number.isInteger(t.ts) || (t.ts as number) < 0 || (t.ts as number) > MAX_TURN_TS_MS))
+    errors.push({ path: '/turn/ts', message: `must be an integer epoch-ms from 0 to ${MAX_TURN_TS_MS}` });
   if (t.turnIndex !== undefined && (!Number.isInteger(t.turnIndex) || (t.turnIndex as number) < 0)) {
     errors.push({ path: '/turn/turnIndex', message: 'must be a non-negative integer' });
   }

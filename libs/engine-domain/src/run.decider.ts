@@ -1,5 +1,5 @@
 import { DomainError, assertNever } from '@openwop/kernel';
-import type { RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { MAX_NODE_EXECUTIONS, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
 import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
@@ -308,7 +308,10 @@ function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefine
   };
 }
 
-/** Run options from `metadata.configurable`; out-of-range values fall back to the defaults. */
+/**
+ * Run options from `metadata.configurable`; out-of-range values fall back to the defaults, and a
+ * `recursionLimit` above `MAX_NODE_EXECUTIONS` is clamped to it (run-options.schema.json).
+ */
 export function runOptions(metadata: Record<string, unknown> | undefined): RunOptions {
   const configurable = (metadata?.configurable ?? {}) as {
     escalationThreshold?: unknown;
@@ -322,7 +325,8 @@ export function runOptions(metadata: Record<string, unknown> | undefined): RunOp
       typeof threshold === 'number' && threshold >= 0 && threshold <= 1
         ? threshold
         : DEFAULT_ESCALATION_THRESHOLD,
+    // Clamped to the host's ceiling (`limits.maxNodeExecutions`); the gateway already refuses more.
     recursionLimit:
-      typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? limit : DEFAULT_RECURSION_LIMIT,
+      typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, MAX_NODE_EXECUTIONS) : DEFAULT_RECURSION_LIMIT,
   };
 }

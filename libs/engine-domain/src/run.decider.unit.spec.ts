@@ -1,3 +1,4 @@
+import { MAX_NODE_EXECUTIONS } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import { decideRun, RunAlreadyExists, RunNotFound, RunTerminal, runOptions } from './run.decider';
 import { evolveRun, initialRunState, newRunRecord } from './run.state';
@@ -162,6 +163,11 @@ describe('run decider: start', () => {
       escalationThreshold: 0.7,
       recursionLimit: 100,
     });
+  });
+
+  it('clamps recursionLimit to limits.maxNodeExecutions (run-options.schema.json)', () => {
+    expect(runOptions({ configurable: { recursionLimit: 8000 } }).recursionLimit).toBe(MAX_NODE_EXECUTIONS);
+    expect(runOptions({ configurable: { run: { recursionLimit: MAX_NODE_EXECUTIONS } } }).recursionLimit).toBe(MAX_NODE_EXECUTIONS);
   });
 
   it('state is the fold of the events over the initial record', async () => {
