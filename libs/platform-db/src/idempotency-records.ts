@@ -105,15 +105,18 @@ export async function settleIdempotencyKey(
   state: SettledState,
   response: StoredResponse,
 ): Promise<boolean> {
-  const rows = await ds.query<{ n: number }[]>(
-    `UPDATE idempotency_records
-        SET state = $5, response_status = $6, response_headers = $7::jsonb, response_body = $8,
-            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-      WHERE tenant = $1 AND endpoint = $2 AND key_digest = $3 AND state = 'pending' AND lease_owner = $4
-      RETURNING 1 AS n`,
+  // In a CTE: the driver answers a bare UPDATE with [rows, count], a SELECT with its rows.
+  const [row] = await ds.query<{ n: number }[]>(
+    `WITH settled AS (
+       UPDATE idempotency_records
+          SET state = $5, response_status = $6, response_headers = $7::jsonb, response_body = $8,
+              lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE tenant = $1 AND endpoint = $2 AND key_digest = $3 AND state = 'pending' AND lease_owner = $4
+        RETURNING 1)
+     SELECT count(*)::int AS n FROM settled`,
     [scope.tenant, scope.endpoint, scope.keyDigest, owner, state, response.status, JSON.stringify(response.headers), response.body],
   );
-  return rows.length > 0;
+  return (row?.n ?? 0) > 0;
 }
 
 /**

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable,
   OutboxRelay,
   PeriodicVacuum,
   PgRunEventFeed,
+  pruneIdempotencyRecords,
   pruneProcessedMessages,
   startEmbeddedPostgres,
   type EmbeddedPostgres,
@@ -16,7 +17,7 @@ import { isDatabaseUnavailable,
 } from '@openwop/platform-db';
 import type { HostConfig } from './host-config';
 
-/** How often each process prunes expired dedupe rows. */
+/** How often each process prunes expired dedupe rows and Idempotency-Key records (kept 24 h). */
 const PRUNE_EVERY_MS = 15 * 60_000;
 
 /** The live adapters of one process: the bus, the database, the feed and the outbox relay. */
@@ -70,6 +71,9 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   const pruning = setInterval(() => {
     pruneProcessedMessages(dataSource, config.dedupeRetentionMs).catch((e: unknown) =>
       console.error('pruning processed_messages failed:', e instanceof Error ? e.message : e),
+    );
+    pruneIdempotencyRecords(dataSource).catch((e: unknown) =>
+      console.error('pruning idempotency_records failed:', e instanceof Error ? e.message : e),
     );
   }, PRUNE_EVERY_MS);
   pruning.unref();
