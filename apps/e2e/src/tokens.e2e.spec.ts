@@ -6,7 +6,9 @@ import { refusal } from './e2e-kit';
 
 // Signed resolution tokens (RFC 0093) through the gateway's HTTP surface, both modes. The host runs
 // with a known key ring (so the log check knows the secret) and a short default token lifetime, so
-// expiry is observable while an approval gate with a long timeout still waits.
+// expiry is observable while an approval gate with a long timeout still waits. Only a key that may
+// resolve (`approvals:respond`) is ever shown a resolving token; the embedded host logs in the
+// pretty format and the distributed one in JSON, so both loggers' redaction is checked.
 
 const TTL_MS = 10_000;
 const KID = 'e2e-k1';
@@ -22,8 +24,46 @@ interface TokenedInterrupt {
   readonly interruptToken: string;
   readonly callbackUrl: string;
   readonly inspectToken: string;
+  readonly inspectUrl: string;
   readonly tokenExpiresAt: string;
 }
+
+/** Every field of the resolving side a snapshot may carry. */
+const RESOLVING_FIELDS = ['interruptToken', 'callbackUrl'] as const;
+
+/**
+ * The text of an SSE response of `path` read with `key` until it holds `until` (bounded by a
+ * deadline), then the connection is dropped: the stream of a waiting run does not end by itself.
+ */
+async function readSse(base: string, path: string, key: string, until: string, timeoutMs = 15_000): Promise<string> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  let text = '';
+  try {
+    const res = await fetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    while (!text.includes(until)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (e) {
+    throw new Error(`SSE ${path}: ${until} not seen within ${timeoutMs} ms (${String(e)}); got ${text.slice(0, 500)}`);
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+  if (!text.includes(until)) throw new Error(`SSE ${path} ended before ${until}: ${text.slice(0, 500)}`);
+  return text;
+}
+
+/** A JSON text nested `depth` objects deep. */
+const deepJson = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 
 const statusCode = async (p: Promise<unknown>) => {
   const e = await refusal(p);
@@ -67,11 +107,17 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
     let hut: HostUnderTest;
     let client: OpenWopClient;
     let anon: OpenWopClient;
+    let reader: OpenWopClient;
 
     beforeAll(async () => {
-      hut = await MODES[mode]({ WOP_TOKEN_KEYS: keysJson, WOP_TOKEN_TTL_MS: String(TTL_MS) });
+      hut = await MODES[mode]({
+        WOP_TOKEN_KEYS: keysJson,
+        WOP_TOKEN_TTL_MS: String(TTL_MS),
+        LOG_FORMAT: mode === 'embedded' ? 'pretty' : 'json',
+      });
       client = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.t1 });
       anon = new OpenWopClient({ baseUrl: hut.host.gateways[0]! });
+      reader = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.readonly });
       await client.call(
         'POST',
         '/v1/workflows',
@@ -261,14 +307,103 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       ).toEqual([409, 'interrupt_already_resolved']);
     });
 
-    it(`an expired token is 410 after WOP_TOKEN_TTL_MS (${TTL_MS} ms), while the gate (timeout 10 min) still waits`, async () => {
+    it('a runs:read key without approvals:respond: snapshot, interrupt list, SSE and poll show only the inspect-only token and link', async () => {
+      const { runId, interrupt } = await waitingWithTokens('conformance-approval', 'waiting-approval');
+      const base = hut.host.gateways[0]!;
+      // The key that may resolve (t1) is shown both sides.
+      expect(interrupt.callbackUrl).toMatch(/\/v1\/interrupts\/[\w-]+\.[\w-]+$/);
+      expect(interrupt.inspectUrl).toBe(interrupt.callbackUrl.replace(interrupt.interruptToken, interrupt.inspectToken));
+      const resolving = [interrupt.interruptToken, interrupt.interruptToken.split('.')[1]!];
+      const noResolvingToken = (what: string, text: string) => {
+        for (const secret of resolving) expect({ what, leaks: text.includes(secret) }).toEqual({ what, leaks: false });
+      };
+
+      const snapshot = await reader.getRun(runId);
+      expect(snapshot.interrupt).toMatchObject({
+        interruptId: interrupt.interruptId,
+        inspectToken: interrupt.inspectToken,
+        inspectUrl: interrupt.inspectUrl,
+        tokenExpiresAt: interrupt.tokenExpiresAt,
+      });
+      for (const field of RESOLVING_FIELDS) expect(snapshot.interrupt).not.toHaveProperty(field);
+      noResolvingToken('snapshot', JSON.stringify(snapshot));
+
+      const list = await reader.listInterrupts({ runId });
+      expect(list.interrupts.map((i) => (i as { interruptId: string }).interruptId)).toEqual([interrupt.interruptId]);
+      noResolvingToken('interrupt list', JSON.stringify(list));
+
+      const updates = await readSse(base, `/v1/runs/${runId}/events?streamMode=debug`, TEST_KEYS.readonly, 'interrupt.requested');
+      noResolvingToken('SSE debug', updates);
+      const values = await readSse(base, `/v1/runs/${runId}/events?streamMode=values`, TEST_KEYS.readonly, 'state.snapshot');
+      noResolvingToken('SSE values', values);
+      const poll = await fetch(`${base}/v1/runs/${runId}/events/poll?after=-1`, {
+        headers: { authorization: `Bearer ${TEST_KEYS.readonly}` },
+      });
+      expect(poll.status).toBe(200);
+      const pollText = await poll.text();
+      expect(pollText).toContain('interrupt.requested');
+      noResolvingToken('poll', pollText);
+
+      // What the reader was given holds no authority: the inspect link cannot resolve, nor can its key.
+      expect(await anon.call('GET', new URL(snapshot.interrupt!.inspectUrl!).pathname)).toMatchObject({ intent: 'inspect' });
+      expect(await statusCode(anon.call('POST', new URL(snapshot.interrupt!.inspectUrl!).pathname, { action: 'accept' }))).toEqual([
+        403,
+        'forbidden',
+      ]);
+      expect(await statusCode(reader.call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'accept' }))).toEqual([
+        403,
+        'forbidden',
+      ]);
+      expect((await client.getRun(runId)).status).toBe('waiting-approval');
+      await client.call('POST', `/v1/runs/${runId}/cancel`, {});
+    });
+
+    it('errors on the token route and malformed bodies, before routing included, change nothing and log no token or key', async () => {
+      const { runId, interrupt } = await waitingWithTokens('conformance-approval', 'waiting-approval');
+      const base = hut.host.gateways[0]!;
+      const tokenPath = `/v1/interrupts/${interrupt.interruptToken}`;
+      const send = async (path: string, body: string, headers: Record<string, string> = {}) =>
+        (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).status;
+      const statuses = [
+        await send(tokenPath, deepJson(3_000)),
+        await send(tokenPath, '{"action":'),
+        await send(tokenPath, 'not gzip at all', { 'content-encoding': 'gzip' }),
+        await send(`${tokenPath}%ZZ`, '{}'),
+        await send(`/v1/runs/${runId}/interrupts/gate`, deepJson(3_000), { authorization: `Bearer ${TEST_KEYS.t1}` }),
+        await send(`/v1/runs/${runId}/interrupts/gate`, '{"action":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
+        await send('/v1/runs', '{"workflowId":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
+      ];
+      for (const status of statuses) expect(status).toBeGreaterThanOrEqual(400);
+      expect((await client.getRun(runId)).status).toBe('waiting-approval');
+      const logs = hut.host.processes.map((p) => p.output()).join('\n');
+      // A failure the host logged (a 500: today a body that is not the gzip it claims) names the route with the token cut out.
+      if (statuses.includes(500)) expect(logs).toContain('/v1/interrupts/[redacted]');
+      for (const secret of [interrupt.interruptToken, interrupt.interruptToken.split('.')[1]!, ...Object.values(TEST_KEYS)]) {
+        expect(logs.includes(secret)).toBe(false);
+      }
+      await client.call('POST', `/v1/runs/${runId}/cancel`, {});
+    });
+
+    it(`an expired token is 410 after WOP_TOKEN_TTL_MS (${TTL_MS} ms) and no snapshot hands it out, while the gate (timeout 10 min) still waits`, async () => {
       const { runId, interrupt } = await waitingWithTokens(longGate, 'waiting-approval');
       expect(Date.parse(interrupt.tokenExpiresAt) - Date.parse(interrupt.requestedAt)).toBe(TTL_MS);
       expect(await anon.call('GET', `/v1/interrupts/${interrupt.interruptToken}`)).toMatchObject({
         intent: 'resolve',
       });
-      const wait = Date.parse(interrupt.tokenExpiresAt) - Date.now() + 250;
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // Once past its expiry, the snapshot shows `tokenExpired` and no token, to any key.
+      const expired = await waitFor(
+        async () => {
+          const s = await client.getRun(runId);
+          return (s.interrupt as { tokenExpired?: boolean } | undefined)?.tokenExpired ? s : undefined;
+        },
+        { timeoutMs: TTL_MS + 15_000, what: `run ${runId} showing its tokens expired` },
+      );
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(interrupt.tokenExpiresAt));
+      for (const snapshot of [expired, await reader.getRun(runId)]) {
+        expect(snapshot.interrupt).toMatchObject({ tokenExpired: true, tokenExpiresAt: interrupt.tokenExpiresAt });
+        for (const field of [...RESOLVING_FIELDS, 'inspectToken', 'inspectUrl']) expect(snapshot.interrupt).not.toHaveProperty(field);
+        expect(JSON.stringify(snapshot)).not.toContain(interrupt.interruptToken.split('.')[1]!);
+      }
       expect(await statusCode(anon.call('GET', `/v1/interrupts/${interrupt.interruptToken}`))).toEqual([
         410,
         'interrupt_expired',
@@ -335,6 +470,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       for (const proc of hut.host.processes) {
         const log = proc.output();
         for (const form of forms) expect(log.includes(form)).toBe(false);
+        for (const key of Object.values(TEST_KEYS)) expect(log.includes(key)).toBe(false);
         for (const token of seenTokens) {
           expect(log.includes(token)).toBe(false);
           // Neither half of a token is logged either; at most its first 8 characters.
