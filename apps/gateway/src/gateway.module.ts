@@ -1,5 +1,8 @@
 import { AdminPageController } from './admin/admin-page.controller';
+import { BulkCancelRunsController } from './bulk-cancel-runs/bulk-cancel-runs.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
+import { PauseRunController } from './pause-run/pause-run.controller';
+import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
 import { ListRunsController } from './list-runs/list-runs.controller';
@@ -7,7 +10,7 @@ import { ResolveInterruptController } from './resolve-interrupt/resolve-interrup
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { WorkflowsController } from './workflows/workflows.controller';
 import { Logger, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import { createApiKeyRegistry } from './auth/api-key-registry.factory';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -25,6 +28,7 @@ import { ConversationReadRepository } from './conversations/conversation-read.re
 import { GetConversationController } from './get-conversation/get-conversation.controller';
 import { ListConversationsController } from './list-conversations/list-conversations.controller';
 import { HealthController } from './health/health.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { InterruptTokenHandler } from './interrupt-tokens/interrupt-token.handler';
 import { InterruptTokensController } from './interrupt-tokens/interrupt-tokens.controller';
 import { InterruptTokenPresenter } from './interrupt-tokens/interrupt-token.presenter';
@@ -64,11 +68,13 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     PollRunEventsController,
     ResolveInterruptController,
     CancelRunController,
+    BulkCancelRunsController,
     ListInterruptsController,
     ListRunsController,
     WorkflowsController,
     InterruptTokensController,
     ForkRunController,
+    PauseRunController,
     AdminPageController,
   ],
   providers: [
@@ -81,6 +87,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
       },
     },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
+    // After the guard (the tenant is known), around every mutating route: Idempotency-Key records.
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
     OpenApiDocumentHolder,
     RunReadRepository,
     ConversationReadRepository,
@@ -94,6 +102,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     InterruptTokenPresenter,
     InterruptTokenHandler,
     ForkRunHandler,
+    CancelRunHandler,
   ],
   exports: [API_KEY_REGISTRY],
 })

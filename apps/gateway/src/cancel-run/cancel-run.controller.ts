@@ -3,9 +3,8 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { createValidationPipe } from '../common/validation.pipe';
+import { ApiError } from '../common/api.error';
 import { CancelRunHandler, type CancelOutcome } from './cancel-run.handler';
-import { CancelRunRequestDto } from './cancel-run.request.dto';
 
 /**
  * `POST /v1/runs/{runId}/cancel`: `200` with the run's status after the cancel (`cancelled`, or
@@ -27,9 +26,13 @@ export class CancelRunController {
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async cancel(
     @Param('runId') runId: string,
-    @Body(createValidationPipe()) body: CancelRunRequestDto,
+    @Body() body: { reason?: unknown } | undefined,
     @CurrentCaller() caller: Caller,
   ): Promise<CancelOutcome> {
-    return this.handler.cancel(runId, body.reason, caller);
+    const reason = body?.reason;
+    if (reason !== undefined && typeof reason !== 'string') {
+      throw ApiError.validation('reason must be a string.', [{ path: '/reason', message: 'must be a string' }]);
+    }
+    return this.handler.cancel(runId, reason, caller);
   }
 }

@@ -11,6 +11,10 @@ export const ERROR_STATUS = {
   not_found: 404,
   run_already_exists: 409,
   run_terminal: 409,
+  /** The `Idempotency-Key` was used before with a different request (idempotency.md §Record shape). */
+  idempotency_key_mismatch: 409,
+  /** A request with the same `Idempotency-Key` is still executing (idempotency.md §Concurrent duplicates). */
+  idempotency_in_flight: 409,
   interrupt_not_found: 404,
   interrupt_already_resolved: 409,
   interrupt_expired: 410,
