@@ -1,22 +1,46 @@
 /**
- * `npm run fuzz` — sends schema-aware random and malformed requests to every gateway endpoint and
- * checks: no 5xx; every 4xx carries the spec's error envelope (error-envelope.schema.json); a batch
- * of refusals writes nothing (row digests of every service table before and after); an accepted
- * request writes only rows of the runs and workflows it names or creates.
+ * `npm run fuzz` — sends schema-aware random and malformed requests to every gateway endpoint, and
+ * hostile input of every class in requests.mts `HOSTILE_CLASSES` (borrowed authority, odd numbers,
+ * keys named after Object.prototype members, JSON 3,000 deep, YAML alias bombs, crafted cursors,
+ * content types other than JSON, bodies of the wrong JSON type, oversize workflows, ReDoS patterns
+ * answered through a token link, a 4,000-node parallel workflow), and checks after each batch:
+ * - no 5xx; every 4xx carries the spec's error envelope (error-envelope.schema.json); hostile
+ *   requests get the status the issue requires (415, 400, …) within 5 s;
+ * - a batch of refusals writes nothing (row digests of every service table before and after); an
+ *   accepted request writes only rows of the runs and workflows it names or creates;
+ * - no principal without resolving authority is handed a resolving token (snapshot, lists, events,
+ *   SSE), no expired token is handed out, another tenant sees nothing of a run;
+ * - no run is left unresolvable: each run a hostile request touched is terminal or waiting on an
+ *   interrupt within 20 s, and at the end every run the fuzzer made that has not ended is cancelled
+ *   and must reach a terminal status within 20 s;
+ * - every dead letter the host counts (`openwop_bus_dead_letters_total`) has a log line naming it,
+ *   and the run it names got a visible refusal (a 4xx);
+ * - no API key and no resolving token the fuzzer saw appears in the host's log;
+ * - tenant fairness: tenant t2 probes `GET /v1/runs?limit=1` every 20 ms (in a worker thread) the
+ *   whole time, and the host's event-loop delay is read from `GET /metrics` each second; p99 of
+ *   either at or over 100 ms is an anomaly.
  *
- * Starts its own embedded host on a fresh Postgres database, or targets `--url` (then
- * `--database-url` enables the write checks). Options (or env): --requests N (FUZZ_REQUESTS, 10000),
- * --max-seconds S (FUZZ_MAX_SECONDS, 900), --batch B (200), --concurrency C (8), --seed X,
- * --json (one `FUZZ_RESULT {...}` line at the end). Exits 1 on any anomaly.
+ * Starts its own host on a fresh Postgres database: `--mode embedded` (default, one process) or
+ * `--mode distributed` (every service and a gateway as separate processes over the Kafka broker on
+ * KAFKA_BROKERS, default 127.0.0.1:9092); or targets `--url` (then `--database-url` enables the
+ * write checks, `--metrics-url U[,U…]` the metrics checks; the log is not checked).
+ * Options (or env): --requests N (FUZZ_REQUESTS, 10000), --max-seconds S (FUZZ_MAX_SECONDS, 900),
+ * --batch B (200), --hostile-batch H (FUZZ_HOSTILE_BATCH, 100), --concurrency C (8), --seed X,
+ * --parallel-nodes P (FUZZ_PARALLEL_NODES, 4000), --heavy-every K (FUZZ_HEAVY_EVERY, 3: the ReDoS
+ * and parallel-workflow classes run every K-th round, from the first), --json (one
+ * `FUZZ_RESULT {...}` line at the end), --timing-as-notes (`slow` and `unfair` findings are printed
+ * as notes, not anomalies: for the test tier, which asserts no timings). Exits 1 on any anomaly.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { createTestDatabase, REPO_ROOT, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
+import { createTestDatabase, REPO_ROOT, startDistributedStack, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
-import { COVERED_ROUTES, refusalArbitrary, requestArbitrary, type FuzzRequest, type Pool } from './requests.mts';
+import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
+import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, snapshot, type Ctx } from './scenarios.mts';
+import { deadLetterLines, FairnessWatch, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
 
 // ------------------------------------------------------------------ options
 
@@ -32,18 +56,52 @@ const CONCURRENCY = Number(option('concurrency', 'FUZZ_CONCURRENCY', '8'));
 const SEED = Number(option('seed', 'FUZZ_SEED', String(Date.now() % 2 ** 31)));
 const URL_OPT = option('url', 'FUZZ_URL', '');
 const DB_OPT = option('database-url', 'FUZZ_DATABASE_URL', '');
+const METRICS_OPT = option('metrics-url', 'FUZZ_METRICS_URL', '');
+const MODE = option('mode', 'FUZZ_MODE', 'embedded');
+const HOSTILE_BATCH = Number(option('hostile-batch', 'FUZZ_HOSTILE_BATCH', '100'));
+const PARALLEL_NODES = Number(option('parallel-nodes', 'FUZZ_PARALLEL_NODES', '4000'));
+const HEAVY_EVERY = Math.max(1, Number(option('heavy-every', 'FUZZ_HEAVY_EVERY', '3')));
 const JSON_OUT = process.argv.includes('--json');
+/**
+ * `--timing-as-notes`: time-bound findings (`slow`, `unfair`) are printed as notes, not anomalies
+ * (the test tier asserts no timings; the proof run keeps them as anomalies).
+ */
+const TIMING_AS_NOTES = process.argv.includes('--timing-as-notes');
 /** A request that takes longer than this hangs (the longest legitimate wait is a 1 s long poll). */
 const REQUEST_TIMEOUT_MS = 20_000;
+/** A hostile request must be answered within this (the issue: a prompt 4xx, not a 15 s 503). */
+const SLOW_MS = 5_000;
+/** The issue's fairness target: p99 of another tenant's requests and of the event-loop delay. */
+const FAIRNESS_MS = 100;
+if (MODE !== 'embedded' && MODE !== 'distributed') throw new Error(`--mode must be embedded or distributed, got ${MODE}`);
 
 const envelopeSchema = JSON.parse(readFileSync(resolve(REPO_ROOT, 'libs/contracts/src/schemas/error-envelope.schema.json'), 'utf8')) as object;
 const validateEnvelope = new Ajv2020({ strict: false }).compile(envelopeSchema);
 
 // ------------------------------------------------------------------ results
 
+type AnomalyKind =
+  | '5xx'
+  | 'envelope'
+  | 'unintended-write'
+  | 'accepted-refusal'
+  | 'hang'
+  | 'not-quiet'
+  | 'expectation'
+  | 'slow'
+  | 'stuck-run'
+  | 'unresolvable-run'
+  | 'borrowed-authority'
+  | 'tenant-leak'
+  | 'expired-token'
+  | 'dead-letter'
+  | 'secret-in-log'
+  | 'unfair';
+
 interface Anomaly {
-  readonly kind: '5xx' | 'envelope' | 'unintended-write' | 'accepted-refusal' | 'hang' | 'not-quiet';
+  readonly kind: AnomalyKind;
   readonly detail: string;
+  readonly cls?: HostileClass;
   readonly request?: Pick<FuzzRequest, 'endpoint' | 'method' | 'path'> & { body?: string; headers?: Record<string, string> };
 }
 
@@ -61,12 +119,41 @@ const stats = {
   refusalOnlyBatches: 0,
   acceptedMutations: 0,
   rowsChangedAsIntended: 0,
+  hostileBatches: 0,
+  runsTracked: 0,
+  runsCancelledAtEnd: 0,
+  deadLetters: 0,
+  deadLettersMatched: 0,
+  logBytesScanned: 0,
 };
 const anomalies: Anomaly[] = [];
+/** Per hostile class: requests sent, statuses, anomalies. */
+const byClass = new Map<HostileClass, { requests: number; byStatus: Record<number, number>; anomalies: number }>(HOSTILE_CLASSES.map((c) => [c, { requests: 0, byStatus: {}, anomalies: 0 }]));
+/** The class the fuzzer is sending now (anomalies found meanwhile are counted under it). */
+let currentClass: HostileClass | undefined;
+
+/** Time-bound findings under `--timing-as-notes`. */
+const notes: Anomaly[] = [];
 
 function record(a: Anomaly): void {
-  anomalies.push(a);
-  if (anomalies.length <= 20) console.error(`ANOMALY ${a.kind}: ${a.detail}${a.request ? ` — ${a.request.method} ${a.request.path.slice(0, 200)}` : ''}`);
+  if (TIMING_AS_NOTES && (a.kind === 'slow' || a.kind === 'unfair')) {
+    notes.push(a);
+    return;
+  }
+  const cls = a.cls ?? currentClass;
+  anomalies.push(cls ? { ...a, cls } : a);
+  if (cls) byClass.get(cls)!.anomalies++;
+  if (anomalies.length <= 30) console.error(`ANOMALY ${a.kind}${cls ? ` [${cls}]` : ''}: ${redact(a.detail)}${a.request ? ` — ${a.request.method} ${redact(a.request.path.slice(0, 200))}` : ''}`);
+}
+
+/** Secrets the fuzzer knows: the API keys and every resolving token it was handed. */
+const secrets = new Set<string>();
+
+/** `text` with every known secret cut to its fingerprint (what the fuzzer itself prints). */
+function redact(text: string): string {
+  let out = text;
+  for (const k of Object.values(TEST_KEYS)) out = out.split(k).join(fingerprint(k));
+  return out;
 }
 
 const brief = (r: FuzzRequest) => ({
@@ -74,7 +161,7 @@ const brief = (r: FuzzRequest) => ({
   method: r.method,
   path: r.path.slice(0, 500),
   headers: r.headers,
-  ...(r.body !== undefined ? { body: r.body.slice(0, 500) } : {}),
+  ...(r.body !== undefined ? { body: r.body.length > 2000 ? `${r.body.slice(0, 500)}… (${r.body.length} characters)` : r.body } : {}),
 });
 
 // ------------------------------------------------------------------ HTTP
@@ -83,9 +170,16 @@ interface Outcome {
   readonly status: number;
   readonly body: string;
   readonly contentType: string;
+  readonly ms: number;
 }
 
 async function send(base: string, r: FuzzRequest): Promise<Outcome | 'hang'> {
+  const t0 = performance.now();
+  const o = await sendOnce(base, r);
+  return o === 'hang' ? o : { ...o, ms: performance.now() - t0 };
+}
+
+async function sendOnce(base: string, r: FuzzRequest): Promise<Omit<Outcome, 'ms'> | 'hang'> {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), REQUEST_TIMEOUT_MS);
   try {
@@ -231,11 +325,39 @@ class LivePool {
 
 // ------------------------------------------------------------------ checks
 
-function checkResponse(r: FuzzRequest, o: Outcome): void {
+const KEY_NAMES = new Map<string, string>([[TEST_KEYS.t1, 't1'], [TEST_KEYS.t1b, 't1b'], [TEST_KEYS.t2, 't2'], [TEST_KEYS.readonly, 'readonly']]);
+
+/** The test key a request carries (`Bearer <key>` exactly), if any. */
+function keyOf(r: FuzzRequest): string | undefined {
+  const m = /^Bearer (\S+)$/.exec(r.headers.authorization ?? '');
+  return m && KEY_NAMES.has(m[1]!) ? m[1] : undefined;
+}
+
+/**
+ * Tokens in an answer: every resolving one is a secret (grepped for in the log); one handed to a
+ * principal that may not resolve (the read-only key, or nobody, other than the token it sent) is
+ * borrowed authority; an expired one handed out (not merely echoed) is an anomaly.
+ */
+function checkTokens(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
+  if (o.status >= 300 || !o.body.includes('eyJ')) return;
+  const key = keyOf(r);
+  const narrow = key === TEST_KEYS.readonly ? 'read-only key' : key ? '' : 'caller without a key';
+  const sent = `${r.path}\n${r.body ?? ''}`;
+  const found = tokensIn(o.body).filter((t) => !sent.includes(t.token));
+  for (const t of found) if (t.intent === 'resolve') secrets.add(t.token);
+  if (found.length) inspectTokens({ ...ctxFor(), anomaly: (kind, detail) => record({ kind: kind as AnomalyKind, detail, request: brief(r), ...(cls ? { cls } : {}) }) }, narrow, found.map((t) => t.token).join('\n'), r as HostileRequest);
+}
+
+let ctxFor: () => Ctx = () => {
+  throw new Error('no context yet');
+};
+
+function checkResponse(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
   stats.byStatus.set(o.status, (stats.byStatus.get(o.status) ?? 0) + 1);
+  checkTokens(r, o, cls);
   if (o.status >= 500) {
     stats.fiveXx++;
-    record({ kind: '5xx', detail: `${o.status} ${o.body.slice(0, 300)}`, request: brief(r) });
+    record({ kind: '5xx', detail: `${o.status} ${o.body.slice(0, 300)}`, request: brief(r), ...(cls ? { cls } : {}) });
   }
   if (o.status >= 400) {
     let parsed: unknown;
@@ -247,7 +369,7 @@ function checkResponse(r: FuzzRequest, o: Outcome): void {
     const ok = o.contentType.startsWith('application/json') && parsed !== undefined && validateEnvelope(parsed);
     if (!ok) {
       stats.envelopeViolations++;
-      record({ kind: 'envelope', detail: `${o.status} ${o.contentType} ${o.body.slice(0, 300)}`, request: brief(r) });
+      record({ kind: 'envelope', detail: `${o.status} ${o.contentType} ${o.body.slice(0, 300)}`, request: brief(r), ...(cls ? { cls } : {}) });
     }
   }
 }
@@ -278,6 +400,70 @@ function checkWrites(changes: RowChange[], allowed: Set<string>, commandsAccepte
   }
 }
 
+// ------------------------------------------------------------------ hostile input and its checks
+
+/** Runs the fuzzer made (pool, accepted random requests, scenarios) and the key that may cancel each. */
+const tracked = new Map<string, string>();
+function track(runId: string, key: string | undefined): void {
+  if (!key || tracked.has(runId)) return;
+  tracked.set(runId, key);
+  stats.runsTracked++;
+}
+
+/** Ids (run ids, message ids) named by a request that got a visible refusal (4xx). */
+const refusedIds = new Set<string>();
+function noteRefusal(r: FuzzRequest): void {
+  for (const id of idsIn(`${r.path}\n${r.body?.slice(0, 20_000) ?? ''}`)) refusedIds.add(id);
+}
+
+function noteCreated(r: FuzzRequest, o: Outcome): void {
+  if (o.status >= 200 && o.status < 300 && r.method === 'POST' && (r.endpoint === 'POST /v1/runs' || r.endpoint.endsWith(':fork'))) {
+    for (const id of createdIds(o)) track(id, keyOf(r));
+  }
+}
+
+/** Sends one hostile request and checks it: the usual checks, the status the issue requires, a prompt answer. */
+async function execHostile(base: string, r: HostileRequest): Promise<Outcome | undefined> {
+  // Hostile batches run concurrently: every anomaly names its request's class itself.
+  const cls = r.cls;
+  const o = await send(base, r);
+  const c = byClass.get(cls)!;
+  stats.requests++;
+  c.requests++;
+  stats.byEndpoint.set(r.endpoint, (stats.byEndpoint.get(r.endpoint) ?? 0) + 1);
+  if (o === 'hang') {
+    stats.hangs++;
+    record({ kind: 'hang', detail: `no answer within ${REQUEST_TIMEOUT_MS} ms`, request: brief(r), cls });
+    return undefined;
+  }
+  if (o.status === 0) {
+    stats.requests--;
+    c.requests--;
+    return undefined;
+  }
+  c.byStatus[o.status] = (c.byStatus[o.status] ?? 0) + 1;
+  checkResponse(r, o, cls);
+  if (o.status >= 400 && o.status < 500) noteRefusal(r);
+  noteCreated(r, o);
+  if (r.expect && !r.expect.includes(o.status)) {
+    record({ kind: 'expectation', detail: `${o.status} where ${r.expect.join(' or ')} is required: ${o.body.slice(0, 300)}`, request: brief(r), cls });
+  }
+  if (o.ms > SLOW_MS) record({ kind: 'slow', detail: `answered ${o.status} only after ${Math.round(o.ms)} ms`, request: brief(r), cls });
+  return o;
+}
+
+/** Hostile requests in round-robin order of their classes (any prefix covers every class early). */
+function interleave(rs: HostileRequest[]): HostileRequest[] {
+  const groups = HOSTILE_CLASSES.map((c) => rs.filter((r) => r.cls === c)).filter((g) => g.length);
+  const out: HostileRequest[] = [];
+  for (let i = 0; out.length < rs.length; i++) for (const g of groups) if (i < g.length) out.push(g[i]!);
+  return out;
+}
+
+function metricsUrlsOf(processes: readonly AppProcess[]): string[] {
+  return processes.map((p) => /metrics on (http:\/\/\S+\/metrics)/.exec(p.output())?.[1]).filter((u): u is string => !!u);
+}
+
 // ------------------------------------------------------------------ main
 
 async function main(): Promise<number> {
@@ -286,26 +472,98 @@ async function main(): Promise<number> {
   let db: TestDatabase | undefined;
   let base = URL_OPT;
   let dbUrl = DB_OPT;
+  let metricsUrls = METRICS_OPT ? METRICS_OPT.split(',') : [];
+  const logs = new LogWatch([]);
   if (!base) {
     db = await createTestDatabase('fuzz');
     dbUrl = db.url;
-    host = await startEmbeddedHost({ databaseUrl: db.url });
+    host = MODE === 'distributed' ? await startDistributedStack({ databaseUrl: db.url, env: { METRICS_PORT: '0' } }) : await startEmbeddedHost({ databaseUrl: db.url });
     base = host.gateways[0]!;
-    watch(host.processes[0]!);
+    for (const p of host.processes) logs.add(p);
+    if (host.mode === 'embedded') watch(host.processes[0]!);
+    metricsUrls = host.mode === 'embedded' ? [`${base}/metrics`] : metricsUrlsOf(host.processes);
+  } else if (!metricsUrls.length) {
+    metricsUrls = [`${base}/metrics`];
   }
   const state = dbUrl ? await DbState.connect(dbUrl) : undefined;
+  const fair = new FairnessWatch(base, TEST_KEYS.t2, metricsUrls);
+  let fairStarted = false;
   const stop = async () => {
+    if (fairStarted) await fair.stop().catch(() => undefined);
     await state?.close();
     await host?.stop();
     await db?.drop();
+  };
+  const ctx: Ctx = {
+    base,
+    keys: TEST_KEYS,
+    exec: (r) => execHostile(base, r),
+    anomaly: (kind, detail, request) => record({ kind: kind as AnomalyKind, detail, ...(request ? { request: brief(request) } : {}) }),
+    track,
+    secrets,
+    parallelNodes: PARALLEL_NODES,
+  };
+  ctxFor = () => ctx;
+  /** Dead-letter log lines read since the last dead-letter check. */
+  let deadLetterLog: string[] = [];
+  const reportedSecrets = new Set<string>();
+  /** Reads the host's new log output: secrets it must not hold, lines naming dead letters. */
+  const scanLogs = () => {
+    const all = [...Object.values(TEST_KEYS), ...secrets];
+    for (const [name, file, text] of logs.fresh()) {
+      stats.logBytesScanned += text.length;
+      deadLetterLog.push(...deadLetterLines(text));
+      for (const secret of all) {
+        if (reportedSecrets.has(secret) || !text.includes(secret)) continue;
+        reportedSecrets.add(secret);
+        const line = text.split('\n').find((l) => l.includes(secret)) ?? '';
+        const what = KEY_NAMES.has(secret) ? `API key ${KEY_NAMES.get(secret)}` : 'a resolving token';
+        record({ kind: 'secret-in-log', detail: `${name} logged ${what} (${fingerprint(secret)}) in ${file}: ${redact(line.split(secret).join(fingerprint(secret))).slice(0, 400)}` });
+      }
+    }
+  };
+  /** Every dead letter counted since the last check needs a log line naming it, and a refusal of what it names. */
+  const checkDeadLetters = async () => {
+    if (!metricsUrls.length) return;
+    await fair.scrape();
+    scanLogs();
+    const delta = fair.deadLetters - stats.deadLetters;
+    const lines = deadLetterLog;
+    deadLetterLog = [];
+    if (delta <= 0) return;
+    stats.deadLetters = fair.deadLetters;
+    if (!lines.length) {
+      record({ kind: 'dead-letter', detail: `${delta} dead letter(s) counted (${JSON.stringify(fair.deadLetterSeries)}) with no log line naming run, message and reason` });
+      return;
+    }
+    for (const line of lines) {
+      if (idsIn(line).some((id) => refusedIds.has(id))) stats.deadLettersMatched++;
+      else record({ kind: 'dead-letter', detail: `a dead letter no request of the fuzzer saw refused: ${redact(line).slice(0, 400)}` });
+    }
   };
   try {
     const pool = new LivePool(base);
     const routes = await pool.discoverRoutes();
     const reg = await api(base, 'POST', '/v1/workflows', EXTERNAL_WORKFLOW);
     if (reg.status !== 201) throw new Error(`setup: register ${EXTERNAL_WORKFLOW.id} → ${reg.status}`);
+    const discovery = await api<{ limits?: Record<string, unknown> }>(base, 'GET', '/.well-known/openwop');
+    const limitOf = (re: RegExp) => {
+      const hit = Object.entries(discovery.json.limits ?? {}).find(([k, v]) => re.test(k) && typeof v === 'number' && v > 0);
+      return hit ? (hit[1] as number) : undefined;
+    };
+    const limits = { nodes: limitOf(/node/i), edges: limitOf(/edge/i) };
+    const scenarioClass: Record<string, HostileClass> = { 'fuzz-conversation': 'borrowed-authority', 'fuzz-custom': 'proto-keys', 'fuzz-loop': 'odd-numbers' };
+    for (const w of SCENARIO_WORKFLOWS) {
+      await execHostile(base, { cls: scenarioClass[w.id] ?? 'redos', endpoint: 'POST /v1/workflows', method: 'POST', path: '/v1/workflows', headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' }, body: JSON.stringify(w), mutating: true, targets: [] });
+    }
+    await fair.scrape();
+    fair.resetWindows();
+    fair.start();
+    fairStarted = true;
     const deadline = t0 + MAX_SECONDS * 1000;
     let batchNo = 0;
+    let round = 0;
+    let hostileOffset = 0;
     while (stats.requests < REQUESTS && Date.now() < deadline) {
       // Something outside stopped the embedded host (its data is in Postgres): start it again on the
       // same port and database; a batch it died in is not write-checked.
@@ -313,7 +571,9 @@ async function main(): Promise<number> {
         console.error(`\nthe embedded host stopped ${hostExit}; restarting it`);
         stats.hostRestarts++;
         hostExit = '';
-        watch(await host.restart('embedded'));
+        const p = await host.restart('embedded');
+        logs.add(p);
+        watch(p);
         if (state) await state.refreshTables();
       }
       try {
@@ -322,20 +582,22 @@ async function main(): Promise<number> {
         if (!hostExit) throw e;
       }
     }
+    async function quietSnapshot(when: string) {
+      if (!state) return undefined;
+      if (!(await state.quiesce())) record({ kind: 'not-quiet', detail: `the host kept writing for 15 s ${when}` });
+      return state.snapshot();
+    }
     async function oneRound(): Promise<void> {
       // Setup (valid requests, checked too: they may only write the runs they start).
-      if (state && !(await state.quiesce())) record({ kind: 'not-quiet', detail: 'the host kept writing for 15 s before a setup step' });
-      const beforeSetup = state ? await state.snapshot() : undefined;
+      const beforeSetup = await quietSnapshot('before a setup step');
       const started = await pool.replenish();
-      if (state && beforeSetup) {
-        if (!(await state.quiesce())) record({ kind: 'not-quiet', detail: 'the host kept writing for 15 s after a setup step' });
-        checkWrites(diff(beforeSetup, await state.snapshot()), new Set(started), true, []);
-      }
+      for (const id of started) track(id, TEST_KEYS.t1);
+      if (state && beforeSetup) checkWrites(diff(beforeSetup, (await quietSnapshot('after a setup step'))!), new Set(started), true, []);
 
       // One batch of fuzz requests.
       // Odd batches: every mutating request spoiled, so the batch must write nothing at all.
       const refusalBatch = batchNo % 2 === 1;
-      const n = Math.min(BATCH, REQUESTS - stats.requests);
+      const n = Math.max(0, Math.min(BATCH, REQUESTS - stats.requests));
       const arbitrary = (refusalBatch ? refusalArbitrary : requestArbitrary)(pool.view(), TEST_KEYS);
       const requests = fc.sample(arbitrary, { numRuns: n, seed: SEED + batchNo++ });
       const before = state ? await state.snapshot() : undefined;
@@ -359,6 +621,8 @@ async function main(): Promise<number> {
             continue;
           }
           checkResponse(r, o);
+          if (o.status >= 400 && o.status < 500) noteRefusal(r);
+          noteCreated(r, o);
           if (refusalBatch && r.mutating && o.status < 400) {
             stats.acceptedRefusals++;
             record({ kind: 'accepted-refusal', detail: `${o.status} to a request that must be refused: ${o.body.slice(0, 200)}`, request: brief(r) });
@@ -377,25 +641,115 @@ async function main(): Promise<number> {
       stats.batches++;
       if (refusalBatch) stats.refusalOnlyBatches++;
       if (state && before && !hostExit) {
-        if (!(await state.quiesce())) record({ kind: 'not-quiet', detail: 'the host kept writing for 15 s after a batch' });
-        const changes = diff(before, await state.snapshot());
+        const changes = diff(before, (await quietSnapshot('after a batch'))!);
         if (refusalBatch) checkWrites(changes, new Set(), false, []);
         else checkWrites(changes, allowed, commandsAccepted, accepted);
       }
       if (hostExit) return;
       await pool.refresh();
+      await checkDeadLetters();
+
+      // One batch of hostile requests the host must refuse: it must write nothing either.
+      await hostileBatch();
+      if (hostExit) return;
+      // The stateful hostile classes, each on runs of its own.
+      await scenarios(round++);
+      scanLogs();
+      await checkDeadLetters();
+      await pool.refresh();
       if (!JSON_OUT) process.stderr.write(`\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - t0) / 1000)} s `);
     }
+    async function hostileBatch(): Promise<void> {
+      const view = pool.view();
+      const approvalRun = view.approvalRuns[0];
+      const clarificationRun = view.clarificationRuns[0];
+      const terminalRun = view.terminalRuns[0];
+      const token = approvalRun ? (await snapshot(ctx, approvalRun, TEST_KEYS.t1))?.interrupt?.interruptToken : undefined;
+      if (!approvalRun || !clarificationRun || !terminalRun || !token) return;
+      const all = interleave(refusedHostileRequests({ approvalRun, clarificationRun, terminalRun, token }, TEST_KEYS, limits));
+      const n = Math.min(HOSTILE_BATCH, all.length);
+      const batch = Array.from({ length: n }, (_, i) => all[(hostileOffset + i) % all.length]!);
+      hostileOffset = (hostileOffset + n) % all.length;
+      const before = state ? await state.snapshot() : undefined;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < batch.length) await execHostile(base, batch[next++]!);
+        }),
+      );
+      stats.hostileBatches++;
+      stats.refusalOnlyBatches++;
+      if (state && before && !hostExit) checkWrites(diff(before, (await quietSnapshot('after a hostile batch'))!), new Set(), false, []);
+    }
+    async function scenarios(r: number): Promise<void> {
+      const steps: [HostileClass, () => Promise<void>][] = [
+        ['borrowed-authority', () => borrowedAuthority(ctx)],
+        ['odd-numbers', () => oddNumbers(ctx, r)],
+        ['proto-keys', () => protoKeys(ctx, r)],
+        ...(r % HEAVY_EVERY === 0
+          ? ([
+              ['redos', () => redos(ctx)],
+              ['parallel-workflow', () => parallelWorkflow(ctx, r)],
+            ] as [HostileClass, () => Promise<void>][])
+          : []),
+      ];
+      for (const [cls, run] of steps) {
+        currentClass = cls;
+        try {
+          await run();
+        } catch (e) {
+          if (hostExit) throw e;
+          record({ kind: 'expectation', detail: `the ${cls} scenario could not go on: ${String(e)}` });
+        } finally {
+          currentClass = undefined;
+        }
+      }
+    }
+
+    // No run left unresolvable: every run the fuzzer made that has not ended is cancelled and must end.
+    let unreadable = 0;
+    const leftovers = [...tracked];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let item = leftovers.shift(); item; item = leftovers.shift()) {
+          const [runId, key] = item;
+          const s = await snapshot(ctx, runId, key);
+          if (!s) {
+            unreadable++;
+            record({ kind: 'unresolvable-run', detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back` });
+            continue;
+          }
+          if (['completed', 'failed', 'cancelled'].includes(s.status)) continue;
+          stats.runsCancelledAtEnd++;
+          await cancelAndEnd(ctx, runId, key);
+        }
+      }),
+    );
+    await fair.stop();
+    fairStarted = false;
+    scanLogs();
+    await checkDeadLetters();
+    const probe = fair.probe();
+    const loop = fair.eventLoop();
+    if (probe.p99 >= FAIRNESS_MS) record({ kind: 'unfair', detail: `tenant t2's probe p99 was ${probe.p99} ms (max ${probe.max} ms) while tenant t1 sent hostile input; the target is < ${FAIRNESS_MS} ms` });
+    if (loop && loop.p99 >= FAIRNESS_MS) record({ kind: 'unfair', detail: `the host's event-loop delay p99 reached ${loop.p99} ms in a 1-s window (max ${loop.max} ms); the target is < ${FAIRNESS_MS} ms` });
+    if (fair.probeErrors) record({ kind: 'unfair', detail: `tenant t2's probe failed ${fair.probeErrors} time(s): ${fair.probeFailures.join('; ')}` });
+
     if (!JSON_OUT) process.stderr.write('\n');
     const seconds = Math.round((Date.now() - t0) / 100) / 10;
     const byStatus = Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b));
     const byEndpoint = Object.fromEntries([...stats.byEndpoint].sort());
     const counts = state ? await state.counts() : undefined;
+    const anomaliesByKind: Record<string, number> = {};
+    for (const a of anomalies) anomaliesByKind[a.kind] = (anomaliesByKind[a.kind] ?? 0) + 1;
+    const classes = Object.fromEntries([...byClass].map(([c, v]) => [c, v]));
+    const fmt = (f: Figures | undefined) => (f ? `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (n=${f.n})` : 'not exported by the host');
     const summary = {
       requests: stats.requests,
       seconds,
       seed: SEED,
-      target: host ? 'embedded host (Postgres)' : base,
+      mode: host ? host.mode : 'external',
+      target: host ? `${host.mode} host (Postgres${host.mode === 'distributed' ? ', Kafka' : ''})` : base,
       endpointsCovered: `${stats.byEndpoint.size} request kinds over ${routes.total} routes (${routes.extra.length} from OpenAPI only${routes.extra.length ? `: ${routes.extra.join(', ')}` : ''})`,
       byStatus,
       fiveXx: stats.fiveXx,
@@ -405,10 +759,18 @@ async function main(): Promise<number> {
       hangs: stats.hangs,
       hostRestarts: stats.hostRestarts,
       batches: stats.batches,
+      hostileBatches: stats.hostileBatches,
       refusalOnlyBatches: stats.refusalOnlyBatches,
       acceptedMutations: stats.acceptedMutations,
       rowsChangedAsIntended: stats.rowsChangedAsIntended,
       tableRows: counts,
+      byClass: classes,
+      runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
+      deadLetters: metricsUrls.length ? { counted: stats.deadLetters, matched: stats.deadLettersMatched } : 'not checked (no metrics URL)',
+      logScanned: logs.watching ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size } : 'not checked (host not started here)',
+      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS },
+      anomaliesByKind,
+      timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
       anomalies: anomalies.length,
       reachedTarget: stats.requests >= REQUESTS,
     };
@@ -418,18 +780,27 @@ async function main(): Promise<number> {
     console.log(`  by status:            ${Object.entries(byStatus).map(([s, c]) => `${s}=${c}`).join(' ')}`);
     console.log(`  5xx:                  ${summary.fiveXx}`);
     console.log(`  envelope violations:  ${summary.envelopeViolations}`);
-    console.log(`  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches}: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`);
+    console.log(`  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches} random + ${summary.hostileBatches} hostile: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`);
     console.log(`  accepted refusals:    ${summary.acceptedRefusals} (spoiled requests answered 2xx)`);
     console.log(`  hangs:                ${summary.hangs}`);
     if (summary.hostRestarts) console.log(`  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`);
-    console.log(`  anomalies:            ${summary.anomalies}`);
+    console.log('  hostile classes:      requests, statuses, anomalies');
+    for (const [c, v] of byClass) console.log(`    ${c.padEnd(20)} ${String(v.requests).padStart(5)}  ${Object.entries(v.byStatus).map(([s, k]) => `${s}=${k}`).join(' ').padEnd(40)} ${v.anomalies}`);
+    console.log(`  runs:                 ${stats.runsTracked} made, ${stats.runsCancelledAtEnd} still open at the end and cancelled, ${unreadable} unreadable`);
+    console.log(`  dead letters:         ${typeof summary.deadLetters === 'string' ? summary.deadLetters : `${stats.deadLetters} counted, ${stats.deadLettersMatched} matched by a refusal`}`);
+    console.log(`  host log:             ${typeof summary.logScanned === 'string' ? summary.logScanned : `${Math.round(stats.logBytesScanned / 1024)} KiB scanned for ${summary.logScanned.secrets} secrets (4 API keys, ${secrets.size} resolving tokens)`}`);
+    console.log(`  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${fair.probeErrors ? `, ${fair.probeErrors} failed` : ''}`);
+    console.log(`  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`);
+    console.log(`  anomalies:            ${summary.anomalies}${anomalies.length ? ` (${Object.entries(anomaliesByKind).map(([k, n]) => `${k}=${n}`).join(' ')})` : ''}`);
+    for (const n of notes) console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
     if (!summary.reachedTarget) console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
     if (!JSON_OUT) console.log(`  per endpoint:         ${Object.entries(byEndpoint).map(([e, c]) => `${e}=${c}`).join(', ')}`);
     if (anomalies.length) {
       const dir = resolve(REPO_ROOT, '.infra/fuzz');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(resolve(dir, 'anomalies.jsonl'), anomalies.map((a) => JSON.stringify(a)).join('\n') + '\n');
-      console.log(`  details:              ${resolve(dir, 'anomalies.jsonl')}`);
+      const file = resolve(dir, `anomalies-${summary.mode}.jsonl`);
+      writeFileSync(file, anomalies.map((a) => redact(JSON.stringify(a))).join('\n') + '\n');
+      console.log(`  details:              ${file}`);
     }
     if (JSON_OUT) console.log(`FUZZ_RESULT ${JSON.stringify({ ...summary, byEndpoint })}`);
     return anomalies.length ? 1 : 0;

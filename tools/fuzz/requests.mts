@@ -268,7 +268,11 @@ export function requestArbitrary(pool: Pool, keys: Keys): fc.Arbitrary<FuzzReque
       targets: targets(p),
     }));
   const runPath = (suffix: string) => runSeg.map((r) => `/v1/runs/${r}${suffix}`);
-  const runIdOfPath = (p: string) => [runOf(p.split('/')[3]!.replace(/:(fork|resolveInterrupt)$/, ''))];
+  // `/v1/runs/{runId}:verb` names its run; a collection route (`/v1/runs:verb`) names none.
+  const runIdOfPath = (p: string) => {
+    const seg = p.split('/')[3];
+    return seg === undefined ? [] : [runOf(seg.replace(/:[A-Za-z-]+$/, ''))];
+  };
 
   const generators: Record<string, Gen> = {
     'GET /.well-known/openwop': get('GET /.well-known/openwop', fc.constant('/.well-known/openwop')),
@@ -431,4 +435,209 @@ export function refusalArbitrary(pool: Pool, keys: Keys): fc.Arbitrary<FuzzReque
         return { ...r, headers: { ...headers, 'content-type': 'application/json' }, body: '{"resumeValue": {"action": "accept"', targets: [] };
     }
   });
+}
+
+// ------------------------------------------------------------------ hostile input (fixed adversarial cases)
+
+/** The classes of hostile input the fuzzer sends besides its random requests. */
+export const HOSTILE_CLASSES = [
+  'borrowed-authority',
+  'odd-numbers',
+  'proto-keys',
+  'deep-json',
+  'yaml-alias-bomb',
+  'crafted-cursor',
+  'content-type',
+  'wrong-json-type',
+  'oversize-workflow',
+  'redos',
+  'parallel-workflow',
+] as const;
+export type HostileClass = (typeof HOSTILE_CLASSES)[number];
+
+/** A hostile request: its class and the statuses the host must answer with (none: anything but a 5xx). */
+export interface HostileRequest extends FuzzRequest {
+  readonly cls: HostileClass;
+  readonly expect?: readonly number[];
+}
+
+/** Numbers no column or timer holds, as raw JSON literals (so `-0` and 30-digit integers reach the host as sent). */
+export const ODD_NUMBERS = ['1e300', '1e15', '-0', '9007199254740993', '123456789012345678901234567890', '-1', '1.5', '8000', '2147483648', '1e21', '"NaN"', '"1e3"', '"Infinity"', '0', '-1e300', '5e-324'] as const;
+
+/** Odd numbers in a query string; those in {@link BAD_QUERY_NUMBERS} are no integer a column holds (400). */
+export const ODD_QUERY_NUMBERS = ['1e300', '1e15', '-0', 'NaN', 'Infinity', '9007199254740993', '-1', '1.5', '0x10', '1e3', '+1', '1_000', '-1e300'] as const;
+const BAD_QUERY_NUMBERS = new Set(['1e300', 'NaN', 'Infinity', '1.5', '-1e300', '1_000']);
+
+/** Object keys that name Object.prototype members. */
+export const OBJECT_KEYS = ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'] as const;
+
+/** JSON nested `depth` deep: objects, arrays, or both alternating. */
+export function deepJson(depth: number, shape: 'object' | 'array' | 'mixed' = 'object'): string {
+  if (shape === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  if (shape === 'array') return '['.repeat(depth) + '1' + ']'.repeat(depth);
+  const half = Math.floor(depth / 2);
+  return '{"a":['.repeat(half) + '1' + ']}'.repeat(half);
+}
+
+/** A YAML document whose aliases expand to `9^levels` strings (a "billion laughs"), shaped like a workflow. */
+export function yamlAliasBomb(levels = 9, mergeKeys = false): string {
+  const lines = ['id: fuzz-yaml-bomb', 'name: bomb', "version: '1.0.0'", 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i <= levels; i++) {
+    const prev = `*a${i - 1}`;
+    lines.push(mergeKeys ? `a${i}: &a${i} {<<: [${Array(9).fill(prev).join(',')}], k${i}: 1}` : `a${i}: &a${i} [${Array(9).fill(prev).join(',')}]`);
+  }
+  lines.push(`nodes: [{id: n, typeId: core.noop, config: {x: *a${levels}}}]`, 'edges: []');
+  return lines.join('\n') + '\n';
+}
+
+/** A workflow of `n` noop nodes: `parallel` fans out from one start node, `chain` is one long path. */
+export function bigWorkflow(id: string, n: number, shape: 'parallel' | 'chain' | 'dense', extraEdges = 0): Record<string, unknown> {
+  const nodes = [{ id: 's', typeId: 'core.noop', config: {} }, ...Array.from({ length: n }, (_, i) => ({ id: `n${i}`, typeId: 'core.noop', config: {} }))];
+  const edges: { id: string; sourceNodeId: string; targetNodeId: string }[] =
+    shape === 'chain'
+      ? Array.from({ length: n }, (_, i) => ({ id: `e${i}`, sourceNodeId: i === 0 ? 's' : `n${i - 1}`, targetNodeId: `n${i}` }))
+      : Array.from({ length: n }, (_, i) => ({ id: `e${i}`, sourceNodeId: 's', targetNodeId: `n${i}` }));
+  for (let i = 0; i < extraEdges; i++) edges.push({ id: `x${i}`, sourceNodeId: `n${i % n}`, targetNodeId: `n${(i * 7 + 1) % n}` });
+  return { id, name: `fuzz ${shape} ${n}`, version: '1.0.0', nodes, edges, triggers: [], variables: [], metadata: {}, settings: {} };
+}
+
+/** base64url of a JSON value: a cursor as this host spells them. */
+const cursorOf = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+/** Cursors no page ever handed out: instants Postgres cannot hold, wrong shapes, garbage; `true` = must be refused (400). */
+export const CRAFTED_CURSORS: readonly (readonly [string, boolean])[] = [
+  [cursorOf(['+200000-01-01T00:00:00.000Z', 'run-x']), true],
+  [cursorOf(['+275760-09-13T00:00:00.000Z', 'x']), true],
+  [cursorOf(['-271821-04-20T00:00:00.000Z', 'x']), true],
+  [cursorOf(['0000-01-01T00:00:00.000Z', 'x']), true],
+  [cursorOf(['2026-02-30T25:61:00Z', 'x']), true],
+  [cursorOf(['Infinity', 'x']), true],
+  [cursorOf([1e300, 'x']), true],
+  [cursorOf(['2026-01-01T00:00:00.000Z']), true],
+  [cursorOf({ __proto__: null, constructor: 1 }), true],
+  [cursorOf(['2026-01-01T00:00:00.000Z', 'x', 'y']), true],
+  [cursorOf(['2026-01-01T00:00:00.000Z', 'a\u0000b']), true],
+  [Buffer.from('["+200000-01-01T00:00:00Z","x"').toString('base64'), true],
+  ['%00', true],
+  ['*'.repeat(3000), true],
+  [cursorOf(['2026-01-01T00:00:00.000Z', 'x'.repeat(4000)]), false],
+  [cursorOf(['1970-01-01T00:00:00.000Z', '']), false],
+];
+
+/** What the hostile builders need of the host's state. */
+export interface HostileTargets {
+  /** A run of tenant t1 waiting on approval gate `gate` (may be resolved by nothing in these requests). */
+  readonly approvalRun: string;
+  /** A run of tenant t1 waiting on clarification node `ask`. */
+  readonly clarificationRun: string;
+  readonly terminalRun: string;
+  /** A resolving token of `approvalRun` (sent without an API key, as a link would be). */
+  readonly token: string;
+}
+
+/** Every POST route with a valid body for `t`, as `[endpoint, path, body, auth]` (bodies as values). */
+function postRoutes(t: HostileTargets): [string, string, Record<string, unknown>, boolean][] {
+  return [
+    ['POST /v1/runs', '/v1/runs', { workflowId: 'conformance-noop' }, true],
+    ['POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${t.approvalRun}/interrupts/gate`, { resumeValue: { action: 'accept' } }, true],
+    ['POST /v1/runs/{runId}/approvals/{nodeId}', `/v1/runs/${t.approvalRun}/approvals/gate`, { action: 'accept' }, true],
+    ['POST /v1/runs/{runId}/cancel', `/v1/runs/${t.approvalRun}/cancel`, { reason: 'fuzz' }, true],
+    ['POST /v1/runs/{runId}:fork', `/v1/runs/${t.terminalRun}:fork`, { mode: 'replay', fromSeq: 0 }, true],
+    ['POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${t.clarificationRun}:resolveInterrupt`, { nodeId: 'ask', resumeValue: { answers: { q1: 'x' } } }, true],
+    ['POST /v1/interrupts/{token}', `/v1/interrupts/${t.token}`, { resumeValue: { action: 'accept' } }, false],
+    ['POST /v1/workflows', '/v1/workflows', { id: 'fuzz-refused', name: 'x', version: '1.0.0', nodes: [{ id: 'a', typeId: 'core.noop', config: {} }], edges: [], triggers: [], variables: [], metadata: {}, settings: {} }, true],
+  ];
+}
+
+/** `application/x-www-form-urlencoded` of a flat rendering of `v`. */
+function formOf(v: Record<string, unknown>): string {
+  return Object.entries(v).map(([k, x]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof x === 'string' ? x : JSON.stringify(x))}`).join('&');
+}
+
+/**
+ * Hostile requests the host must refuse (so a batch of them writes nothing): JSON nested 3,000 deep
+ * and YAML alias bombs, content types other than JSON (415) and bodies of the wrong JSON type (400)
+ * on every POST route, crafted cursors on every list route, odd numbers in every numeric query
+ * parameter, oversize workflows. `limits` is discovery's (`maxWorkflowNodes`-like bounds, if any).
+ */
+export function refusedHostileRequests(t: HostileTargets, keys: Keys, limits: { nodes?: number; edges?: number } = {}): HostileRequest[] {
+  const out: HostileRequest[] = [];
+  const bearer = { authorization: `Bearer ${keys.t1}` };
+  const req = (cls: HostileClass, endpoint: string, method: string, path: string, headers: Headers, body: string | undefined, expect?: readonly number[]): HostileRequest => ({
+    cls,
+    endpoint,
+    method,
+    path,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    mutating: method === 'POST',
+    targets: [],
+    ...(expect ? { expect } : {}),
+  });
+  for (const [endpoint, path, valid, withAuth] of postRoutes(t)) {
+    const auth = withAuth ? bearer : {};
+    const json = { ...auth, 'content-type': 'application/json' };
+    // JSON nested deeper than any request needs: the whole body, and a value inside a valid body.
+    for (const shape of ['object', 'array', 'mixed'] as const) out.push(req('deep-json', endpoint, 'POST', path, json, deepJson(3000, shape), [400]));
+    const firstKey = Object.keys(valid)[0]!;
+    out.push(req('deep-json', endpoint, 'POST', path, json, JSON.stringify({ ...valid, [firstKey]: '@@' }).replace('"@@"', deepJson(3000, 'mixed')), [400]));
+    // Content types other than JSON (YAML is also accepted on workflow registration).
+    out.push(req('content-type', endpoint, 'POST', path, { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, formOf(valid), [415]));
+    out.push(req('content-type', endpoint, 'POST', path, { ...auth, 'content-type': 'text/plain' }, JSON.stringify(valid), [415]));
+    out.push(req('content-type', endpoint, 'POST', path, { ...auth, 'content-type': 'multipart/form-data; boundary=XyZ' }, `--XyZ\r\nContent-Disposition: form-data; name="${firstKey}"\r\n\r\n${JSON.stringify(valid[firstKey])}\r\n--XyZ--\r\n`, [415]));
+    out.push(req('content-type', endpoint, 'POST', path, { ...auth, 'content-type': 'application/xml' }, '<a/>', [415]));
+    // Bodies of the wrong JSON type.
+    for (const wrong of ['[]', `[${JSON.stringify(valid)}]`, JSON.stringify(String(valid[firstKey])), 'null', '42', 'true']) {
+      out.push(req('wrong-json-type', endpoint, 'POST', path, json, wrong, [400]));
+    }
+  }
+  // YAML alias bombs on registration (and one in a JSON content type: it is not JSON).
+  const yaml = { ...bearer, 'content-type': 'application/yaml' };
+  out.push(req('yaml-alias-bomb', 'POST /v1/workflows', 'POST', '/v1/workflows', yaml, yamlAliasBomb(9), [400, 413]));
+  out.push(req('yaml-alias-bomb', 'POST /v1/workflows', 'POST', '/v1/workflows', yaml, yamlAliasBomb(12, true), [400, 413]));
+  out.push(req('yaml-alias-bomb', 'POST /v1/workflows', 'POST', '/v1/workflows', { ...bearer, 'content-type': 'text/yaml' }, '&a [*a, *a]\n', [400]));
+  out.push(req('yaml-alias-bomb', 'POST /v1/workflows', 'POST', '/v1/workflows', { ...bearer, 'content-type': 'application/json' }, yamlAliasBomb(6), [400]));
+  // Crafted cursors on every list route.
+  for (const [cursor, bad] of CRAFTED_CURSORS) {
+    for (const [endpoint, path] of [['GET /v1/runs', '/v1/runs'], ['GET /v1/interrupts', '/v1/interrupts']] as const) {
+      out.push(req('crafted-cursor', endpoint, 'GET', `${path}?cursor=${enc(cursor)}`, bearer, undefined, bad ? [400] : undefined));
+      out.push(req('crafted-cursor', endpoint, 'GET', `${path}?limit=1&cursor=${enc(cursor)}`, { authorization: `Bearer ${keys.t2}` }, undefined, bad ? [400] : undefined));
+    }
+  }
+  // Odd numbers in every numeric query parameter.
+  const numeric: [string, string, string[]][] = [
+    ['GET /v1/runs', '/v1/runs', ['limit']],
+    ['GET /v1/interrupts', '/v1/interrupts', ['limit', 'minAgeMs', 'maxAgeMs']],
+    ['GET /v1/runs/{runId}/events (JSON)', `/v1/runs/${t.approvalRun}/events`, ['after']],
+    ['GET /v1/runs/{runId}/events/poll', `/v1/runs/${t.approvalRun}/events/poll`, ['after', 'lastSequence', 'timeoutMs', 'timeout']],
+    ['GET /v1/runs/{runId}/conversations/{conversationId}', `/v1/runs/${t.approvalRun}/conversations/${enc(`${t.approvalRun}:gate:1`)}`, ['after', 'limit']],
+  ];
+  for (const [endpoint, path, params] of numeric) {
+    for (const p of params) {
+      for (const v of ODD_QUERY_NUMBERS) {
+        out.push(req('odd-numbers', endpoint, 'GET', `${path}?${p}=${enc(v)}`, { ...bearer, accept: 'application/json' }, undefined, BAD_QUERY_NUMBERS.has(v) ? [400] : endpoint.includes('conversations') ? [200, 400, 404] : undefined));
+      }
+    }
+  }
+  // Oversize workflows: past the advertised bounds (or far past any sensible one when none is advertised).
+  const nodes = limits.nodes ? limits.nodes + 1 : 10_001;
+  out.push(req('oversize-workflow', 'POST /v1/workflows', 'POST', '/v1/workflows', { ...bearer, 'content-type': 'application/json' }, JSON.stringify(bigWorkflow('fuzz-oversize-nodes', nodes, 'parallel')), [400, 413]));
+  const edges = limits.edges ? limits.edges + 1 : 20_001;
+  out.push(req('oversize-workflow', 'POST /v1/workflows', 'POST', '/v1/workflows', { ...bearer, 'content-type': 'application/json' }, JSON.stringify(bigWorkflow('fuzz-oversize-edges', 50, 'dense', edges)), [400, 413]));
+  return out;
+}
+
+/**
+ * Resume values and bodies with keys named after Object.prototype members at every level, as raw
+ * JSON (`__proto__` survives only that way): `wrap` puts the value where the route expects it.
+ */
+export function protoKeyBodies(key: string, answer: string): string[] {
+  const k = JSON.stringify(key);
+  return [
+    `{"resumeValue":{${k}:${answer}}}`,
+    `{"resumeValue":${answer.replace(/^\{/, `{${k}:{${k}:{${k}:1}},`)}}`,
+    `{${k}:{"action":"accept"},"resumeValue":${answer}}`,
+    `{"resumeValue":${answer.replace(/^\{/, `{${k}:"accept",`)}}`,
+    `{"resumeValue":${answer.replace(/^\{/, `{${k}:[{${k}:null}],`)}}`,
+  ];
 }

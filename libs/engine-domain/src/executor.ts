@@ -1,6 +1,8 @@
 import type { WorkflowNode } from '@openwop/contracts';
+import { decisionPause } from './draft';
 import type { EventWriter } from './event-writer';
 import { failureHandled, nodeInputs, runOutputs } from './graph';
+import { graphIndex } from './graph-index';
 import { emitSuspension, type OpenInterruptRequest } from './interrupt-events';
 import {
   InterruptCancelledError,
@@ -31,7 +33,8 @@ export interface RunError {
  * Drives the run forward from its current state until it waits or ends: (re-)executes the active
  * node if there is one, then visits queued nodes in order. Returns the interrupt it suspended on,
  * if any. `resumedKey` is the key the command just resolved: a re-execution that does not consume it
- * diverged from its first execution (`replay.diverged`).
+ * diverged from its first execution (`replay.diverged`). Before each visit it passes the host's
+ * decision checkpoint (`setDecisionCheckpoint`), which changes no event.
  */
 export async function drive(
   w: EventWriter,
@@ -40,6 +43,9 @@ export async function drive(
 ): Promise<OpenInterruptRequest | undefined> {
   let expectKey = resumedKey;
   for (;;) {
+    // Between visits the host may let other work run (a wide run is thousands of visits).
+    const pause = decisionPause();
+    if (pause) await pause;
     const s = w.state;
     if (s.status !== 'running') return undefined;
     if (s.active) {
@@ -190,7 +196,7 @@ function errorOf(e: unknown): RunError {
 }
 
 function nodeById(w: EventWriter, nodeId: string): WorkflowNode {
-  const node = w.state.workflow.nodes.find((n) => n.id === nodeId);
+  const node = graphIndex(w.state.workflow).nodes.get(nodeId);
   if (!node) throw new Error(`run ${w.state.runId} has no node ${nodeId}`);
   return node;
 }

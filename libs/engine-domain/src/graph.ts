@@ -1,6 +1,8 @@
 import type { TriggerRule, WorkflowDefinition, WorkflowEdge, WorkflowNode } from '@openwop/contracts';
+import { entryOf, withEntry, withItem, withoutEntry } from './draft';
+import { edgeKeyOf, graphIndex, NO_INCOMING, outgoingOf } from './graph-index';
 import type { NodeOutputs } from './node';
-import type { EdgeSignal, NodeOutcome, QueuedNode, RunRecord } from './run.state';
+import type { EdgeSignal, NodeOutcome, RunRecord } from './run.state';
 
 /**
  * Graph scheduling by edge signals. When a node's visit ends, each outgoing edge gets a signal from
@@ -11,7 +13,7 @@ import type { EdgeSignal, NodeOutcome, QueuedNode, RunRecord } from './run.state
 
 /** The key an edge's signal is stored under. */
 export function edgeKey(edge: WorkflowEdge, index: number): string {
-  return edge.id ?? `#${index}`;
+  return edgeKeyOf(edge, index);
 }
 
 /** Nodes without incoming edges, in declaration order: a run starts with them. */
@@ -19,8 +21,6 @@ export function entryNodes(workflow: WorkflowDefinition): string[] {
   const targets = new Set(workflow.edges.map((e) => e.targetNodeId));
   return workflow.nodes.filter((n) => !targets.has(n.id)).map((n) => n.id);
 }
-
-const ANY_RULES: readonly TriggerRule[] = ['any_success', 'any_failed'];
 
 /** Whether `rule` admits a source that ended with `outcome`. */
 export function edgeSignal(rule: TriggerRule | undefined, outcome: NodeOutcome): EdgeSignal {
@@ -39,40 +39,96 @@ export function edgeSignal(rule: TriggerRule | undefined, outcome: NodeOutcome):
 
 /** Whether some outgoing edge of `nodeId` admits its failure; if none does, the failure fails the run. */
 export function failureHandled(workflow: WorkflowDefinition, nodeId: string): boolean {
-  return workflow.edges.some(
-    (e) => e.sourceNodeId === nodeId && edgeSignal(e.triggerRule, 'failed') === 'fire',
-  );
+  return outgoingOf(workflow, nodeId).some(({ edge }) => edgeSignal(edge.triggerRule, 'failed') === 'fire');
 }
 
 type Schedule = Pick<RunRecord, 'workflow' | 'signals' | 'queue' | 'visits' | 'nodeOutcomes'>;
 
-/** Signals the outgoing edges of `sourceId` after a visit ended with `outcome`; queues targets that became decidable. */
+/**
+ * Signals the outgoing edges of `sourceId` after a visit ended with `outcome`; queues targets that
+ * became decidable. Costs the source's outgoing edges and each target's incoming ones (graph index),
+ * never the whole graph; inside an event writer the maps are changed in place (see `draft.ts`).
+ */
 export function propagate(
   s: Schedule,
   sourceId: string,
   outcome: NodeOutcome,
 ): Pick<RunRecord, 'signals' | 'queue'> {
   let signals = s.signals;
-  const queue: QueuedNode[] = [...s.queue];
-  s.workflow.edges.forEach((edge, i) => {
-    if (edge.sourceNodeId !== sourceId) return;
+  let queue = s.queue;
+  const edges = outgoingOf(s.workflow, sourceId);
+  // A wide fan-out asks "already queued?" once per edge: a set answers it without scanning the queue each time.
+  const queued = edges.length > 8 ? new Set(queue.map((q) => q.nodeId)) : undefined;
+  const isQueued = (id: string) => (queued ? queued.has(id) : queue.some((q) => q.nodeId === id));
+  for (const { edge, key } of edges) {
     const target = edge.targetNodeId;
-    signals = {
-      ...signals,
-      [target]: { ...signals[target], [edgeKey(edge, i)]: edgeSignal(edge.triggerRule, outcome) },
-    };
-    if (queue.some((q) => q.nodeId === target)) return;
-    const verdict = activation(s.workflow, target, signals[target] ?? {});
-    if (verdict === 'run') queue.push({ nodeId: target, action: 'run' });
-    if (verdict === 'skip') {
+    const got = signalInto(s.workflow, target, entryOf(signals, target), key, edgeSignal(edge.triggerRule, outcome));
+    signals = withEntry(signals, target, got);
+    const verdict = activation(s.workflow, target, got);
+    if (verdict === 'wait' || isQueued(target)) continue;
+    if (verdict === 'run') {
+      queue = withItem(queue, { nodeId: target, action: 'run' });
+      queued?.add(target);
+    } else if ((entryOf(s.visits, target) ?? 0) === 0 && entryOf(s.nodeOutcomes, target) === undefined) {
       // A node is recorded skipped at most once and only if it never ran: this stops skips from
       // circling a loop. A visited node just forgets the signals that could not start it.
-      if ((s.visits[target] ?? 0) === 0 && s.nodeOutcomes[target] === undefined)
-        queue.push({ nodeId: target, action: 'skip' });
-      else signals = withoutKey(signals, target);
-    }
-  });
+      queue = withItem(queue, { nodeId: target, action: 'skip' });
+      queued?.add(target);
+    } else signals = withoutEntry(signals, target);
+  }
   return { signals, queue };
+}
+
+/** How many of a target's incoming `all` and `any` edges fired and blocked, in one signals map. */
+interface SignalCounts {
+  allFired: number;
+  allBlocked: number;
+  anyFired: number;
+  anyBlocked: number;
+}
+
+/**
+ * Counts by signals map. A map is changed only by {@link signalInto} (in place inside an event
+ * writer, which updates its counts too) and otherwise copied, so the counts kept for a map object
+ * always describe it: a fan-in of n edges costs O(n) over the whole run instead of O(n) per signal.
+ */
+const counted = new WeakMap<object, SignalCounts>();
+
+function countsOf(workflow: WorkflowDefinition, target: string, got: Readonly<Record<string, EdgeSignal>>): SignalCounts {
+  const known = counted.get(got);
+  if (known) return known;
+  const { all, any } = graphIndex(workflow).incoming.get(target) ?? NO_INCOMING;
+  const counts: SignalCounts = { allFired: 0, allBlocked: 0, anyFired: 0, anyBlocked: 0 };
+  for (const k of all) tally(counts, 'all', entryOf(got, k), 1);
+  for (const k of any) tally(counts, 'any', entryOf(got, k), 1);
+  counted.set(got, counts);
+  return counts;
+}
+
+function tally(c: SignalCounts, rule: 'all' | 'any', signal: EdgeSignal | undefined, by: 1 | -1): void {
+  if (signal === 'fire') c[rule === 'all' ? 'allFired' : 'anyFired'] += by;
+  else if (signal === 'block') c[rule === 'all' ? 'allBlocked' : 'anyBlocked'] += by;
+}
+
+/** `got` (a target's signals, or none yet) with edge `key`'s signal set, its counts kept up to date. */
+function signalInto(
+  workflow: WorkflowDefinition,
+  target: string,
+  got: Readonly<Record<string, EdgeSignal>> | undefined,
+  key: string,
+  signal: EdgeSignal,
+): Record<string, EdgeSignal> {
+  const before = got ?? {};
+  const counts = { ...countsOf(workflow, target, before) };
+  const { all, any } = graphIndex(workflow).incoming.get(target) ?? NO_INCOMING;
+  for (const [rule, keys] of [['all', all], ['any', any]] as const) {
+    if (!keys.has(key)) continue;
+    tally(counts, rule, entryOf(before, key), -1);
+    tally(counts, rule, signal, 1);
+  }
+  const next = withEntry(before, key, signal);
+  counted.set(next, counts);
+  return next;
 }
 
 function activation(
@@ -80,21 +136,11 @@ function activation(
   target: string,
   got: Readonly<Record<string, EdgeSignal>>,
 ): 'run' | 'skip' | 'wait' {
-  const incoming = workflow.edges
-    .map((e, i) => ({ e, key: edgeKey(e, i) }))
-    .filter(({ e }) => e.targetNodeId === target);
-  const all = incoming.filter(({ e }) => !ANY_RULES.includes(e.triggerRule ?? 'all_success'));
-  const any = incoming.filter(({ e }) => ANY_RULES.includes(e.triggerRule ?? 'all_success'));
-  if (all.some(({ key }) => got[key] === 'block')) return 'skip';
-  if (any.length > 0 && any.every(({ key }) => got[key] === 'block')) return 'skip';
-  const allFired = all.every(({ key }) => got[key] === 'fire');
-  const anyFired = any.length === 0 || any.some(({ key }) => got[key] === 'fire');
-  return allFired && anyFired ? 'run' : 'wait';
-}
-
-function withoutKey<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
-  const { [key]: _drop, ...rest } = record;
-  return rest;
+  const { all, any } = graphIndex(workflow).incoming.get(target) ?? NO_INCOMING;
+  const c = countsOf(workflow, target, got);
+  if (c.allBlocked > 0) return 'skip';
+  if (any.size > 0 && c.anyBlocked === any.size) return 'skip';
+  return c.allFired === all.size && (any.size === 0 || c.anyFired > 0) ? 'run' : 'wait';
 }
 
 /**
@@ -109,9 +155,8 @@ export function nodeInputs(
   outcomes: Readonly<Record<string, NodeOutcome>>,
 ): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...runInputs };
-  for (const e of workflow.edges) {
-    if (e.targetNodeId === node.id && outcomes[e.sourceNodeId] === 'succeeded')
-      Object.assign(merged, outputs[e.sourceNodeId]);
+  for (const e of graphIndex(workflow).sources.get(node.id) ?? []) {
+    if (outcomes[e.sourceNodeId] === 'succeeded') Object.assign(merged, outputs[e.sourceNodeId]);
   }
   for (const [port, raw] of Object.entries(node.inputs ?? {})) {
     const v = raw as {

@@ -28,6 +28,7 @@ export {
   type RunStatus,
 } from './run.state';
 export { runEventId } from './event-writer';
+export { setDecisionCheckpoint, type DecisionCheckpoint } from './draft';
 export { createNodeRegistry, type NodeRegistry, type RunError } from './executor';
 export { type OpenInterruptRequest } from './interrupt-events';
 export {

@@ -1,5 +1,6 @@
 import type { InterruptKind, RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
 import { evolveConversations, type ConversationView } from './conversation-view';
+import { withEntry, withoutEntry, withoutFirst } from './draft';
 import { entryNodes, propagate } from './graph';
 import { NODE_EMITTABLE_EVENTS, type NodeOutputs, type RunConfigurable } from './node';
 
@@ -126,19 +127,18 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
   switch (event.type) {
     case 'node.started': {
       const visit = s.visits[nodeId] ?? 0;
-      const { [nodeId]: _consumed, ...signals } = s.signals;
       return {
         ...s,
         queue: dequeue(s.queue, nodeId),
-        signals,
-        visits: { ...s.visits, [nodeId]: visit + 1 },
+        signals: withoutEntry(s.signals, nodeId),
+        visits: withEntry(s.visits, nodeId, visit + 1),
         steps: s.steps + 1,
         active: { nodeId, visit, emitted: 0 },
       };
     }
     case 'node.completed':
       return finish(
-        { ...s, nodeOutputs: { ...s.nodeOutputs, [nodeId]: (p.outputs as NodeOutputs | undefined) ?? {} } },
+        { ...s, nodeOutputs: withEntry(s.nodeOutputs, nodeId, (p.outputs as NodeOutputs | undefined) ?? {}) },
         nodeId,
         'succeeded',
       );
@@ -191,13 +191,12 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
 
 function finish(s: RunRecord, nodeId: string, outcome: NodeOutcome): RunRecord {
   const { active: _done, ...rest } = s;
-  const next: RunRecord = { ...rest, nodeOutcomes: { ...s.nodeOutcomes, [nodeId]: outcome } };
+  const next: RunRecord = { ...rest, nodeOutcomes: withEntry(s.nodeOutcomes, nodeId, outcome) };
   return { ...next, ...propagate(next, nodeId, outcome) };
 }
 
 function dequeue(queue: readonly QueuedNode[], nodeId: string): QueuedNode[] {
-  const i = queue.findIndex((q) => q.nodeId === nodeId);
-  return i < 0 ? [...queue] : [...queue.slice(0, i), ...queue.slice(i + 1)];
+  return withoutFirst(queue, (q) => q.nodeId === nodeId);
 }
 
 function pendingOf(nodeId: string, p: Record<string, unknown>): PendingInterrupt {
