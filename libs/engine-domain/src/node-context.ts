@@ -1,4 +1,5 @@
 import type { WorkflowNode } from '@openwop/contracts';
+import { ownValue } from '@openwop/kernel';
 import { assertInterruptPayload, fromSuspendRequest } from './interrupt-payload';
 import {
   InterruptCancelledError,
@@ -72,7 +73,7 @@ export function createNodeContext(args: {
       throw e;
     }
     const key = payload.key ?? derivedKey(run.runId, node.id, args.visit, index);
-    const resolution = run.resolutions[key];
+    const resolution = ownValue(run.resolutions, key);
     if (resolution) {
       record.consumedKeys.push(key);
       if ('timeout' in resolution) throw new InterruptTimeoutError(key, payload.kind);

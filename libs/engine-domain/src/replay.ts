@@ -1,4 +1,4 @@
-import { DomainError } from '@openwop/kernel';
+import { DomainError, ownValue } from '@openwop/kernel';
 import {
   comparableDifference,
   comparableRunEvent,
@@ -117,7 +117,7 @@ export async function decideFork(
   let resumedKey: string | undefined;
   const pending = w.state.pending;
   if (pending) {
-    const recorded = resolutions[pending.key];
+    const recorded = ownValue(resolutions, pending.key);
     if (recorded) {
       const timeout = 'timeout' in recorded;
       emitResolution(w, pending, {

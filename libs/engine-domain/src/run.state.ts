@@ -1,4 +1,5 @@
 import type { InterruptKind, RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { ownValue } from '@openwop/kernel';
 import { evolveConversations, type ConversationView } from './conversation-view';
 import { withEntry, withoutEntry, withoutFirst } from './draft';
 import { entryNodes, propagate } from './graph';
@@ -126,7 +127,7 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
   const p = (event.payload ?? {}) as Record<string, unknown>;
   switch (event.type) {
     case 'node.started': {
-      const visit = s.visits[nodeId] ?? 0;
+      const visit = ownValue(s.visits, nodeId) ?? 0;
       return {
         ...s,
         queue: dequeue(s.queue, nodeId),

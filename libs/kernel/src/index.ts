@@ -1,2 +1,4 @@
 export { DomainError, assertNever } from './domain-error';
 export { fold, type Decider, type Message } from './decider';
+export { ownValue, setOwn } from './own-keys';
+export { instantAfter, LATEST_INSTANT_MS } from './instants';
