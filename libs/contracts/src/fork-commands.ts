@@ -1,4 +1,5 @@
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
+import { setOwn } from '@openwop/kernel';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
 
@@ -157,15 +158,16 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
     if (e.type !== 'interrupt.resolved' || (mode === 'branch' && e.sequence >= fromSeq)) continue;
     const p = (e.payload ?? {}) as Record<string, unknown>;
     const key = typeof p.key === 'string' ? p.key : undefined;
-    if (key === undefined || key in resolutions) continue;
+    if (key === undefined || Object.hasOwn(resolutions, key)) continue;
     const by = {
       ...(typeof p.resolvedBy === 'string' ? { resolvedBy: p.resolvedBy } : {}),
       ...(typeof p.resolvedAt === 'string' ? { resolvedAt: p.resolvedAt } : {}),
     };
-    resolutions[key] =
-      p.outcome === 'timeout' || p.reason === 'timeout'
-        ? { timeout: true, ...by }
-        : { value: p.resumeValue ?? null, ...by };
+    setOwn(
+      resolutions,
+      key,
+      p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true, ...by } : { value: p.resumeValue ?? null, ...by },
+    );
   }
   return {
     history: sorted.filter((e) => e.sequence < fromSeq),

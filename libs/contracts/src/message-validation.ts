@@ -1,4 +1,3 @@
-import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { SchemaValidationError } from './schema-validation';
@@ -22,10 +21,10 @@ export function assertCommand<T extends CommandEnvelope>(
   if (typeof v.actor !== 'object' || v.actor === null || typeof v.actor.tenant !== 'string') {
     problems.push({ path: '/actor', message: 'must carry tenant and principal' });
   }
-  const dataClass = typeof v.type === 'string' ? dataClasses[v.type] : undefined;
+  const dataClass = typeof v.type === 'string' && Object.hasOwn(dataClasses, v.type) ? dataClasses[v.type] : undefined;
   if (!dataClass) problems.push({ path: '/type', message: `unknown command type ${String(v.type)}` });
   if (problems.length) throw new SchemaValidationError('CommandEnvelope', problems);
-  const data = plainToInstance(dataClass!, v.data ?? {});
+  const data = dataInstance(dataClass!, v.data ?? {});
   const errors = validateSync(data, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length) {
     throw new SchemaValidationError(
@@ -34,4 +33,33 @@ export function assertCommand<T extends CommandEnvelope>(
     );
   }
   return { ...v, data } as unknown as T;
+}
+
+/**
+ * `raw`'s own fields on an instance of `dataClass`, for class-validator, which finds a class's rules
+ * through `instance.constructor`. Shallow and by `defineProperty`: nested values (a resume value, the
+ * inputs) are carried as they came, whatever their keys are called. class-transformer's
+ * `plainToInstance` walked into them and read `value.constructor` as a class (a resume value with a
+ * `constructor` key threw a TypeError, so the command was never answered), and its assignment turned
+ * a `__proto__` key into the object's prototype. A top-level field named like a member of
+ * `Object.prototype` (`constructor`, `__proto__`, `hasOwnProperty`, …), which no command declares,
+ * is refused by name: it would hide the class from the validator, whose unknown-field check also
+ * looks such names up on a plain object and lets them pass.
+ */
+function dataInstance(dataClass: DataClass, raw: unknown): object {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new SchemaValidationError('command data', [{ path: '/data', message: 'must be an object' }]);
+  }
+  const inherited = Object.keys(raw).filter((key) => key in Object.prototype);
+  if (inherited.length > 0) {
+    throw new SchemaValidationError(
+      'command data',
+      inherited.map((key) => ({ path: `/data/${key}`, message: `property ${key} should not exist` })),
+    );
+  }
+  const instance = new dataClass();
+  for (const [key, value] of Object.entries(raw)) {
+    Object.defineProperty(instance, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return instance;
 }

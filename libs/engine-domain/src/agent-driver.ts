@@ -1,4 +1,5 @@
 import type { RunEventDoc, WorkflowNode } from '@openwop/contracts';
+import { ownValue } from '@openwop/kernel';
 import { isEmptyReply } from '@openwop/conversation-domain';
 import { contentText, lastTurnOf, olderSummary, speakerOf, type ConversationView } from './conversation-view';
 import type { RunRecord } from './run.state';
@@ -227,7 +228,7 @@ function safeName(who: string): string {
 function carriedContext(state: RunRecord, from: unknown): string | undefined {
   if (typeof from !== 'string') return undefined;
   const context = (
-    state.nodeOutputs[from] as
+    ownValue(state.nodeOutputs, from) as
       | { context?: { summary?: string; turns?: { from: string; speakerId?: string; content: unknown }[] } }
       | undefined
   )?.context;

@@ -1,0 +1,50 @@
+import type { CommandEnvelope } from './envelope';
+import { INTERRUPT_COMMAND_DATA } from './interrupt-commands';
+import { assertCommand } from './message-validation';
+import { SchemaValidationError } from './schema-validation';
+
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+
+/** A resolve command as it arrives from the bus: parsed JSON, so any key is an own property. */
+function resolveCommand(resumeValueJson: string, extraDataJson = ''): unknown {
+  return JSON.parse(
+    `{"id": "c1", "type": "interrupt.resolve", "occurredAt": "2026-01-01T00:00:00.000Z", "correlationId": "r1",
+      "actor": {"tenant": "t1", "principal": "p"},
+      "data": {"runId": "r1", "nodeId": "gate", "via": "api", "resumeValue": ${resumeValueJson}${extraDataJson}}}`,
+  );
+}
+
+describe('assertCommand: object keys are data, whatever their name', () => {
+  it.each(PROTOTYPE_NAMES)('carries a resume value with a top-level %s key as it came', (key) => {
+    const json = `{${JSON.stringify(key)}: {"action": "accept"}, "action": "accept", "n": 1}`;
+    const command = assertCommand<CommandEnvelope<string, { resumeValue: Record<string, unknown> }>>(
+      resolveCommand(json),
+      INTERRUPT_COMMAND_DATA,
+    );
+    const value = command.data.resumeValue;
+    expect(Object.hasOwn(value, key)).toBe(true);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(JSON.stringify(value)).toBe(JSON.stringify(JSON.parse(json)));
+  });
+
+  it.each(PROTOTYPE_NAMES)('carries %s keys nested deep in a resume value', (key) => {
+    const json = `{"action": "accept", "a": [{${JSON.stringify(key)}: {${JSON.stringify(key)}: 1}}]}`;
+    const command = assertCommand<CommandEnvelope<string, { resumeValue: unknown }>>(resolveCommand(json), INTERRUPT_COMMAND_DATA);
+    expect(JSON.stringify(command.data.resumeValue)).toBe(JSON.stringify(JSON.parse(json)));
+  });
+
+  it.each(PROTOTYPE_NAMES)('refuses a %s field in the data itself (no command declares one)', (key) => {
+    const command = resolveCommand('{"action": "accept"}', `, ${JSON.stringify(key)}: 1`);
+    expect(() => assertCommand(command, INTERRUPT_COMMAND_DATA)).toThrow(SchemaValidationError);
+  });
+
+  it.each(PROTOTYPE_NAMES)('refuses a command whose type is %s (not a registered type)', (type) => {
+    const command = { ...(resolveCommand('{}') as Record<string, unknown>), type };
+    expect(() => assertCommand(command, INTERRUPT_COMMAND_DATA)).toThrow(/unknown command type/);
+  });
+
+  it('still validates the declared fields', () => {
+    const command = resolveCommand('{}', ', "via": "nope"');
+    expect(() => assertCommand(command, INTERRUPT_COMMAND_DATA)).toThrow(SchemaValidationError);
+  });
+});
