@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
 import { openDatabase } from './data-source';
-import { appendToOutbox, OutboxRelay } from './outbox';
+import { appendToOutbox, holdAppends, OutboxRelay, writeHeldAppends } from './outbox';
 import { transaction } from './transaction';
 
 describe('outbox (real Postgres)', () => {
@@ -62,5 +62,28 @@ describe('outbox (real Postgres)', () => {
       await relay.stop();
     }
     expect(published).toEqual([{ n: 1 }]);
+  });
+
+  it('a decision of 12,000 messages (72,000 parameters) is written whole, in order, with its dedupe record', async () => {
+    await ds.query('DELETE FROM outbox');
+    const messages = Array.from({ length: 12_000 }, (_, i) => ({ topic: 'big', key: 'run-big', value: { i } }));
+    const record = { consumer: 'it-big', messageId: 'm-big', reply: { ok: true } };
+    const decide = () =>
+      transaction(ds, async (m) => {
+        holdAppends(m);
+        await appendToOutbox(m, messages);
+        if (!(await writeHeldAppends(m, record))) throw new Error('taken');
+      });
+    await decide();
+    const rows = await ds.query<{ i: number }[]>(`SELECT (value->>'i')::int AS i FROM outbox WHERE topic = 'big' ORDER BY id`);
+    expect(rows.map((r) => r.i)).toEqual(messages.map((m) => m.value.i));
+    const [recorded] = await ds.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'it-big' AND message_id = 'm-big'`,
+    );
+    expect(recorded!.n).toBe(1);
+    // The same decision again finds its record taken: it rolls back, and no row of it stays.
+    await expect(decide()).rejects.toThrow('taken');
+    const [count] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'big'`);
+    expect(count!.n).toBe(12_000);
   });
 });

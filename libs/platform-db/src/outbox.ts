@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
 import { GroupedCalls } from './grouped-calls';
+import { chunksWithinParameterLimit, valuesTuples } from './parameter-chunks';
 import { transaction } from './transaction';
 
 export interface OutboxMessage {
@@ -87,26 +88,63 @@ export function dropHeldAppends(manager: EntityManager): void {
 
 /**
  * One statement: the outbox rows of `traced` (noted for the direct publish) and, with `record`, the
- * dedupe record, inserted unless taken. True unless the record was taken.
+ * dedupe record, inserted unless taken. True unless the record was taken. A batch past the bind
+ * parameter limit is written in chunks, in order, in the caller's transaction: the first chunk's
+ * statement carries the record and the "older rows still wait" check, the others only their rows.
  */
 async function writeAppends(
   manager: EntityManager,
   traced: readonly TracedMessage[],
   record?: DecisionRecord,
 ): Promise<boolean> {
-  const params: unknown[] = [];
-  const recordInsert = () => {
-    params.push(record!.consumer, record!.messageId, JSON.stringify(record!.reply));
-    const b = params.length - 3;
-    return `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($${b + 1}, $${b + 2}, $${b + 3}::jsonb)
-       ON CONFLICT DO NOTHING RETURNING 1`;
-  };
   if (traced.length === 0) {
     if (!record) return true;
-    const recorded = await manager.query<unknown[]>(recordInsert(), params);
+    const recorded = await manager.query<unknown[]>(
+      `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [record.consumer, record.messageId, JSON.stringify(record.reply)],
+    );
     return recorded.length > 0;
   }
-  const rows = traced.map(({ message: m, trace }, i) => {
+  const ids: string[] = [];
+  let behind = true;
+  let recorded = true;
+  // 6 parameters a row; the first statement adds the keys array and the record's 3.
+  for (const [n, chunk] of chunksWithinParameterLimit(traced, OUTBOX_ROW_PARAMS, 4).entries()) {
+    const row = await insertOutboxRows(manager, chunk, n === 0 ? record : undefined, n === 0);
+    ids.push(...(row?.ids ?? []).map(String));
+    if (n === 0) {
+      behind = row?.behind ?? true;
+      recorded = row?.recorded ?? false;
+      if (!recorded) break; // the caller rolls back: the rest need not be written
+    }
+  }
+  const list = appendedBy.get(manager) ?? [];
+  list.push({
+    ids,
+    messages: traced.map(({ message: m, trace }) => ({
+      topic: m.topic,
+      key: m.key,
+      value: m.value,
+      headers: withTrace(m.headers ?? {}, trace),
+    })),
+    behind,
+  });
+  appendedBy.set(manager, list);
+  return recorded;
+}
+
+const OUTBOX_ROW_PARAMS = 6;
+
+/** One multi-row insert of outbox rows; with `checkBehind`, whether older rows of their keys wait. */
+async function insertOutboxRows(
+  manager: EntityManager,
+  traced: readonly TracedMessage[],
+  record: DecisionRecord | undefined,
+  checkBehind: boolean,
+): Promise<{ ids: (string | number)[]; behind: boolean; recorded: boolean } | undefined> {
+  const params: unknown[] = [];
+  for (const { message: m, trace } of traced) {
     params.push(
       m.topic,
       m.key,
@@ -115,34 +153,30 @@ async function writeAppends(
       trace.traceparent ?? null,
       trace.tracestate ?? null,
     );
-    const b = i * 6;
-    return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb, $${b + 4}::jsonb, $${b + 5}, $${b + 6})`;
-  });
-  params.push([...new Set(traced.map((t) => t.message.key))]);
-  const keysParam = params.length;
-  const recordCte = record ? `, recorded AS (${recordInsert()})` : '';
+  }
+  const rows = valuesTuples(traced.length, ['', '', '::jsonb', '::jsonb', '', '']);
+  let behind = 'true';
+  if (checkBehind) {
+    params.push([...new Set(traced.map((t) => t.message.key))]);
+    behind = `EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${params.length}::text[]) AND o.id < (SELECT min(id) FROM appended))`;
+  }
+  let recordCte = '';
+  if (record) {
+    params.push(record.consumer, record.messageId, JSON.stringify(record.reply));
+    const b = params.length - 3;
+    recordCte = `, recorded AS (INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($${b + 1}, $${b + 2}, $${b + 3}::jsonb)
+       ON CONFLICT DO NOTHING RETURNING 1)`;
+  }
   const [row] = await manager.query<{ ids: (string | number)[]; behind: boolean; recorded: boolean }[]>(
     `WITH appended AS (
-       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows.join(', ')} RETURNING id)${recordCte}
+       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows} RETURNING id)${recordCte}
      SELECT array_agg(id ORDER BY id) AS ids,
-       EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${keysParam}::text[]) AND o.id < (SELECT min(id) FROM appended)) AS behind,
+       ${behind} AS behind,
        ${record ? 'EXISTS (SELECT 1 FROM recorded)' : 'true'} AS recorded
      FROM appended`,
     params,
   );
-  const list = appendedBy.get(manager) ?? [];
-  list.push({
-    ids: (row?.ids ?? []).map(String),
-    messages: traced.map(({ message: m, trace }) => ({
-      topic: m.topic,
-      key: m.key,
-      value: m.value,
-      headers: withTrace(m.headers ?? {}, trace),
-    })),
-    behind: row?.behind ?? true,
-  });
-  appendedBy.set(manager, list);
-  return row?.recorded ?? false;
+  return row;
 }
 
 export type Publish = (
