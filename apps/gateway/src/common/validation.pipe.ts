@@ -14,6 +14,18 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether the mapper left `value` as plain data (no nested DTO class of its own, at the top or in an array). */
+function isFreeForm(value: unknown): boolean {
+  // A plain object's prototype is an `Object.prototype` (of any realm: a structured clone's may be
+  // another one's) or null; a DTO instance has its class's prototype in between.
+  const plain = (v: unknown) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return true;
+    const proto = Object.getPrototypeOf(v) as object | null;
+    return proto === null || Object.getPrototypeOf(proto) === null;
+  };
+  return Array.isArray(value) ? value.every(plain) : plain(value);
+}
+
 /**
  * The gateway's body validation, the one layer every DTO body goes through:
  * - the body must be a JSON object (an array, string or number is `400`); no body counts as `{}`,
@@ -21,7 +33,7 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
  * - every key is data: one the DTO does not declare is refused by name, whatever it is called
  *   (`constructor`, `__proto__` and `toString` included, which the object mapper would otherwise
  *   skip silently);
- * - free-form members (`inputs`, `metadata`, `configurable`, …) reach the handler exactly as
+ * - free-form members (`inputs`, `metadata`, `configurable`, …; not nested DTOs) reach the handler exactly as
  *   parsed, own keys like `constructor` kept (Nest's pipe and the object mapper drop them; they
  *   only ever see a copy).
  */
@@ -46,7 +58,7 @@ class BodyValidationPipe extends ValidationPipe {
     const dto = (await super.transform(structuredClone(body), metadata)) as Record<string, unknown>;
     for (const key of Object.keys(body)) {
       const raw = body[key];
-      if (typeof raw === 'object' && raw !== null) {
+      if (typeof raw === 'object' && raw !== null && isFreeForm(dto[key])) {
         Object.defineProperty(dto, key, { value: raw, enumerable: true, writable: true, configurable: true });
       }
     }

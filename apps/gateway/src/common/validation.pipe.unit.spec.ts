@@ -1,10 +1,19 @@
 import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsInt, ValidateNested } from 'class-validator';
 import { MAX_NODE_EXECUTIONS } from '@openwop/contracts';
 import type { DomainError } from '@openwop/kernel';
 import { CancelRunRequestDto } from '../cancel-run/cancel-run.request.dto';
 import { CreateRunRequestDto } from '../create-run/create-run.request.dto';
 import { ForkRunRequestDto } from '../fork-run/fork-run.request.dto';
 import { createValidationPipe } from './validation.pipe';
+
+class Inner {
+  @IsInt() n!: number;
+}
+class Outer {
+  @ValidateNested() @Type(() => Inner) inner!: Inner;
+}
 
 const body = (metatype: new () => unknown) => ({ type: 'body' as const, metatype });
 
@@ -70,5 +79,11 @@ describe('body validation pipe', () => {
   it('refuses a cancel reason that is not a short string', async () => {
     expect((await refusal({ reason: ['x'] }, CancelRunRequestDto)).code).toBe('validation_error');
     expect((await refusal({ reason: 'x'.repeat(1001) }, CancelRunRequestDto)).code).toBe('validation_error');
+  });
+
+  it('leaves nested DTOs as the mapper built them', async () => {
+    const dto = (await createValidationPipe().transform({ inner: { n: 1 } }, body(Outer))) as Outer;
+    expect(dto.inner).toBeInstanceOf(Inner);
+    expect((await refusal({ inner: { n: 'x' } }, Outer)).code).toBe('validation_error');
   });
 });
