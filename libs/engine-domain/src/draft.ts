@@ -30,14 +30,15 @@ function writable<T extends object>(o: T): T {
 export function withEntry<T>(record: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
   const next = writable(record as Record<string, T>);
   // Plain assignment creates an own property for every name but `__proto__` (a setter).
-  if (key === '__proto__') Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
   else next[key] = value;
   return next;
 }
 
 /** `record` without `key` (the same record when it has no such key). */
 export function withoutEntry<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
-  if (!Object.hasOwn(record, key)) return record as Record<string, T>;
+  if (!Object.hasOwn(record, key)) return record;
   const next = writable(record as Record<string, T>);
   delete next[key];
   return next;

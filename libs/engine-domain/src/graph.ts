@@ -62,7 +62,13 @@ export function propagate(
   const isQueued = (id: string) => (queued ? queued.has(id) : queue.some((q) => q.nodeId === id));
   for (const { edge, key } of edges) {
     const target = edge.targetNodeId;
-    const got = signalInto(s.workflow, target, entryOf(signals, target), key, edgeSignal(edge.triggerRule, outcome));
+    const got = signalInto(
+      s.workflow,
+      target,
+      entryOf(signals, target),
+      key,
+      edgeSignal(edge.triggerRule, outcome),
+    );
     signals = withEntry(signals, target, got);
     const verdict = activation(s.workflow, target, got);
     if (verdict === 'wait' || isQueued(target)) continue;
@@ -94,7 +100,11 @@ interface SignalCounts {
  */
 const counted = new WeakMap<object, SignalCounts>();
 
-function countsOf(workflow: WorkflowDefinition, target: string, got: Readonly<Record<string, EdgeSignal>>): SignalCounts {
+function countsOf(
+  workflow: WorkflowDefinition,
+  target: string,
+  got: Readonly<Record<string, EdgeSignal>>,
+): SignalCounts {
   const known = counted.get(got);
   if (known) return known;
   const { all, any } = graphIndex(workflow).incoming.get(target) ?? NO_INCOMING;
@@ -121,7 +131,10 @@ function signalInto(
   const before = got ?? {};
   const counts = { ...countsOf(workflow, target, before) };
   const { all, any } = graphIndex(workflow).incoming.get(target) ?? NO_INCOMING;
-  for (const [rule, keys] of [['all', all], ['any', any]] as const) {
+  for (const [rule, keys] of [
+    ['all', all],
+    ['any', any],
+  ] as const) {
     if (!keys.has(key)) continue;
     tally(counts, rule, entryOf(before, key), -1);
     tally(counts, rule, signal, 1);
