@@ -1,4 +1,4 @@
-import { assertNever, type Decider } from '@openwop/kernel';
+import { assertNever, instantAfter, type Decider } from '@openwop/kernel';
 import type {
   CloseConversation,
   ConversationCommand,
@@ -75,7 +75,7 @@ function open(command: OpenConversation, state: ConversationState): Conversation
     ? recordTurn(initialTurn, 0, now, { conversationId, ...(participants ? { participants } : {}) })
     : systemTurn(conversationId, 0, now, { reason: 'opened' }, new Map());
   const deadlineAt =
-    command.timeoutMs === undefined ? undefined : new Date(msOf(now) + command.timeoutMs).toISOString();
+    command.timeoutMs === undefined ? undefined : instantAfter(msOf(now), command.timeoutMs);
   return [
     {
       type: 'conversation.opened',

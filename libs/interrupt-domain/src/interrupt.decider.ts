@@ -1,4 +1,4 @@
-import { assertNever } from '@openwop/kernel';
+import { assertNever, instantAfter } from '@openwop/kernel';
 import { resolveApproval } from './approval/approval.resolution';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
@@ -67,7 +67,7 @@ function deadlineOf(
 ): { deadlineAt?: string } {
   if (timeoutMs === undefined) return {};
   const from = Number.isNaN(Date.parse(requestedAt)) ? Date.parse(now) : Date.parse(requestedAt);
-  return { deadlineAt: new Date(from + timeoutMs).toISOString() };
+  return { deadlineAt: instantAfter(from, timeoutMs) };
 }
 
 function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEvent[] {

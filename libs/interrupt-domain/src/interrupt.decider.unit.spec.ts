@@ -36,6 +36,17 @@ describe('interrupt decider: lifecycle', () => {
       });
     });
 
+    it.each([1e15, 1e300, Number.MAX_SAFE_INTEGER])(
+      'holds a timeout of %s ms with a deadline every store takes (never past 9999-12-31): it never fires',
+      (timeoutMs) => {
+        const cmd = openCommand({ interrupt: { ...openCommand().interrupt, timeoutMs } });
+        expect(given().when(cmd).next()).toMatchObject({
+          status: 'pending',
+          interrupt: { timeoutMs, deadlineAt: '9999-12-31T23:59:59.999Z' },
+        });
+      },
+    );
+
     it('falls back to the handler clock when requestedAt is not a date', () => {
       const cmd = openCommand({
         interrupt: { ...openCommand().interrupt, requestedAt: 'garbage', timeoutMs: 1000 },

@@ -1,3 +1,5 @@
+import { instantAfter } from '@openwop/kernel';
+
 /** The default token lifetime (`interrupt.md` §"Signed resolution tokens": SHOULD be 30 minutes). */
 export const DEFAULT_TOKEN_TTL_MS = 30 * 60 * 1000;
 
@@ -17,5 +19,5 @@ export function tokenExpiry(
   if (!Number.isFinite(start)) throw new RangeError(`requestedAt is not a date: ${requestedAt}`);
   if (!(defaultTtlMs >= 0) || (timeoutMs !== undefined && !(timeoutMs >= 0)))
     throw new RangeError('token lifetimes must be non-negative');
-  return new Date(start + Math.min(defaultTtlMs, timeoutMs ?? Number.POSITIVE_INFINITY)).toISOString();
+  return instantAfter(start, Math.min(defaultTtlMs, timeoutMs ?? Number.POSITIVE_INFINITY));
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { instantAfter } from '@openwop/kernel';
 import {
   initialConversationState,
   type ConversationState,
@@ -94,7 +95,7 @@ export class ConversationRepository {
     const stored = compact(state);
     const maxSilenceMs = (state as { maxSilenceMs?: number }).maxSilenceMs;
     const silenceDueAt =
-      state.status === 'open' && maxSilenceMs ? new Date(Date.parse(now) + maxSilenceMs).toISOString() : null;
+      state.status === 'open' && maxSilenceMs ? instantAfter(Date.parse(now), maxSilenceMs) : null;
     await manager.query(
       `INSERT INTO interrupt_conversations (conversation_id, interrupt_id, run_id, node_id, tenant, status, state, silence_due_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz)
