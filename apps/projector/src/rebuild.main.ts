@@ -2,18 +2,32 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { adminUrl, openDatabase } from '@openwop/platform-db';
 import { readHostConfig } from '@openwop/platform-nest';
-import { compareProjections, rebuildProjections } from './rebuild/rebuild-projections';
+import { compareProjections, rebuildProjections, repairBrokenRuns } from './rebuild/rebuild-projections';
 
 /**
  * `npm run projector:rebuild [-- --target <database url>] [--compare]`
  * Drops and recreates the target database (default: the live one's name + `_rebuild`), migrates it,
  * replays the run event topic from offset 0 into it, and with --compare checks it equals the live
  * projection tables (exit 2 when they differ).
+ *
+ * `npm run projector:rebuild -- --repair`
+ * In the live database, replays the events of the runs whose projection is marked broken
+ * (`projectionError`) and clears the mark; exit 2 when a run is still broken.
  */
 async function main(): Promise<void> {
   const config = readHostConfig('distributed');
   const liveUrl = config.databaseUrl!;
   const args = process.argv.slice(2);
+  if (args.includes('--repair')) {
+    const live = await openDatabase({ url: liveUrl, applicationName: 'openwop-repair' });
+    const r = await repairBrokenRuns([...config.kafkaBrokers], live, config.namespace);
+    console.log(
+      `repaired ${r.repaired.length} run(s) (${r.events} events read, ${r.applied} applied in ${r.seconds.toFixed(2)} s)` +
+        (r.stillBroken.length ? `; still broken: ${r.stillBroken.join(', ')}` : ''),
+    );
+    await live.destroy();
+    process.exit(r.stillBroken.length ? 2 : 0);
+  }
   const targetArg = args.indexOf('--target');
   const target = new URL(targetArg >= 0 ? args[targetArg + 1]! : liveUrl);
   if (targetArg < 0) target.pathname = `${new URL(liveUrl).pathname}_rebuild`;

@@ -1,12 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { StatementBatch } from '@openwop/platform-db';
+import { chunksWithinParameterLimit, StatementBatch, valuesTuples } from '@openwop/platform-db';
 import {
   conversationIdOf,
   evolveConversation,
   evolveRunSnapshot,
   pendingInterruptOf,
+  storableNumber,
   type ConversationView,
+  type ProjectionError,
   type RunSnapshot,
 } from '@openwop/projection-domain';
 
@@ -33,6 +35,17 @@ export interface ProjectedRun {
   readonly sequence: number;
 }
 
+/** How {@link applyRunEvents} treats a run marked broken (`runs.projection_error`). */
+export interface ApplyOptions {
+  /**
+   * Told of the events of a broken run that were held, not applied: after an event that could not
+   * be stored, later events of its run would fork the read model from the log.
+   */
+  readonly onHeld?: (runId: string, held: readonly RunEventDoc[], error: ProjectionError) => void;
+  /** The repair replay: apply a broken run's events anyway (the flag is cleared by the caller). */
+  readonly repair?: boolean;
+}
+
 /**
  * Applies run events, in order, inside the caller's transaction, with the same rows as
  * {@link applyRunEvent} on each in turn, but one read and one write of each run's row and one insert
@@ -43,10 +56,11 @@ export interface ProjectedRun {
 export async function applyRunEvents(
   manager: EntityManager,
   events: readonly RunEventDoc[],
+  options: ApplyOptions = {},
 ): Promise<ProjectedRun[]> {
   const projected: ProjectedRun[] = [];
   for (const [runId, runEvents] of groupByRun(events)) {
-    const sequence = await applyToRun(manager, runId, runEvents);
+    const sequence = await applyToRun(manager, runId, runEvents, options);
     if (sequence !== undefined) projected.push({ runId, sequence });
   }
   return projected;
@@ -72,18 +86,33 @@ async function applyToRun(
   manager: EntityManager,
   runId: string,
   events: readonly RunEventDoc[],
+  options: ApplyOptions,
 ): Promise<number | undefined> {
   // One statement: the run's row, locked (absent before run.started), and which events are stored.
   const [current] = await manager.query<
-    { last_sequence: number | null; snapshot: RunSnapshot | null; known: string[] }[]
+    {
+      last_sequence: number | null;
+      snapshot: RunSnapshot | null;
+      projection_error: ProjectionError | null;
+      known: string[];
+    }[]
   >(
-    `WITH run AS (SELECT last_sequence, snapshot FROM runs WHERE run_id = $1 FOR UPDATE)
+    `WITH run AS (SELECT last_sequence, snapshot, projection_error FROM runs WHERE run_id = $1 FOR UPDATE)
      SELECT (SELECT last_sequence FROM run) AS last_sequence, (SELECT snapshot FROM run) AS snapshot,
+       (SELECT projection_error FROM run) AS projection_error,
        ARRAY(SELECT event_id FROM run_events WHERE event_id = ANY($2::text[])) AS known`,
     [runId, events.map((e) => e.eventId)],
   );
   const seen = new Set(current?.known ?? []);
-  let snapshot: RunSnapshot | null = current?.snapshot ?? null;
+  const broken = current?.projection_error ?? null;
+  if (broken && !options.repair) {
+    // The run's projection stopped at an event it could not store: applying later ones would
+    // fork the read model from the log. They wait for the repair replay, which applies them in order.
+    const held = events.filter((e) => !seen.has(e.eventId));
+    if (held.length > 0) options.onHeld?.(runId, held, broken);
+    return undefined;
+  }
+  let snapshot: RunSnapshot | null = current?.snapshot ? withoutProjectionError(current.snapshot) : null;
   let last = current?.last_sequence ?? -1;
   const fresh: RunEventDoc[] = [];
   /** Each fresh event that moved the run, with the snapshot as of that event. */
@@ -127,26 +156,34 @@ async function applyToRun(
   return fresh[fresh.length - 1]!.sequence;
 }
 
-/** Inserts `events` into the event store and, with `run`, upserts the run's row, in one statement. */
+/**
+ * Inserts `events` into the event store and, with `run`, upserts the run's row, in one statement.
+ * A batch past the bind-parameter limit goes in chunks, in order; the last chunk carries the run.
+ */
 async function insertEventsAndRun(
   manager: EntityManager,
   events: readonly RunEventDoc[],
   run: RunSnapshot | undefined,
 ): Promise<void> {
+  const chunks = chunksWithinParameterLimit(events, EVENT_ROW_CASTS.length, RUN_ROW_PARAMS);
+  for (const [n, chunk] of chunks.entries()) {
+    await insertEventsChunk(manager, chunk, n === chunks.length - 1 ? run : undefined);
+  }
+}
+
+const EVENT_ROW_CASTS = ['', '', '', '', '', '::jsonb'] as const;
+const RUN_ROW_PARAMS = 9;
+
+async function insertEventsChunk(
+  manager: EntityManager,
+  events: readonly RunEventDoc[],
+  run: RunSnapshot | undefined,
+): Promise<void> {
   const params: unknown[] = [];
-  const rows = events.map((event, i) => {
-    params.push(
-      event.eventId,
-      event.runId,
-      event.sequence,
-      event.type,
-      event.nodeId ?? null,
-      JSON.stringify(event),
-    );
-    const b = i * 6;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb)`;
-  });
-  const insert = `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${rows.join(', ')}`;
+  for (const event of events) {
+    params.push(event.eventId, event.runId, event.sequence, event.type, event.nodeId ?? null, JSON.stringify(event));
+  }
+  const insert = `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${valuesTuples(events.length, EVENT_ROW_CASTS)}`;
   if (!run) {
     await manager.query(insert, params);
     return;
@@ -197,7 +234,7 @@ async function projectPendingInterrupts(
           p.kind,
           p.key,
           JSON.stringify(p.data),
-          p.timeoutMs ?? null,
+          storableNumber(p.timeoutMs, null),
           p.requestedAt,
         ],
       );
@@ -285,9 +322,44 @@ async function projectConversation(
       t.groupId ?? null,
       t.agent === undefined ? null : JSON.stringify(t.agent),
       JSON.stringify(t.content ?? null),
-      Math.trunc(Number(t.ts) || 0),
+      storableNumber(t.ts, 0),
     ],
   );
+}
+
+/**
+ * Marks the run's projection broken at `error`'s event, unless it is already: the reason is kept in
+ * `runs.projection_error` and shown in the run's snapshot (`projectionError`, in `GET /v1/runs/{id}`).
+ * Later events of the run are held until the repair replay. False when the run has no row yet
+ * (the event came before its `run.started` was stored) or was already marked.
+ */
+export async function markProjectionBroken(
+  manager: EntityManager,
+  runId: string,
+  error: ProjectionError,
+): Promise<boolean> {
+  const json = JSON.stringify(error);
+  const [row] = await manager.query<{ marked: boolean }[]>(
+    `WITH marked AS (
+       UPDATE runs SET projection_error = $2::jsonb, snapshot = snapshot || jsonb_build_object('projectionError', $2::jsonb)
+       WHERE run_id = $1 AND projection_error IS NULL RETURNING 1)
+     SELECT EXISTS (SELECT 1 FROM marked) AS marked`,
+    [runId, json],
+  );
+  return row?.marked === true;
+}
+
+/** Clears the broken mark of `runId` (the repair replay stored its events). */
+export async function clearProjectionBroken(manager: EntityManager, runId: string): Promise<void> {
+  await manager.query(
+    `UPDATE runs SET projection_error = NULL, snapshot = snapshot - 'projectionError' WHERE run_id = $1`,
+    [runId],
+  );
+}
+
+function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
+  const { projectionError: _dropped, ...rest } = snapshot as RunSnapshot & { projectionError?: unknown };
+  return rest;
 }
 
 function viewOf(row: ConversationRow): ConversationView {

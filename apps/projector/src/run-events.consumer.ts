@@ -1,16 +1,36 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
+import { assertRunEvent, ConsumerGroups, Topics, type RunEventDoc } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { transaction, type RunEventFeed } from '@openwop/platform-db';
-import { Attr, inSpan, observePendingInterrupts } from '@openwop/observability';
+import { isDatabaseUnavailable, transaction, type RunEventFeed } from '@openwop/platform-db';
+import {
+  Attr,
+  countProjectionFailure,
+  countProjectionHeld,
+  inSpan,
+  observePendingInterrupts,
+} from '@openwop/observability';
 import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
+import { projectionErrorOf, type ProjectionError } from '@openwop/projection-domain';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
-import { applyRunEvents, groupByRun, type ProjectedRun } from './run-event.projection';
+import { applyRunEvents, groupByRun, markProjectionBroken, type ProjectedRun } from './run-event.projection';
 
-/** Projects the run event log into Postgres: the event store and the run snapshots. */
+/**
+ * Attempts at one event (alone, after its batch failed) before the run's projection is marked
+ * broken; below the bus's own limit, so an event is stored or its run marked, never dead-lettered
+ * silently. Database outages are retried by the bus without counting.
+ */
+export const PROJECTION_ATTEMPTS = 3;
+
+/**
+ * Projects the run event log into Postgres: the event store and the run snapshots. An event is
+ * stored, or its run's projection is marked broken (`projectionError`, a metric and an error log
+ * naming run, event, sequence and reason) and the run's later events are held, never applied out
+ * of order; `npm run projector:rebuild -- --repair` replays them once the cause is fixed.
+ */
 @Injectable()
 export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RunEventsConsumer.name);
   private subscription: Subscription | undefined;
   private unobserve: (() => void) | undefined;
 
@@ -27,6 +47,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       topics: [Topics.runEvents],
       fromBeginning: true,
       handler: (m) => this.handle(m),
+      maxAttempts: PROJECTION_ATTEMPTS + 2,
       batchHandler: (ms) => this.handleBatch(ms),
     });
   }
@@ -36,9 +57,46 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     await this.subscription?.stop();
   }
 
-  /** One event: a batch of one (the bus's fallback after a failed batch, one message at a time). */
-  handle(message: IncomingMessage): Promise<void> {
-    return this.handleBatch([message]);
+  /**
+   * One event: a batch of one (the bus's fallback after a failed batch, one message at a time).
+   * Failing {@link PROJECTION_ATTEMPTS} times (an outage aside), it marks its run broken instead.
+   */
+  async handle(message: IncomingMessage): Promise<void> {
+    try {
+      await this.handleBatch([message]);
+    } catch (error) {
+      if (isDatabaseUnavailable(error) || message.attempt < PROJECTION_ATTEMPTS) throw error;
+      await this.projectionFailed(assertRunEvent(message.value), error);
+    }
+  }
+
+  /**
+   * `event` cannot be stored: its run is marked broken, counted and logged. A run without a row
+   * (the event precedes a stored `run.started`) has nothing to mark: the error goes back to the
+   * bus, which dead-letters the event with the reason.
+   */
+  private async projectionFailed(event: RunEventDoc, error: unknown): Promise<void> {
+    const failure = projectionErrorOf(event, error, new Date().toISOString());
+    countProjectionFailure(event.type);
+    const marked = await transaction(this.ds, (m) => markProjectionBroken(m, event.runId, failure));
+    const next = marked
+      ? 'later events of the run are held until `npm run projector:rebuild -- --repair`'
+      : 'the run has no row to mark: the event goes to the dead-letter topic';
+    this.logger.error(
+      `projection of run ${event.runId} is broken at event ${event.eventId} (sequence ${event.sequence}, ${event.type}): ${failure.reason}; ${next}`,
+    );
+    if (!marked) throw error;
+  }
+
+  /** Events of a broken run, not applied: counted and logged (one line per run and batch). */
+  private held(runId: string, events: readonly RunEventDoc[], error: ProjectionError): void {
+    for (const e of events) countProjectionHeld(e.type);
+    const first = events[0]!.sequence;
+    const last = events[events.length - 1]!.sequence;
+    this.logger.warn(
+      `run ${runId}: held ${events.length} event(s) (sequence ${first}..${last}) behind event ${error.eventId} ` +
+        `(sequence ${error.sequence}) that the projector could not store; see the run's projectionError`,
+    );
   }
 
   /**
@@ -57,7 +115,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
           [Attr.eventSeq]: last.sequence,
           [Attr.messagingBatchCount]: runEvents.length,
         };
-        moved.push(...(await inSpan('openwop.projection.apply', attributes, () => applyRunEvents(manager, runEvents))));
+        const apply = () =>
+          applyRunEvents(manager, runEvents, { onHeld: (id, held, error) => this.held(id, held, error) });
+        moved.push(...(await inSpan('openwop.projection.apply', attributes, apply)));
       }
       return moved;
     });

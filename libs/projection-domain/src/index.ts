@@ -16,3 +16,4 @@ export {
   type ConversationView,
   type ProjectedTurn,
 } from './conversation.projection';
+export { projectionErrorOf, storableNumber, type ProjectionError } from './storable';

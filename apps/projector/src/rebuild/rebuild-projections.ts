@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { DataSource } from 'typeorm';
-import { assertRunEvent, Topics } from '@openwop/contracts';
-import { applyRunEvent } from '../run-event.projection';
+import { assertRunEvent, Topics, type RunEventDoc } from '@openwop/contracts';
+import { applyRunEvent, applyRunEvents, clearProjectionBroken } from '../run-event.projection';
 
 export interface RebuildResult {
   readonly events: number;
@@ -20,6 +20,61 @@ export async function rebuildProjections(
   namespace = '',
 ): Promise<RebuildResult> {
   const started = Date.now();
+  let events = 0;
+  let applied = 0;
+  await replayTopic(brokers, namespace, async (event) => {
+    events++;
+    if (await target.transaction((m) => applyRunEvent(m, event))) applied++;
+  });
+  return { events, applied, seconds: (Date.now() - started) / 1000 };
+}
+
+export interface RepairResult extends RebuildResult {
+  /** Runs whose projection was broken and now holds every event of the log. */
+  readonly repaired: readonly string[];
+  /** Runs still broken: an event failed again (its new reason is in `projectionError`). */
+  readonly stillBroken: readonly string[];
+}
+
+/**
+ * Repairs, in the live database, the runs whose projection is marked broken (`runs.projection_error`,
+ * an event the projector could not store): replays the topic from offset 0 and applies those runs'
+ * events in order with the same projection code (stored events are skipped by id), then clears the
+ * mark. Run it once the cause is fixed. A run whose event fails again stays marked, with the new reason.
+ */
+export async function repairBrokenRuns(brokers: string[], live: DataSource, namespace = ''): Promise<RepairResult> {
+  const started = Date.now();
+  const broken = new Set(
+    (await live.query<{ run_id: string }[]>('SELECT run_id FROM runs WHERE projection_error IS NOT NULL')).map(
+      (r) => r.run_id,
+    ),
+  );
+  const failed = new Set<string>();
+  let events = 0;
+  let applied = 0;
+  if (broken.size > 0) {
+    await replayTopic(brokers, namespace, async (event: RunEventDoc) => {
+      if (!broken.has(event.runId) || failed.has(event.runId)) return;
+      events++;
+      try {
+        const moved = await live.transaction((m) => applyRunEvents(m, [event], { repair: true }));
+        applied += moved.length;
+      } catch {
+        failed.add(event.runId);
+      }
+    });
+  }
+  const repaired = [...broken].filter((runId) => !failed.has(runId));
+  for (const runId of repaired) await live.transaction((m) => clearProjectionBroken(m, runId));
+  return { events, applied, seconds: (Date.now() - started) / 1000, repaired, stillBroken: [...failed] };
+}
+
+/** Reads the run event topic from offset 0 up to the high watermarks read at start, in order per partition. */
+async function replayTopic(
+  brokers: string[],
+  namespace: string,
+  onEvent: (event: RunEventDoc) => Promise<void>,
+): Promise<void> {
   const topic = namespace ? `${namespace}.${Topics.runEvents}` : Topics.runEvents;
   const kafka = new Kafka({ clientId: 'openwop-rebuild', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -29,9 +84,7 @@ export async function rebuildProjections(
   const pending = new Map(
     watermarks.filter((w) => Number(w.high) > Number(w.low)).map((w) => [w.partition, Number(w.high)]),
   );
-  let events = 0;
-  let applied = 0;
-  if (pending.size === 0) return { events, applied, seconds: (Date.now() - started) / 1000 };
+  if (pending.size === 0) return;
   const consumer = kafka.consumer({ groupId: `openwop-rebuild-${process.pid}-${Date.now()}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
@@ -45,9 +98,7 @@ export async function rebuildProjections(
           if (high === undefined) return;
           for (const message of batch.messages) {
             if (Number(message.offset) >= high) break;
-            const event = assertRunEvent(JSON.parse(message.value?.toString() ?? 'null'));
-            events++;
-            if (await target.transaction((m) => applyRunEvent(m, event))) applied++;
+            await onEvent(assertRunEvent(JSON.parse(message.value?.toString() ?? 'null')));
             if (Number(message.offset) === high - 1) pending.delete(batch.partition);
           }
           await payload.heartbeat();
@@ -57,7 +108,6 @@ export async function rebuildProjections(
       .catch(reject);
   });
   await consumer.disconnect();
-  return { events, applied, seconds: (Date.now() - started) / 1000 };
 }
 
 const TABLES = {
