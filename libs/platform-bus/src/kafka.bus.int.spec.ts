@@ -63,6 +63,50 @@ describe('KafkaBus specifics', () => {
     await Promise.all([sub.stop(), dlq.stop()]);
   }, 60_000);
 
+  it('answers a request that is not JSON with command_not_applied, and dead-letters it', async () => {
+    const topic = uniqueName('raw-rpc');
+    const replyTo = uniqueName('raw-reply');
+    const replies = new MessageRecorder();
+    const replySub = await bus.subscribe({
+      group: uniqueName('raw-reply-g'),
+      topics: [replyTo],
+      fromBeginning: true,
+      handler: replies.handler('r'),
+    });
+    const served: unknown[] = [];
+    const sub = await bus.serve({
+      group: uniqueName('raw-rpc-g'),
+      topic,
+      fromBeginning: true,
+      handler: async (m) => (served.push(m.value), { ok: true, data: null }),
+    });
+    const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic,
+        messages: [
+          {
+            key: 'k',
+            value: '{"id": "cmd-raw", "type": "thing.do"',
+            headers: { [Headers.replyTo]: replyTo, [Headers.correlationId]: 'corr-raw', [Headers.messageId]: 'cmd-raw' },
+          },
+        ],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    await waitFor(() => replies.count === 1, { timeoutMs: 20_000, what: 'the refusal' });
+    const [reply] = replies.by('r');
+    expect(reply!.headers[Headers.correlationId]).toBe('corr-raw');
+    expect(reply!.value).toMatchObject({
+      ok: false,
+      error: { code: 'command_not_applied', details: { messageId: 'cmd-raw', cause: 'undecodable', attempts: 0 } },
+    });
+    expect(served).toEqual([]);
+    await Promise.all([sub.stop(), replySub.stop()]);
+  }, 60_000);
+
   it('is unhealthy once stopped', async () => {
     const other = new KafkaBus({ brokers, logLevel: logLevel.ERROR });
     await other.start();

@@ -19,7 +19,9 @@ import { appendToOutbox, OutboxRelay } from './outbox';
  * route's `unapplied` hook; a transient one is retried until it succeeds, and changes nothing twice.
  */
 
-type Probe = { id: string; type: 'probe.decide' | 'probe.save' | 'probe.publish' | 'probe.flaky'; data: { runId: string } };
+type ProbeType = 'probe.decide' | 'probe.save' | 'probe.publish' | 'probe.flaky';
+/** One command shape per type, so the seam's route table can tell them apart. */
+type Probe = { [T in ProbeType]: { id: string; type: T; data: { runId: string } } }[ProbeType];
 
 /** Thrown by the flaky route and the failing publish: the bus retries it without counting. */
 class ProbeOutage extends Error {
@@ -52,11 +54,8 @@ describe('CommandSeam failure rule (Kafka, Postgres)', () => {
   let flakyOutages = 0;
   let flakyCalls = 0;
 
-  const probe = (type: Probe['type'], runId = `run-${randomUUID().slice(0, 8)}`): Probe => ({
-    id: randomUUID(),
-    type,
-    data: { runId },
-  });
+  const probe = (type: ProbeType, runId = `run-${randomUUID().slice(0, 8)}`): Probe =>
+    ({ id: randomUUID(), type, data: { runId } });
   const request = (command: Probe) =>
     bus.request<CommandReply>(topic, { key: command.data.runId, value: command }, { timeoutMs: 15_000 });
   const rowsOf = async (runId: string) =>
