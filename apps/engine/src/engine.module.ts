@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AgentProviders } from './agent-turn/agent-providers';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { DecisionPace } from './common/decision-pace';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
 import { FailRunHandler } from './fail-run/fail-run.handler';
@@ -16,6 +17,7 @@ import { WorkflowRegistry } from './workflow-registry';
 @Module({
   providers: [
     { provide: WorkflowRegistry, useFactory: () => new WorkflowRegistry(process.env.WORKFLOWS_DIR) },
+    DecisionPace,
     StartRunHandler,
     ResumeRunHandler,
     CancelRunHandler,
