@@ -477,7 +477,13 @@ async function main(): Promise<number> {
   if (!base) {
     db = await createTestDatabase('fuzz');
     dbUrl = db.url;
-    host = MODE === 'distributed' ? await startDistributedStack({ databaseUrl: db.url, env: { METRICS_PORT: '0' } }) : await startEmbeddedHost({ databaseUrl: db.url });
+    // METRICS_PORT 0: each process serves its metrics on a port of its own, which it logs.
+    const start = () => (MODE === 'distributed' ? startDistributedStack({ databaseUrl: db!.url, env: { METRICS_PORT: '0' } }) : startEmbeddedHost({ databaseUrl: db!.url }));
+    // A start on a busy machine may miss the 60 s readiness bound once; a second failure is fatal.
+    host = await start().catch((e: unknown) => {
+      console.error(`the ${MODE} host did not start (${String(e).split('\n')[0]}); trying once more`);
+      return start();
+    });
     base = host.gateways[0]!;
     for (const p of host.processes) logs.add(p);
     if (host.mode === 'embedded') watch(host.processes[0]!);
