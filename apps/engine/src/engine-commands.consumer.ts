@@ -28,6 +28,8 @@ import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
 import { ResumeRunHandler } from './resume-run/resume-run.handler';
 import { StartRunHandler } from './start-run/start-run.handler';
+import { FireTimerHandler } from './timers/fire-timer.handler';
+import { PauseRunHandler } from './pause-run/pause-run.handler';
 
 /** Refusals that say the run is already settled: failing it on their account would change nothing. */
 const SETTLED = new Set(['run_terminal', 'not_found']);
@@ -59,6 +61,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     forkRun: ForkRunHandler,
     recordConversation: RecordConversationHandler,
     agentTurn: AgentTurnHandler,
+    fireTimer: FireTimerHandler,
+    pauseRun: PauseRunHandler,
   ) {
     const failsRun = (when: (notice: UnappliedNotice) => boolean) => (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
       when(notice) ? this.failRun(command, notice) : Promise.resolve();
@@ -76,6 +80,9 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         'run.fail': { decide: (m, c) => failRun.handle(m, c) },
         'run.converse': { decide: (m, c) => recordConversation.handle(m, c), unapplied: always },
         'run.fork': { decide: (m, c) => forkRun.handle(m, c) },
+        'run.timer': { decide: (m, c) => fireTimer.handle(m, c), unapplied: always },
+        'run.pause': { decide: (m, c) => pauseRun.pause(m, c) },
+        'run.unpause': { decide: (m, c) => pauseRun.unpause(m, c) },
         'workflow.register': { decide: (m, c) => registerWorkflow.handle(m, c) },
         // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
         'workflow.get': { run: (c) => getWorkflow.handle(ds.manager, c) },

@@ -11,6 +11,9 @@ import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
 import { RegisterWorkflowHandler } from './register-workflow/register-workflow.handler';
 import { ResumeRunHandler } from './resume-run/resume-run.handler';
 import { StartRunHandler } from './start-run/start-run.handler';
+import { FireTimerHandler } from './timers/fire-timer.handler';
+import { RUN_TIMER_OPTIONS, RunTimerService, runTimerOptionsFromEnv } from './timers/run-timer.service';
+import { PauseRunHandler } from './pause-run/pause-run.handler';
 import { WorkflowRegistry } from './workflow-registry';
 
 /** The engine: runs workflow definitions, single writer of the run event log. `WORKFLOWS_DIR` seeds global workflows at boot. */
@@ -28,6 +31,10 @@ import { WorkflowRegistry } from './workflow-registry';
     RecordConversationHandler,
     AgentProviders,
     AgentTurnHandler,
+    FireTimerHandler,
+    PauseRunHandler,
+    { provide: RUN_TIMER_OPTIONS, useFactory: () => runTimerOptionsFromEnv() },
+    RunTimerService,
     EngineCommandsConsumer,
   ],
   exports: [WorkflowRegistry],

@@ -1,6 +1,14 @@
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { ForkRunData, type ForkRunCommand } from './fork-commands';
+import {
+  FireTimerData,
+  PauseRunData,
+  UnpauseRunData,
+  type FireTimerCommand,
+  type PauseRunCommand,
+  type UnpauseRunCommand,
+} from './run-timers';
 
 /** Data of `run.start`: create a run of a registered workflow. */
 export class StartRunData {
@@ -148,7 +156,10 @@ export type EngineCommand =
   | FailRunCommand
   | RegisterWorkflowCommand
   | GetWorkflowCommand
-  | ForkRunCommand;
+  | ForkRunCommand
+  | FireTimerCommand
+  | PauseRunCommand
+  | UnpauseRunCommand;
 
 /** Maps each engine command type to its data class, for validation at the consumer edge. */
 export const ENGINE_COMMAND_DATA = {
@@ -161,4 +172,7 @@ export const ENGINE_COMMAND_DATA = {
   'workflow.register': RegisterWorkflowData,
   'workflow.get': GetWorkflowData,
   'run.fork': ForkRunData,
+  'run.timer': FireTimerData,
+  'run.pause': PauseRunData,
+  'run.unpause': UnpauseRunData,
 } as const;

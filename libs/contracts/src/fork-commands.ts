@@ -2,6 +2,7 @@ import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, 
 import { setOwn } from '@openwop/kernel';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
+import { TIMER_FIRED, timerRecordOf } from './run-timers';
 
 /** The two modes of `POST /v1/runs/{runId}:fork` (`replay.md` §Two modes). */
 export const FORK_MODES = ['replay', 'branch'] as const;
@@ -53,6 +54,9 @@ export const REPLAY_UNCOMPARED_EVENT_TYPES: readonly RunEventType[] = [
   'conversation.opened',
   'conversation.exchanged',
   'conversation.closed',
+  // An operator's pause is not the workflow's doing; a replay re-folds it as a no-op (rest-endpoints.md §pause).
+  'run.paused',
+  'run.resumed',
 ];
 
 /** Payload fields a replay does not compare: the fork's back-pointer, and interrupt ids (minted per request; a replay makes fewer requests). */
@@ -86,6 +90,8 @@ export function isUncomparedEvent(event: Pick<RunEventDoc, 'type' | 'nodeId' | '
     const meta = (event.payload as { meta?: { conversationId?: unknown } } | null)?.meta;
     if (typeof meta?.conversationId === 'string') return true;
   }
+  // A durable timer's records are the wait's record (like interrupt.resolved): a replay reads the firing instead.
+  if (timerRecordOf(event)) return true;
   // A note recorded with an interrupt's resolution (an ask, a comment): the host's record, not the node's.
   if (event.type === 'log.appended' && event.nodeId === undefined) {
     const fields = (event.payload as { fields?: { interruptId?: unknown } } | null)?.fields;
@@ -155,7 +161,11 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
   const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
   const resolutions: Record<string, ForkResolution> = {};
   for (const e of sorted) {
-    if (e.type !== 'interrupt.resolved' || (mode === 'branch' && e.sequence >= fromSeq)) continue;
+    if (mode === 'branch' && e.sequence >= fromSeq) continue;
+    const timer = timerRecordOf(e);
+    // A fired timer is answered like an interrupt: a fork that reaches it again does not wait again.
+    if (timer?.event === TIMER_FIRED && !Object.hasOwn(resolutions, timer.timerKey)) setOwn(resolutions, timer.timerKey, { value: null });
+    if (e.type !== 'interrupt.resolved') continue;
     const p = (e.payload ?? {}) as Record<string, unknown>;
     const key = typeof p.key === 'string' ? p.key : undefined;
     if (key === undefined || Object.hasOwn(resolutions, key)) continue;

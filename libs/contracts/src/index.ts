@@ -135,6 +135,7 @@ export {
   MAX_WORKFLOW_EDGES,
   MAX_NODE_EXECUTIONS,
   MAX_INTERRUPT_TIMEOUT_MS,
+  MAX_DELAY_MS,
   MAX_REQUIRED_APPROVALS,
   MAX_TURN_TS_MS,
   MAX_TURN_CONTENT_BYTES,
@@ -150,3 +151,21 @@ export {
   valueDepthExceeds,
   type LimitProblem,
 } from './limits';
+export {
+  TIMER_SCHEDULED,
+  TIMER_FIRED,
+  timerRecordOf,
+  FireTimerData,
+  fireTimerCommandId,
+  PAUSE_DRAIN_POLICIES,
+  MAX_PAUSE_REASON_LENGTH,
+  PauseRunData,
+  UnpauseRunData,
+  type TimerRecord,
+  type PauseDrainPolicy,
+  type FireTimerCommand,
+  type PauseRunCommand,
+  type UnpauseRunCommand,
+  type RunControlResult,
+} from './run-timers';
+export { isDelayMs } from './workflow';

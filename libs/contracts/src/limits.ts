@@ -46,6 +46,13 @@ export const MAX_NODE_EXECUTIONS = 1_000;
  */
 export const MAX_INTERRUPT_TIMEOUT_MS = 2_073_600_000;
 
+/**
+ * Longest `core.delay` (`delayMs`): 30 days. A delay is a row in Postgres (`run_timers.due_at`, a
+ * timestamp) that the engine polls, so no in-process timer bounds it; 30 days keeps a run's pinned
+ * definition and its owner's key plausibly alive for the wait.
+ */
+export const MAX_DELAY_MS = 2_592_000_000;
+
 /** Most approvals one gate may require (`config.requiredApprovals`): every vote is kept on the interrupt. */
 export const MAX_REQUIRED_APPROVALS = 100;
 
@@ -100,6 +107,7 @@ export function advertisedLimits(): Record<string, number> {
     maxWorkflowNodes: MAX_WORKFLOW_NODES,
     maxWorkflowEdges: MAX_WORKFLOW_EDGES,
     maxInterruptTimeoutMs: MAX_INTERRUPT_TIMEOUT_MS,
+    maxDelayMs: MAX_DELAY_MS,
     maxRequiredApprovals: MAX_REQUIRED_APPROVALS,
     maxTurnTsMs: MAX_TURN_TS_MS,
     maxTurnContentBytes: MAX_TURN_CONTENT_BYTES,

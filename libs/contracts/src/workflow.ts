@@ -1,4 +1,5 @@
 import { untrustedSchemaProblem } from './linear-schema';
+import { MAX_DELAY_MS } from './limits';
 
 /** The parts of an OpenWOP `WorkflowDefinition` the host reads (`workflow-definition.schema.json`). */
 export interface WorkflowNode {
@@ -75,8 +76,8 @@ export interface UnsupportedFeature {
 
 /**
  * What in a (schema-valid) definition this host cannot execute: unknown node types, duplicate node
- * ids, edges to unknown nodes, conditional edges, expression inputs, non-zero `core.delay` (no durable
- * timers yet), multi-party conversation rosters (RFC 0101), and graphs with no entry node.
+ * ids, edges to unknown nodes, conditional edges, expression inputs, a `core.delay` outside 0 ..
+ * {@link MAX_DELAY_MS}, multi-party conversation rosters (RFC 0101), and graphs with no entry node.
  * Cycles are supported (a loop back over `any_*` edges). Empty when the engine runs it to the end.
  */
 export function unsupportedFeatures(definition: WorkflowDefinition): UnsupportedFeature[] {
@@ -178,10 +179,10 @@ function embeddedSchemaProblems(config: Record<string, unknown>, at: string): Un
 function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[] {
   const problems: UnsupportedFeature[] = [];
   const config = node.config ?? {};
-  if (node.typeId === 'core.delay' && config.delayMs !== undefined && config.delayMs !== 0) {
+  if (node.typeId === 'core.delay' && config.delayMs !== undefined && !isDelayMs(config.delayMs)) {
     problems.push({
       path: `/nodes/${i}/config/delayMs`,
-      message: 'core.delay supports only delayMs 0 (no durable timers yet)',
+      message: `core.delay needs delayMs as an integer from 0 to ${MAX_DELAY_MS}`,
     });
   }
   if (node.typeId === 'core.conversationGate' && config.participants !== undefined) {
@@ -200,4 +201,9 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
     }
   }
   return problems;
+}
+
+/** Whether `value` is a `core.delay` duration this host waits for: an integer from 0 to {@link MAX_DELAY_MS}. */
+export function isDelayMs(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS;
 }

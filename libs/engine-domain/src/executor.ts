@@ -4,6 +4,7 @@ import type { EventWriter } from './event-writer';
 import { failureHandled, nodeInputs, runOutputs } from './graph';
 import { graphIndex } from './graph-index';
 import { emitSuspension, type OpenInterruptRequest } from './interrupt-events';
+import { emitTimerScheduled } from './timer-events';
 import {
   InterruptCancelledError,
   InterruptTimeoutError,
@@ -48,6 +49,8 @@ export async function drive(
     if (pause) await pause;
     const s = w.state;
     if (s.status !== 'running') return undefined;
+    // Waiting on a durable timer, or paused by an operator: nothing executes until that ends.
+    if (s.timer || s.paused) return undefined;
     if (s.active) {
       const opened = await executeNode(w, nodes, s.active.nodeId, expectKey);
       expectKey = undefined;
@@ -123,6 +126,7 @@ async function executeNode(
   }
   if (record.invalid) return fail(w, node, errorOf(record.invalid));
   if (record.suspended) return emitSuspension(w, node.id, record.suspended);
+  if (record.timer) return emitTimerScheduled(w, node.id, record.timer);
   if (threw) return fail(w, node, errorOf(thrown));
   if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs)) {
     return fail(w, node, {

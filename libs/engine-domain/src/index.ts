@@ -4,6 +4,9 @@ export {
   RunAlreadyExists,
   RunNotFound,
   RunTerminal,
+  RunAlreadyPaused,
+  RunNotPaused,
+  publicRunStatus,
   DEFAULT_ESCALATION_THRESHOLD,
   DEFAULT_RECURSION_LIMIT,
   type CommandContext,
@@ -15,6 +18,9 @@ export {
   type FailRun,
   type RunDecision,
   type StartRun,
+  type FireTimer,
+  type PauseRun,
+  type UnpauseRun,
 } from './run.decider';
 export {
   evolveRun,
@@ -22,6 +28,8 @@ export {
   newRunRecord,
   type NodeOutcome,
   type PendingInterrupt,
+  type PendingTimer,
+  type RunPause,
   type Resolution,
   type RunRecord,
   type RunState,

@@ -1,4 +1,4 @@
-import type { WorkflowNode } from '@openwop/contracts';
+import { isDelayMs, MAX_DELAY_MS, type WorkflowNode } from '@openwop/contracts';
 import { ownValue } from '@openwop/kernel';
 import { assertInterruptPayload, fromSuspendRequest } from './interrupt-payload';
 import {
@@ -31,12 +31,30 @@ export class SuspendSignal extends Error {
 export interface ExecutionRecord {
   /** The first interrupt that paused the node, even if the node swallowed the signal. */
   suspended?: KeyedInterrupt;
+  /** The durable timer that paused the node (`ctx.sleep`), even if the node swallowed the signal. */
+  timer?: { readonly key: string; readonly delayMs: number };
   /** A malformed interrupt payload, even if the node swallowed the error. */
   invalid?: NodeError;
   /** Keys whose recorded resolution the execution consumed. */
   readonly consumedKeys: string[];
   /** Events the node emitted that are not yet in the log. */
   readonly emits: { readonly type: NodeEmittableEvent; readonly payload: Record<string, unknown> }[];
+}
+
+/**
+ * Thrown by `ctx.sleep` to pause the node on a durable timer; the executor catches it and records the wait.
+ * @internal
+ */
+export class SleepSignal extends Error {
+  constructor(readonly key: string) {
+    super(`node waits on timer ${key}`);
+    this.name = 'SleepSignal';
+  }
+}
+
+/** The key of the `index`-th `ctx.sleep` of a node execution: per visit, so a loop back waits again. */
+export function timerKey(runId: string, nodeId: string, visit: number, index: number): string {
+  return `${runId}:${nodeId}:timer:${visit}:${index}`;
 }
 
 /**
@@ -65,6 +83,7 @@ export function createNodeContext(args: {
   let emits = 0;
   const interrupt = async <T>(payload: InterruptRequest): Promise<T> => {
     if (record.suspended) throw new SuspendSignal(record.suspended);
+    if (record.timer) throw new SleepSignal(record.timer.key);
     const index = calls++;
     try {
       assertInterruptPayload(payload);
@@ -83,6 +102,24 @@ export function createNodeContext(args: {
     record.suspended = { ...payload, key };
     throw new SuspendSignal(record.suspended);
   };
+  let sleeps = 0;
+  const sleep = async (delayMs: number): Promise<void> => {
+    if (record.suspended) throw new SuspendSignal(record.suspended);
+    if (record.timer) throw new SleepSignal(record.timer.key);
+    if (!isDelayMs(delayMs)) {
+      const invalid = new NodeError('validation_error', `delayMs must be an integer from 0 to ${MAX_DELAY_MS}`, { delayMs });
+      record.invalid ??= invalid;
+      throw invalid;
+    }
+    const key = timerKey(run.runId, node.id, args.visit, sleeps++);
+    if (ownValue(run.resolutions, key)) {
+      record.consumedKeys.push(key);
+      return;
+    }
+    if (delayMs === 0) return;
+    record.timer = { key, delayMs };
+    throw new SleepSignal(key);
+  };
   return {
     runId: run.runId,
     nodeId: node.id,
@@ -93,6 +130,7 @@ export function createNodeContext(args: {
     configurable: args.configurable,
     interrupt,
     suspend: (payload) => interrupt(fromSuspendRequest(payload)),
+    sleep,
     emit(type, payload) {
       if (!emittable.includes(type))
         throw new NodeError('validation_error', `a node may not emit ${String(type)}`);

@@ -107,6 +107,15 @@ export interface NodeContext<TConfig = Record<string, unknown>> {
    * `answerSchema`); identical semantics, including the key-based replay short-circuit.
    */
   suspend<TResume = unknown>(payload: SuspendRequest): Promise<TResume>;
+  /**
+   * Waits `delayMs` on a durable timer (held in Postgres, so it survives any process), then returns.
+   * The run stays `running` meanwhile; the node is re-executed from the top when the timer fires, and
+   * this call then returns at once (the firing is a keyed result, replayed like an interrupt's answer).
+   * Like {@link NodeContext.interrupt}, the wait travels as an exception: do not swallow it.
+   *
+   * @throws {@link NodeError} `validation_error` unless `delayMs` is an integer from 0 to `MAX_DELAY_MS`.
+   */
+  sleep(delayMs: number): Promise<void>;
   /** Appends a node-scoped event to the run log; on re-execution, events already written are not written again. */
   emit(type: NodeEmittableEvent, payload: Record<string, unknown>): void;
 }

@@ -15,6 +15,7 @@ import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter, runEventId } from './event-writer';
 import { drive, type NodeRegistry } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
+import { emitTimerFired } from './timer-events';
 import { RunAlreadyExists, runOptions, type CommandContext, type RunDecision } from './run.decider';
 import { newRunRecord, type RunRecord, type RunState } from './run.state';
 
@@ -110,7 +111,11 @@ export async function decideFork(
     ...(command.metadata ? { metadata: command.metadata } : {}),
     forkedFrom,
   });
-  for (const e of history.slice(1)) w.emit(e.type, e.nodeId ?? undefined, rebase(e.payload));
+  for (const e of history.slice(1)) {
+    // An operator's pause of the source is not the fork's: re-folded as a no-op (rest-endpoints.md §pause).
+    if (e.type === 'run.paused' || e.type === 'run.resumed') continue;
+    w.emit(e.type, e.nodeId ?? undefined, rebase(e.payload));
+  }
   w.comparing = true;
 
   let openInterrupt: OpenInterruptRequest | undefined;
@@ -131,6 +136,12 @@ export async function decideFork(
       // Nobody answered it in the source either: the fork waits on it, and the interrupt service must hold it.
       openInterrupt = { runId, ...pending };
     }
+  }
+  const timer = w.state.timer;
+  if (timer && ownValue(resolutions, timer.key)) {
+    // The history ends inside a delay the source saw fire: the fork does not wait for it again.
+    emitTimerFired(w, timer);
+    resumedKey = timer.key;
   }
   openInterrupt ??= await drive(w, nodes, resumedKey);
   w.finish();

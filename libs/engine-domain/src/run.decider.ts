@@ -1,11 +1,12 @@
 import { DomainError, assertNever } from '@openwop/kernel';
-import { MAX_NODE_EXECUTIONS, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
+import { MAX_NODE_EXECUTIONS, waitingStatusFor, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
 import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
 import { drive, reenterCancelled, type NodeRegistry, type RunError } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
 import { newRunRecord, type RunOptions, type RunState } from './run.state';
+import { emitTimerFired } from './timer-events';
 
 /** Who asked, and when: command inputs the decider must not read from the environment. */
 export interface CommandContext {
@@ -103,7 +104,16 @@ export interface UnpauseRun {
   readonly context: CommandContext;
 }
 
-export type RunCommand = StartRun | ResumeRun | CancelRun | FailRun | RecordConversation | AppendOutput;
+export type RunCommand =
+  | StartRun
+  | ResumeRun
+  | CancelRun
+  | FailRun
+  | RecordConversation
+  | AppendOutput
+  | FireTimer
+  | PauseRun
+  | UnpauseRun;
 
 /**
  * The events a command decided, the state after them, the interrupt to open if the run suspended,
@@ -132,6 +142,20 @@ export class RunNotFound extends DomainError {
 export class RunTerminal extends DomainError {
   constructor(runId: string, status: string) {
     super('run_terminal', `run ${runId} is already ${status}`, { runId, runStatus: status });
+  }
+}
+
+/** `:pause` of a run already paused: `409`, with the existing pause's `pausedAt`. */
+export class RunAlreadyPaused extends DomainError {
+  constructor(runId: string, pausedAt: string) {
+    super('run_already_paused', `run ${runId} is already paused`, { runId, runStatus: 'paused', pausedAt });
+  }
+}
+
+/** `:resume` of a run that is not paused: `409`, with the run's actual status. */
+export class RunNotPaused extends DomainError {
+  constructor(runId: string, status: string) {
+    super('run_not_paused', `run ${runId} is not paused (it is ${status})`, { runId, runStatus: status });
   }
 }
 
@@ -166,6 +190,12 @@ export async function decideRun(
       return recordConversation(command, state);
     case 'AppendOutput':
       return appendOutput(command, state);
+    case 'FireTimer':
+      return fireTimer(command, state, nodes);
+    case 'PauseRun':
+      return pauseRun(command, state);
+    case 'UnpauseRun':
+      return unpauseRun(command, state, nodes);
     default:
       return assertNever(command, 'run command');
   }
@@ -295,6 +325,69 @@ function appendOutput(command: AppendOutput, state: RunState): RunDecision {
   const w = new EventWriter(state, command.context.commandId, command.context.now);
   for (const chunk of command.chunks) w.emit('output.chunk', command.nodeId, chunk);
   return { events: w.events, state: w.result() };
+}
+
+/**
+ * The run's timer `timerKey` fell due: the firing is recorded and the waiting node goes on, unless
+ * the run is paused (it goes on at `:resume`). A timer the run no longer waits on (the run was
+ * cancelled, or this firing is a duplicate) changes nothing.
+ */
+async function fireTimer(command: FireTimer, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
+  if (state.status !== 'running' || state.timer?.key !== command.timerKey) return { events: [], state };
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  emitTimerFired(w, state.timer);
+  const openInterrupt = await drive(w, nodes, command.timerKey);
+  return decision(w, openInterrupt);
+}
+
+/**
+ * Pauses the run. Nodes only execute inside a command's decision, so a run between commands is
+ * always at rest (waiting on a timer or an interrupt): both drain policies pause it at once, and
+ * the chosen one is recorded on `run.paused`.
+ * @throws {@link RunNotFound}, {@link RunTerminal}, {@link RunAlreadyPaused}
+ */
+function pauseRun(command: PauseRun, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (isTerminal(state.status)) throw new RunTerminal(command.runId, state.status);
+  if (state.paused) throw new RunAlreadyPaused(command.runId, state.paused.pausedAt);
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  w.emit('run.paused', undefined, {
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    drainPolicy: command.drainPolicy,
+    pausedAt: command.context.now,
+    pausedBy: command.context.principal,
+  });
+  return decision(w, undefined);
+}
+
+/**
+ * Resumes a paused run: `run.resumed`, then the run goes on from where it was (a timer or an
+ * interrupt that was answered while paused is consumed now).
+ * @throws {@link RunNotFound}, {@link RunNotPaused}
+ */
+async function unpauseRun(command: UnpauseRun, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (!state.paused) throw new RunNotPaused(command.runId, publicRunStatus(state));
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  w.emit('run.resumed', undefined, {
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    resumedAt: command.context.now,
+    resumedBy: command.context.principal,
+  });
+  const openInterrupt = await drive(w, nodes);
+  return decision(w, openInterrupt);
+}
+
+function isTerminal(status: RunState['status']): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** The run's status as `GET /v1/runs/{runId}` names it: `paused`, `waiting-*` while suspended, else the engine's. */
+export function publicRunStatus(state: RunState): string {
+  if (state.status === 'none') return 'unknown';
+  if (state.paused) return 'paused';
+  if (state.status === 'suspended' && state.pending) return waitingStatusFor(state.pending.kind);
+  return state.status;
 }
 
 function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefined): RunDecision {

@@ -1,4 +1,4 @@
-import { MAX_NODE_EXECUTIONS } from '@openwop/contracts';
+import { MAX_DELAY_MS, MAX_NODE_EXECUTIONS } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import { decideRun, RunAlreadyExists, RunNotFound, RunTerminal, runOptions } from './run.decider';
 import { evolveRun, initialRunState, newRunRecord } from './run.state';
@@ -124,14 +124,14 @@ describe('run decider: start', () => {
     expect(state.status).toBe('completed');
   });
 
-  it('core.delay completes at once only with delayMs 0; otherwise the node fails capability_not_provided', async () => {
+  it('core.delay with delayMs 0 completes at once; an out-of-range delayMs fails the node validation_error', async () => {
     expect(
       (await start(workflow([{ id: 'd', typeId: 'core.delay' }]), { inputs: { delayMs: 0 } })).state.status,
     ).toBe('completed');
-    const { events } = await start(workflow([{ id: 'd', typeId: 'core.delay' }]), {
-      inputs: { delayMs: 50 },
-    });
-    expect(payloadOf(events, 'node.failed').error).toMatchObject({ code: 'capability_not_provided' });
+    for (const delayMs of [-1, 1.5, MAX_DELAY_MS + 1, 'soon']) {
+      const { events } = await start(workflow([{ id: 'd', typeId: 'core.delay' }]), { inputs: { delayMs } });
+      expect(payloadOf(events, 'node.failed').error).toMatchObject({ code: 'validation_error' });
+    }
   });
 
   it('fails a runaway loop at the recursion limit with workflow.loopback-limit', async () => {

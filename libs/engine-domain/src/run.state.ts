@@ -1,4 +1,4 @@
-import type { InterruptKind, RunEventDoc, WorkflowDefinition } from '@openwop/contracts';
+import { TIMER_FIRED, timerRecordOf, type InterruptKind, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
 import { ownValue } from '@openwop/kernel';
 import { evolveConversations, type ConversationView } from './conversation-view';
 import { withEntry, withoutEntry, withoutFirst } from './draft';
@@ -41,6 +41,22 @@ export interface ActiveNode {
   readonly emitted: number;
 }
 
+/** The durable timer the run waits on (`ctx.sleep`): the run stays `running` and nothing executes until it fires. */
+export interface PendingTimer {
+  readonly nodeId: string;
+  readonly key: string;
+  readonly delayMs: number;
+  /** ISO instant the timer falls due. */
+  readonly dueAt: string;
+}
+
+/** An operator's pause (`run.paused`): nothing executes until `run.resumed`. */
+export interface RunPause {
+  readonly pausedAt: string;
+  readonly drainPolicy: PauseDrainPolicy;
+  readonly reason?: string;
+}
+
 /** Run-wide options fixed at start (`RunOptions.configurable`). */
 export interface RunOptions extends RunConfigurable {
   /** Node executions a run may start before it fails as a runaway loop. */
@@ -73,6 +89,10 @@ export interface RunRecord {
   readonly resolutions: Readonly<Record<string, Resolution>>;
   readonly pending?: PendingInterrupt;
   readonly active?: ActiveNode;
+  /** The durable timer the active node waits on. */
+  readonly timer?: PendingTimer;
+  /** Set while an operator has the run paused. */
+  readonly paused?: RunPause;
   /** Interrupts requested so far in the run; the next interruptId ends with this number. */
   readonly interruptCounter: number;
   /** Node executions started so far. */
@@ -160,22 +180,37 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
     case 'node.resumed':
       return { ...s, status: 'running' };
     case 'node.cancelled': {
-      const { pending: _p, active: _a, ...rest } = s;
+      const { pending: _p, active: _a, timer: _t, ...rest } = s;
       return rest;
     }
     case 'run.completed':
-      return { ...s, status: 'completed' };
+      return { ...settled(s), status: 'completed' };
     case 'run.failed':
-      return { ...s, status: 'failed' };
+      return { ...settled(s), status: 'failed' };
     case 'run.cancelled':
-      return { ...s, status: 'cancelled' };
+      return { ...settled(s), status: 'cancelled' };
+    case 'run.paused':
+      return {
+        ...s,
+        paused: {
+          pausedAt: typeof p.pausedAt === 'string' ? p.pausedAt : event.timestamp,
+          drainPolicy: p.drainPolicy === 'immediate' ? 'immediate' : 'drain-current-node',
+          ...(typeof p.reason === 'string' ? { reason: p.reason } : {}),
+        },
+      };
+    case 'run.resumed': {
+      const { paused: _resumed, ...rest } = s;
+      return rest;
+    }
     case 'conversation.opened':
     case 'conversation.exchanged':
     case 'conversation.closed': {
       const conversations = evolveConversations(s.conversations, event, s.pending?.interruptId);
       return conversations ? { ...s, conversations } : s;
     }
-    default:
+    default: {
+      const timer = timerRecordOf(event);
+      if (timer) return evolveTimer(s, nodeId, timer);
       // Only the node's own emits count (they are written while it runs); `output.chunk`s appended
       // for its open conversation while it is suspended (AppendOutput) must not hide its next emits.
       if (
@@ -187,7 +222,26 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
         return { ...s, active: { ...s.active, emitted: s.active.emitted + 1 } };
       }
       return s;
+    }
   }
+}
+
+/** A timer record: scheduled sets the run's timer; fired clears it and records its key answered (a keyed result, like an interrupt's). */
+function evolveTimer(s: RunRecord, nodeId: string, timer: NonNullable<ReturnType<typeof timerRecordOf>>): RunRecord {
+  if (timer.event === TIMER_FIRED) {
+    const { timer: _fired, ...rest } = s;
+    return { ...rest, resolutions: { ...s.resolutions, [timer.timerKey]: { value: null } } };
+  }
+  return {
+    ...s,
+    timer: { nodeId, key: timer.timerKey, delayMs: timer.delayMs ?? 0, dueAt: timer.dueAt ?? '' },
+  };
+}
+
+/** A run that ended waits on nothing: no timer, no pause. */
+function settled(s: RunRecord): RunRecord {
+  const { timer: _t, paused: _p, ...rest } = s;
+  return rest;
 }
 
 function finish(s: RunRecord, nodeId: string, outcome: NodeOutcome): RunRecord {

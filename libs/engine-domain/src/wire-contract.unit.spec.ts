@@ -96,7 +96,7 @@ describe('engine-domain and the wire contract stay in step', () => {
           typeId: 'core.delay',
           name: 'D',
           position: { x: 0, y: 0 },
-          config: { delayMs: 10 },
+          config: { delayMs: -10 },
           inputs: {},
         },
       ],

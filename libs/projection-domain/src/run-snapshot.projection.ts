@@ -59,6 +59,8 @@ export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
   'run.completed',
   'run.failed',
   'run.cancelled',
+  'run.paused',
+  'run.resumed',
 ];
 
 /**
@@ -81,7 +83,15 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
   }
   if (!snapshot) return null;
   const next = { ...snapshot, updatedAt: event.timestamp, lastSequence: event.sequence };
+  // Paused by an operator: what happens meanwhile (an answer, a timer) is recorded, the status stays `paused`.
+  if (snapshot.status === 'paused' && (event.type === 'node.suspended' || event.type === 'node.resumed')) {
+    return event.type === 'node.resumed' ? withoutInterrupt(next) : next;
+  }
   switch (event.type) {
+    case 'run.paused':
+      return { ...next, status: 'paused' };
+    case 'run.resumed':
+      return { ...next, status: snapshot.interrupt ? waitingStatusFor(snapshot.interrupt.kind) : 'running' };
     case 'node.started':
       return { ...next, currentNodeId: event.nodeId ?? snapshot.currentNodeId };
     case 'interrupt.requested':

@@ -67,3 +67,34 @@ describe('run snapshot projection of interrupts', () => {
     expect(evolveRunSnapshot(s1, ev(2, 'run.cancelled', {}))).not.toHaveProperty('interrupt');
   });
 });
+
+describe('run snapshot projection of pause and resume', () => {
+  const started = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf' }));
+  const requested = ev(
+    1,
+    'interrupt.requested',
+    { runId: 'r', nodeId: 'gate', interruptId: 'r:gate:0', kind: 'approval', key: 'r:gate:0', data: {}, requestedAt: 't' },
+    'gate',
+  );
+
+  it('a paused run is paused until resumed, then running again', () => {
+    const paused = evolveRunSnapshot(started, ev(1, 'run.paused', { drainPolicy: 'immediate' }));
+    expect(paused).toMatchObject({ status: 'paused', lastSequence: 1 });
+    expect(evolveRunSnapshot(paused, ev(2, 'run.resumed', {}))).toMatchObject({ status: 'running' });
+  });
+
+  it('an interrupt answered while paused leaves the run paused; resume makes it running', () => {
+    const waiting = evolveRunSnapshot(evolveRunSnapshot(started, requested), ev(2, 'node.suspended', { kind: 'approval' }, 'gate'));
+    const paused = evolveRunSnapshot(waiting, ev(3, 'run.paused', {}));
+    const answered = [ev(4, 'interrupt.resolved', {}, 'gate'), ev(5, 'node.resumed', {}, 'gate')].reduce(evolveRunSnapshot, paused);
+    expect(answered).toMatchObject({ status: 'paused' });
+    expect(answered).not.toHaveProperty('interrupt');
+    expect(evolveRunSnapshot(answered, ev(6, 'run.resumed', {}))).toMatchObject({ status: 'running' });
+  });
+
+  it('resumed while the interrupt is still pending, the run waits on it again', () => {
+    const waiting = evolveRunSnapshot(evolveRunSnapshot(started, requested), ev(2, 'node.suspended', { kind: 'approval' }, 'gate'));
+    const paused = evolveRunSnapshot(waiting, ev(3, 'run.paused', {}));
+    expect(evolveRunSnapshot(paused, ev(4, 'run.resumed', {}))).toMatchObject({ status: 'waiting-approval' });
+  });
+});

@@ -4,7 +4,6 @@ import {
   assertRunEvent,
   INTERRUPT_COMMAND_DATA,
   Topics,
-  waitingStatusFor,
   ENGINE_COMMAND_DATA,
   type AgentTurnCommand,
   type EngineCommand,
@@ -13,6 +12,7 @@ import {
 } from '@openwop/contracts';
 import {
   initialRunState,
+  publicRunStatus,
   type FollowUp,
   type RunDecision,
   type RunRecord,
@@ -20,6 +20,7 @@ import {
 } from '@openwop/engine-domain';
 import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
+import { syncRunTimer } from '../timers/run-timer.store';
 
 /** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
 export async function loadRunForUpdate(manager: EntityManager, runId: string): Promise<RunState> {
@@ -54,6 +55,7 @@ export async function commitDecision(
       [next.runId, JSON.stringify(next), next.lastSequence],
     );
   }
+  await syncRunTimer(manager, prior, next);
   const messages: OutboxMessage[] = [];
   if (decision.openInterrupt) {
     const open: OpenInterruptCommand = {
@@ -118,8 +120,7 @@ function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand): Out
 
 /** The run's status as `GET /v1/runs/{runId}` names it (`waiting-*` while suspended). */
 export function publicStatus(state: RunState): string {
-  if (state.status === 'suspended' && state.pending) return waitingStatusFor(state.pending.kind);
-  return state.status === 'none' ? 'unknown' : state.status;
+  return publicRunStatus(state);
 }
 
 /** The run's last sequence, or -1 before its first event. */

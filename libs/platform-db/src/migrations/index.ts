@@ -9,6 +9,7 @@ import { InterruptConversations1700000000700 } from './1700000000700-interrupt-c
 import { ConversationSilence1700000000800 } from './1700000000800-conversation-silence';
 import { OutboxKeyIndex1700000000900 } from './1700000000900-outbox-key-index';
 import { ProjectionTotal1700000001000 } from './1700000001000-projection-total';
+import { RunTimers1700000001200 } from './1700000001200-run-timers';
 import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-records';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   OutboxKeyIndex1700000000900,
   ProjectionTotal1700000001000,
   IdempotencyRecords1700000001100,
+  RunTimers1700000001200,
 ];

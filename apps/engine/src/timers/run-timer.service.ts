@@ -1,0 +1,122 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import {
+  assertCommand,
+  ENGINE_COMMAND_DATA,
+  fireTimerCommandId,
+  Topics,
+  type FireTimerCommand,
+} from '@openwop/contracts';
+import { appendToOutbox, type OutboxRelay } from '@openwop/platform-db';
+import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { anyTimerDue, claimDueTimers, type RunTimerRow } from './run-timer.store';
+
+/** DI token of {@link RunTimerOptions}. */
+export const RUN_TIMER_OPTIONS = Symbol('RUN_TIMER_OPTIONS');
+
+export interface RunTimerOptions {
+  /** Mean poll interval (each poll is jittered ±25 %). */
+  readonly intervalMs: number;
+  /** Due timers claimed per transaction. */
+  readonly batchSize: number;
+}
+
+/** Reads `ENGINE_TIMER_MS` (default 250 ms). */
+export function runTimerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RunTimerOptions {
+  const raw = env.ENGINE_TIMER_MS;
+  const intervalMs = raw === undefined || raw === '' ? 250 : Number(raw);
+  if (!Number.isInteger(intervalMs) || intervalMs < 1) {
+    throw new Error(`ENGINE_TIMER_MS must be a positive integer, got ${raw}`);
+  }
+  return { intervalMs, batchSize: 50 };
+}
+
+/** The principal of timer firings. */
+export const RUN_TIMER_PRINCIPAL = 'system:engine-timer';
+
+/**
+ * The engine's durable timer (`core.delay`), the same pattern as the interrupt service's: due times
+ * live in Postgres (`run_timers`), every engine instance polls (jittered), and a poll claims due rows
+ * with `FOR UPDATE SKIP LOCKED`, deletes them and appends their `run.timer` commands to the outbox
+ * in one transaction. A process killed at any point either committed that transaction (the outbox
+ * delivers the command) or did not (the rows are due again at the next poll, on any instance). The
+ * command's id derives from run and key, so the engine decides each firing once.
+ */
+@Injectable()
+export class RunTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RunTimerService.name);
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    @Inject(RUN_TIMER_OPTIONS) private readonly options: RunTimerOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+  }
+
+  /** Sends the firing of every timer due at `now`, batch by batch; returns how many it claimed. */
+  async tick(now: string = new Date().toISOString()): Promise<number> {
+    let total = 0;
+    for (;;) {
+      if (!(await anyTimerDue(this.ds.manager, now))) return total;
+      const claimed = await this.ds.transaction(async (manager) => {
+        const due = await claimDueTimers(manager, now, this.options.batchSize);
+        await appendToOutbox(
+          manager,
+          due.map((t) => ({ topic: Topics.engineCommands, key: t.runId, value: fireCommand(t, now) })),
+        );
+        return due.length;
+      });
+      total += claimed;
+      if (claimed > 0) void this.relay.kick();
+      if (claimed < this.options.batchSize || this.stopped) return total;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const jittered = this.options.intervalMs * (0.75 + Math.random() * 0.5);
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .then(
+          () => undefined,
+          (e: unknown) =>
+            this.logger.error(`timer poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
+        )
+        .finally(() => {
+          this.ticking = undefined;
+          this.schedule();
+        });
+    }, jittered);
+  }
+}
+
+function fireCommand(t: RunTimerRow, now: string): FireTimerCommand {
+  const command: FireTimerCommand = {
+    id: fireTimerCommandId(t.runId, t.timerKey),
+    type: 'run.timer',
+    occurredAt: now,
+    correlationId: t.runId,
+    actor: { tenant: t.tenant, principal: RUN_TIMER_PRINCIPAL },
+    data: { runId: t.runId, timerKey: t.timerKey },
+  };
+  return assertCommand(command, ENGINE_COMMAND_DATA);
+}
