@@ -1,6 +1,7 @@
 import { AdminPageController } from './admin/admin-page.controller';
 import { BulkCancelRunsController } from './bulk-cancel-runs/bulk-cancel-runs.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
+import { PauseRunController } from './pause-run/pause-run.controller';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
@@ -73,6 +74,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     WorkflowsController,
     InterruptTokensController,
     ForkRunController,
+    PauseRunController,
     AdminPageController,
   ],
   providers: [

@@ -11,6 +11,10 @@ export const ERROR_STATUS = {
   not_found: 404,
   run_already_exists: 409,
   run_terminal: 409,
+  /** `POST /v1/runs/{runId}:pause` of a run already paused (rest-endpoints.md); `details.pausedAt`. */
+  run_already_paused: 409,
+  /** `POST /v1/runs/{runId}:resume` of a run that is not paused; `details.runStatus`. */
+  run_not_paused: 409,
   /** The `Idempotency-Key` was used before with a different request (idempotency.md §Record shape). */
   idempotency_key_mismatch: 409,
   /** A request with the same `Idempotency-Key` is still executing (idempotency.md §Concurrent duplicates). */

@@ -24,6 +24,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/runs/{runId}/cancel', scope: 'runs:cancel' },
   { method: 'POST', path: '/v1/runs:bulk-cancel', scope: 'runs:cancel' },
   { method: 'POST', path: '/v1/runs/{runId}:fork', scope: 'runs:create runs:read' },
+  { method: 'POST', path: '/v1/runs/{runId}:pause', scope: 'runs:cancel' },
+  { method: 'POST', path: '/v1/runs/{runId}:resume', scope: 'runs:cancel' },
   { method: 'POST', path: '/v1/runs/{runId}:resolveInterrupt', scope: 'approvals:respond' },
   { method: 'GET', path: '/v1/interrupts', scope: 'runs:read' },
   { method: 'GET', path: '/v1/interrupts/{token}' },
