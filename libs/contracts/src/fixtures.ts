@@ -4,15 +4,19 @@ import approvalRejectRouted from './fixtures/conformance-approval-reject-routed.
 import approvalTimeout from './fixtures/conformance-approval-timeout.json';
 import approvalTimeoutApprove from './fixtures/conformance-approval-timeout-approve.json';
 import agentLowConfidence from './fixtures/conformance-agent-low-confidence.json';
+import cancellable from './fixtures/conformance-cancellable.json';
 import clarification from './fixtures/conformance-clarification.json';
 import council from './fixtures/conformance-multi-party-council.json';
 import councilOversize from './fixtures/conformance-multi-party-council-oversize.json';
+import delay from './fixtures/conformance-delay.json';
 import noop from './fixtures/conformance-noop.json';
 import { unsupportedFeatures, type WorkflowDefinition } from './workflow';
 
 /** Every conformance workflow the project ships (see fixtures/ORIGIN.md). */
 export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
   noop,
+  delay,
+  cancellable,
   approval,
   approvalRejectLoopback,
   approvalRejectRouted,
@@ -22,7 +26,7 @@ export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
   clarification,
   council,
   councilOversize,
-] as unknown as readonly WorkflowDefinition[];
+];
 
 /** Whether the engine supports every node type and graph feature of the workflow. */
 export function isRunnable(definition: WorkflowDefinition): boolean {
