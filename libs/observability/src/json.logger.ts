@@ -106,7 +106,8 @@ export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env,
   return new JsonLogger(service);
 }
 
-type ConsoleMethod = 'log' | 'info' | 'warn' | 'error' | 'debug' | 'trace';
+/** Marks a console {@link redactConsole} already wrapped. */
+const REDACTING = Symbol.for('openwop.redacting-console');
 
 /**
  * Routes `console.*` of `target` (the process's console by default) through {@link redactSecrets}:
@@ -117,13 +118,11 @@ export function redactConsole(target: Console = console): void {
   const marked = target as Console & { [REDACTING]?: true };
   if (marked[REDACTING]) return;
   marked[REDACTING] = true;
-  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const satisfies readonly ConsoleMethod[]) {
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
     const original = target[method].bind(target);
     target[method] = (...args: unknown[]) => original(redactSecrets(format(...args)));
   }
 }
-
-const REDACTING = Symbol.for('openwop.redacting-console');
 
 function safeJson(entry: Record<string, unknown>): string {
   try {
