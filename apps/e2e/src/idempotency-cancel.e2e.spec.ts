@@ -146,6 +146,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('Idempotency-Key, ca
     });
   });
 
+  describe('the resolve routes', () => {
+    it('a resolve retried with its key replays the first answer instead of 409 interrupt_already_resolved', async () => {
+      const runId = await newRun('conformance-approval');
+      await waitStatus(gw, runId, 'waiting-approval');
+      const key = randomUUID();
+      const path = `/v1/runs/${runId}/interrupts/gate`;
+      const first = await post(gw, path, { action: 'accept' }, { key });
+      const retried = await post(gw, path, { action: 'accept' }, { key });
+      expect([first.status, first.replay, retried.status, retried.replay]).toEqual([200, 'false', 200, 'true']);
+      expect(retried.json).toEqual(first.json);
+      const unkeyed = await post(gw, path, { action: 'accept' });
+      expect([unkeyed.status, unkeyed.json.error]).toEqual([409, 'interrupt_already_resolved']);
+      const otherAnswer = await post(gw, path, { action: 'reject' }, { key });
+      expect([otherAnswer.status, otherAnswer.json.error]).toEqual([409, 'idempotency_key_mismatch']);
+      await waitStatus(gw, runId, 'completed');
+    });
+  });
+
   describe('POST /v1/runs/{runId}/cancel', () => {
     it('cancelling a completed run answers 200 with its terminal status and changes nothing', async () => {
       const runId = await newRun('conformance-noop');
