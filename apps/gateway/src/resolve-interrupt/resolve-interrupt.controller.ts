@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { ResolveInterruptResult } from '@openwop/contracts';
+import { MAX_ID_LENGTH, type ResolveInterruptResult } from '@openwop/contracts';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -50,8 +50,10 @@ export class ResolveInterruptController {
     @CurrentCaller() caller: Caller,
   ): Promise<ResolveInterruptResult> {
     const { nodeId, resumeValue: explicit, ...rest } = requireObject(body);
-    if (nodeId !== undefined && (typeof nodeId !== 'string' || nodeId === '')) {
-      throw ApiError.validation('nodeId must be a non-empty string.', [{ path: '/nodeId', message: 'must be a non-empty string' }]);
+    if (nodeId !== undefined && (typeof nodeId !== 'string' || nodeId === '' || nodeId.length > MAX_ID_LENGTH)) {
+      throw ApiError.validation('nodeId must be a non-empty string.', [
+        { path: '/nodeId', message: `must be a string of 1..${MAX_ID_LENGTH} characters` },
+      ]);
     }
     const target = nodeId ?? (await this.handler.waitingNodeOf(runId, caller));
     const resumeValue = explicit !== undefined ? explicit : rest;
