@@ -33,6 +33,8 @@ export interface Ctx {
   readonly secrets: Set<string>;
   /** Size of the parallel workflow. */
   readonly parallelNodes: number;
+  /** The bounds discovery advertises (`maxWorkflowNodes`, `maxWorkflowEdges`, `maxNodeExecutions`), when it does. */
+  limits: { nodes?: number | undefined; edges?: number | undefined; executions?: number | undefined };
 }
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -400,15 +402,26 @@ export async function redos(ctx: Ctx): Promise<void> {
 
 /**
  * A workflow of `ctx.parallelNodes` noop nodes fanning out from one (the issue's 4,000): registered
- * (or refused as over a bound), and when accepted a run of it must end within 60 s.
+ * or refused as over the advertised bound; when refused, the widest workflow the bound allows is
+ * registered instead. Each accepted one is run (with a recursion limit that lets every node
+ * execute, within the advertised bound) and must end within 60 s.
  */
 export async function parallelWorkflow(ctx: Ctx, round: number): Promise<void> {
   const cls = 'parallel-workflow';
-  const id = `fuzz-parallel-${ctx.parallelNodes}-${round}`;
-  const [ok, req] = await register(ctx, cls, bigWorkflow(id, ctx.parallelNodes, 'parallel'));
-  if (!ok) return;
-  const [runId, start] = await startRun(ctx, cls, { workflowId: id });
-  if (runId && !(await settle(ctx, runId, ctx.keys.t1, { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` }, 60_000, (x) => TERMINAL.includes(x.status)))) {
-    await cancelAndEnd(ctx, runId, ctx.keys.t1, start);
+  const sizes = [ctx.parallelNodes];
+  const bound = ctx.limits.nodes;
+  if (bound && ctx.parallelNodes + 1 > bound) sizes.push(bound - 1); // + the start node
+  for (const n of sizes) {
+    const id = `fuzz-parallel-${n}-${round}`;
+    const [ok, req, o] = await register(ctx, cls, bigWorkflow(id, n, 'parallel'));
+    if (!ok) {
+      if (o && n + 1 <= (bound ?? Infinity)) ctx.anomaly('expectation', `a ${n + 1}-node workflow within the advertised bound (${bound ?? 'none'}) was refused: ${o.status} ${o.body.slice(0, 200)}`, req);
+      continue;
+    }
+    const limit = Math.min(n + 1, ctx.limits.executions ?? n + 1);
+    const [runId, start] = await startRun(ctx, cls, { workflowId: id, configurable: { recursionLimit: limit } });
+    if (runId && !(await settle(ctx, runId, ctx.keys.t1, { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` }, 60_000, (x) => TERMINAL.includes(x.status)))) {
+      await cancelAndEnd(ctx, runId, ctx.keys.t1, start);
+    }
   }
 }

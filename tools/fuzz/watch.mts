@@ -23,7 +23,7 @@ const timer = setInterval(() => flush(false), 500);
       if (res.status !== 200) { errors++; failures.push('probe answered ' + res.status); }
     } catch (e) { errors++; failures.push('probe failed: ' + String(e)); }
     const d = performance.now() - t;
-    ms.push(d);
+    ms.push(d, Date.now());
     await new Promise((r) => setTimeout(r, Math.max(0, everyMs - d)));
   }
   clearInterval(timer);
@@ -73,6 +73,13 @@ export function samples(text: string, name: string): { labels: string; value: nu
  */
 export class FairnessWatch {
   readonly probeMs: number[] = [];
+  /** When each probe answered (epoch ms), parallel to `probeMs`. */
+  readonly probeAt: number[] = [];
+  /** When each event-loop window was read, parallel to `loopP99`. */
+  readonly loopAt: number[] = [];
+  /** Phases of the run (`[name, from, to]`, epoch ms), for figures per phase. */
+  private readonly phases: [string, number, number][] = [];
+  private phase: [string, number] | undefined;
   /** Per metrics window: p50, p99 and max of the event-loop delay, in ms. */
   readonly loopP50: number[] = [];
   readonly loopP99: number[] = [];
@@ -107,6 +114,31 @@ export class FairnessWatch {
     this.loopP50.length = 0;
     this.loopP99.length = 0;
     this.loopMax.length = 0;
+    this.loopAt.length = 0;
+  }
+
+  /** Starts a named phase (ends the previous one). */
+  mark(name: string | undefined): void {
+    const now = Date.now();
+    if (this.phase) this.phases.push([this.phase[0], this.phase[1], now]);
+    this.phase = name ? [name, now] : undefined;
+  }
+
+  /**
+   * Probe p99 and the worst event-loop window per phase name (windows are read each second, so a
+   * window counts for the phase it ended in), worst first.
+   */
+  byPhase(): { phase: string; probe: Figures; loopP99: number | undefined }[] {
+    this.mark(this.phase?.[0]);
+    const names = [...new Set(this.phases.map(([n]) => n))];
+    const within = (at: number, name: string) => this.phases.some(([n, from, to]) => n === name && at >= from && at <= to);
+    return names
+      .map((phase) => {
+        const probe = figures(this.probeMs.filter((_, i) => within(this.probeAt[i]!, phase)));
+        const loops = this.loopP99.filter((_, i) => within(this.loopAt[i]!, phase));
+        return { phase, probe, loopP99: loops.length ? Math.round(Math.max(...loops) * 10) / 10 : undefined };
+      })
+      .sort((a, b) => (b.probe.p99 || 0) - (a.probe.p99 || 0));
   }
 
   start(): void {
@@ -128,7 +160,10 @@ export class FairnessWatch {
     const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: `${this.base}/v1/runs?limit=1`, key: this.probeKey, everyMs: this.everyMs } });
     const done = new Promise<void>((res) => {
       worker.on('message', (m: { ms: number[]; errors: number; failures: string[]; done?: boolean }) => {
-        this.probeMs.push(...m.ms);
+        for (let i = 0; i < m.ms.length; i += 2) {
+          this.probeMs.push(m.ms[i]!);
+          this.probeAt.push(m.ms[i + 1]!);
+        }
         this.probeErrors += m.errors;
         for (const f of m.failures) if (this.probeFailures.length < 5) this.probeFailures.push(f);
         if (m.done) res();
@@ -174,6 +209,7 @@ export class FairnessWatch {
         this.eventLoopExported = true;
         if (p50 !== undefined) this.loopP50.push(p50 * 1000);
         this.loopP99.push(p99 * 1000);
+        this.loopAt.push(Date.now());
         if (max !== undefined) this.loopMax.push(max * 1000);
       } else if (this.eventLoopExported === undefined) this.eventLoopExported = false;
       for (const s of samples(text, 'openwop_bus_dead_letters_total')) {
