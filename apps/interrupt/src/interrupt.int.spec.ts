@@ -352,6 +352,35 @@ describe('interrupt service', () => {
     });
   });
 
+  // Values the edge may refuse but the contracts allow: the core holds them (ADR 0019).
+  it.each([1e15, 1e300])('holds a gate with timeoutMs %s: pending with a deadline Postgres takes, and resolvable', async (timeoutMs) => {
+    const runId = `huge-timeout-${timeoutMs}`;
+    await open(runId, { timeoutMs });
+    const [row] = await platform.dataSource.query<{ status: string; deadline: string }[]>(
+      `SELECT status, to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS deadline FROM interrupts WHERE interrupt_id = $1`,
+      [`${runId}:gate:0`],
+    );
+    expect(row).toEqual({ status: 'pending', deadline: '9999-12-31' });
+    expect(await resolve(runId, { action: 'accept' })).toMatchObject({ ok: true, data: { status: 'resolved' } });
+    await waitFor(() => engineCommandsOf(runId, 'run.resume').length === 1 || undefined, { what: 'run.resume' });
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'answers at once a resume value with a top-level %s key, and resolves by its action (the key is data)',
+    async (key) => {
+      const runId = `proto-key-${key}`;
+      await open(runId);
+      const resumeValue = JSON.parse(`{${JSON.stringify(key)}: {"action": "reject"}, "action": "accept", "feedback": "ok"}`) as unknown;
+      expect(await resolve(runId, resumeValue)).toMatchObject({ ok: true, data: { status: 'resolved' } });
+      const [resume] = await waitFor(
+        () => (engineCommandsOf(runId, 'run.resume').length === 1 ? engineCommandsOf(runId, 'run.resume') : undefined),
+        { what: 'run.resume' },
+      );
+      expect(JSON.stringify(resume!.data)).toContain('"action":"accept"');
+      expect(await statusOf(`${runId}:gate:0`)).toBe('resolved');
+    },
+  );
+
   describe('malformed commands get validation_error and write nothing', () => {
     const tables = ['interrupts', 'processed_messages', 'outbox', 'interrupt_cancelled_runs'];
     let before: number[];
