@@ -41,8 +41,9 @@ export const MAX_NODE_EXECUTIONS = 1_000;
 
 /**
  * Longest interrupt timeout (`config.timeoutMs`, `timeout_ms`, `maxSilenceMs`, `timeoutSec × 1000`):
- * 24 days. `pending_interrupts.timeout_ms` is a Postgres `integer` (≤ 2,147,483,647) and a Node
- * timer fires at once past 2^31 − 1 ms, so a longer timeout could neither be stored nor waited for.
+ * 24 days. A Node timer fires at once past 2^31 − 1 ms (~24.8 days), and a deadline must stay an
+ * instant Postgres and ISO-8601 can spell (`timeoutMs: 1e15` was neither): a longer timeout could
+ * not be waited for as asked.
  */
 export const MAX_INTERRUPT_TIMEOUT_MS = 2_073_600_000;
 
@@ -59,7 +60,7 @@ export const MAX_REQUIRED_APPROVALS = 100;
 /**
  * Latest conversation turn `ts` (ms epoch, RFC 0005 `ConversationTurn.ts`: integer ≥ 0):
  * 9999-12-31T23:59:59.999Z, the last instant a Postgres timestamp and an ISO-8601 date can both
- * spell. `conversation_turns.ts` is a `bigint`; `1e300` is neither.
+ * spell; `1e300` is no instant, and a transcript's turns are read and ordered as instants.
  */
 export const MAX_TURN_TS_MS = 253_402_300_799_999;
 
