@@ -24,6 +24,10 @@ describe('the error status table', () => {
     expect(resolveErrorCode('workflow_not_found')).toEqual({ code: 'validation_error', status: 400, known: true });
   });
 
+  it('answers a command its service could not apply (command_not_applied) as 400 validation_error', () => {
+    expect(resolveErrorCode('command_not_applied')).toEqual({ code: 'validation_error', status: 400, known: true });
+  });
+
   it('answers a code nobody put in the table as 500 internal_error', () => {
     expect(resolveErrorCode('made_up')).toEqual({ code: 'internal_error', status: 500, known: false });
     expect(resolveErrorCode('toString')).toEqual({ code: 'internal_error', status: 500, known: false });
