@@ -118,7 +118,7 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
       return { kind: 'reply', speakerId: other.agentId };
     }
     case 'agent.council': {
-      const pending = agents.find((a) => (view.agentTurns[a.agentId] ?? 0) === 0);
+      const pending = agents.find((a) => (ownValue(view.agentTurns, a.agentId) ?? 0) === 0);
       if (pending) return { kind: 'reply', speakerId: pending.agentId };
       const answers: Record<string, unknown> = {};
       // Each member's latest answer: kept per speaker, so none falls out of the window in a large council.
@@ -205,7 +205,7 @@ export function agentPrompt(
   const summary = olderSummary(view);
   if (summary) messages.push({ role: 'system', content: summary });
   for (const t of view.window) messages.push(asMessage(t));
-  const n = view.agentTurns[speakerId] ?? 0;
+  const n = ownValue(view.agentTurns, speakerId) ?? 0;
   const script =
     agent.script ??
     (Array.isArray(config.script) && node.typeId === 'agent.conversation'

@@ -1,4 +1,5 @@
 import type { RunEventDoc } from '@openwop/contracts';
+import { ownValue } from '@openwop/kernel';
 import type { ConversationTurn } from '@openwop/conversation-domain';
 
 /** Turns an agent sees verbatim; older ones are summarised (issue: N = 10 by default). */
@@ -102,7 +103,7 @@ function countAgent(
 ): Record<string, number> {
   if (turn.role !== 'agent') return { ...counts };
   const who = speakerOf(turn);
-  return { ...counts, [who]: (counts[who] ?? 0) + 1 };
+  return { ...counts, [who]: (ownValue(counts, who) ?? 0) + 1 };
 }
 
 /** Who said a turn: the RFC 0101 speaker of an agent turn, else its `from`. */
