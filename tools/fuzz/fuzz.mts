@@ -26,7 +26,8 @@
  * write checks, `--metrics-url U[,U…]` the metrics checks; the log is not checked).
  * Options (or env): --requests N (FUZZ_REQUESTS, 10000), --max-seconds S (FUZZ_MAX_SECONDS, 900),
  * --batch B (200), --hostile-batch H (FUZZ_HOSTILE_BATCH, 100), --concurrency C (8), --seed X,
- * --parallel-nodes P (FUZZ_PARALLEL_NODES, 4000), --heavy-every K (FUZZ_HEAVY_EVERY, 3: the ReDoS
+ * --parallel-nodes P (FUZZ_PARALLEL_NODES, 4000), --token-ttl-ms T (FUZZ_TOKEN_TTL_MS, 15000: the
+ * started host's token lifetime, so waiting runs outlive their tokens), --heavy-every K (FUZZ_HEAVY_EVERY, 3: the ReDoS
  * and parallel-workflow classes run every K-th round, from the first), --json (one
  * `FUZZ_RESULT {...}` line at the end), --timing-as-notes (`slow` and `unfair` findings are printed
  * as notes, not anomalies: for the test tier, which asserts no timings). Exits 1 on any anomaly.
@@ -62,6 +63,11 @@ const HOSTILE_BATCH = Number(option('hostile-batch', 'FUZZ_HOSTILE_BATCH', '100'
 const PARALLEL_NODES = Number(option('parallel-nodes', 'FUZZ_PARALLEL_NODES', '4000'));
 const HEAVY_EVERY = Math.max(1, Number(option('heavy-every', 'FUZZ_HEAVY_EVERY', '3')));
 const JSON_OUT = process.argv.includes('--json');
+/**
+ * Token lifetime of a host the fuzzer starts (`WOP_TOKEN_TTL_MS`): short, so waiting runs outlive
+ * their first tokens and every read after that must show a fresh token or none, never an expired one.
+ */
+const TOKEN_TTL_MS = option('token-ttl-ms', 'FUZZ_TOKEN_TTL_MS', '15000');
 /**
  * `--timing-as-notes`: time-bound findings (`slow`, `unfair`) are printed as notes, not anomalies
  * (the test tier asserts no timings; the proof run keeps them as anomalies).
@@ -297,8 +303,11 @@ class LivePool {
         next.push(r);
         continue;
       }
-      const { status, json } = await api<{ status: string }>(this.base, 'GET', `/v1/runs/${r.runId}`);
+      const { status, json } = await api<{ status: string; interrupt?: { interruptToken?: string; inspectToken?: string } }>(this.base, 'GET', `/v1/runs/${r.runId}`);
       if (status !== 200) continue;
+      // The tokens a waiting run shows now (fresh ones once the first expired), and none expired.
+      checkExpiry(`/v1/runs/${r.runId}`, JSON.stringify(json));
+      for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken]) if (token && !this.tokens.some((t) => t.token === token)) this.tokens.push({ token, runId: r.runId });
       if (['completed', 'failed', 'cancelled'].includes(json.status)) next.push({ runId: r.runId, kind: 'terminal' });
       else if (json.status.startsWith('waiting')) next.push(r);
     }
@@ -346,6 +355,14 @@ function checkTokens(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
   const found = tokensIn(o.body).filter((t) => !sent.includes(t.token));
   for (const t of found) if (t.intent === 'resolve') secrets.add(t.token);
   if (found.length) inspectTokens({ ...ctxFor(), anomaly: (kind, detail) => record({ kind: kind as AnomalyKind, detail, request: brief(r), ...(cls ? { cls } : {}) }) }, narrow, found.map((t) => t.token).join('\n'), r as HostileRequest);
+}
+
+/** Flags an expired token in what the run's owner (t1) was shown at `path`. */
+function checkExpiry(path: string, body: string): void {
+  for (const t of tokensIn(body)) {
+    if (t.intent === 'resolve') secrets.add(t.token);
+    if (Date.parse(t.expiresAt) <= Date.now()) record({ kind: 'expired-token', detail: `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, request: { endpoint: 'GET /v1/runs/{runId}', method: 'GET', path } });
+  }
 }
 
 let ctxFor: () => Ctx = () => {
@@ -478,7 +495,8 @@ async function main(): Promise<number> {
     db = await createTestDatabase('fuzz');
     dbUrl = db.url;
     // METRICS_PORT 0: each process serves its metrics on a port of its own, which it logs.
-    const start = () => (MODE === 'distributed' ? startDistributedStack({ databaseUrl: db!.url, env: { METRICS_PORT: '0' } }) : startEmbeddedHost({ databaseUrl: db!.url }));
+    const env = { WOP_TOKEN_TTL_MS: TOKEN_TTL_MS };
+    const start = () => (MODE === 'distributed' ? startDistributedStack({ databaseUrl: db!.url, env: { ...env, METRICS_PORT: '0' } }) : startEmbeddedHost({ databaseUrl: db!.url, env }));
     // A start on a busy machine may miss the 60 s readiness bound once; a second failure is fatal.
     host = await start().catch((e: unknown) => {
       console.error(`the ${MODE} host did not start (${String(e).split('\n')[0]}); trying once more`);
