@@ -40,6 +40,7 @@ interface BodyClass {
   readonly body: string;
   readonly status: number;
   readonly error: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const nested = (depth: number) => `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
@@ -54,6 +55,8 @@ const EVERY_ROUTE: readonly BodyClass[] = [
   { name: 'a JSON array', contentType: 'application/json', body: '[{"action":"reject","workflowId":"conformance-noop"}]', status: 400, error: 'validation_error' },
   { name: 'a JSON string', contentType: 'application/json', body: '"reject"', status: 400, error: 'validation_error' },
   { name: 'JSON null', contentType: 'application/json', body: 'null', status: 400, error: 'validation_error' },
+  { name: 'a body that is not the gzip it claims', contentType: 'application/json', headers: { 'content-encoding': 'gzip' }, body: '{"action":"reject"}', status: 400, error: 'validation_error' },
+  { name: 'a Content-Encoding the host does not take', contentType: 'application/json', headers: { 'content-encoding': 'compress' }, body: '{"action":"reject"}', status: 415, error: 'unsupported_media_type' },
 ];
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -102,8 +105,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('edge limits, %s mod
   let target: Target;
   let before: Record<string, number>;
 
-  async function send(route: Route | { path: (t: Target) => string; anonymous?: boolean }, method: string, contentType?: string, body?: string): Promise<{ status: number; body: unknown }> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  async function send(route: Route | { path: (t: Target) => string; anonymous?: boolean }, method: string, contentType?: string, body?: string, extra: Readonly<Record<string, string>> = {}): Promise<{ status: number; body: unknown }> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extra };
     if (!('anonymous' in route && route.anonymous)) headers.authorization = `Bearer ${TEST_KEYS.t1}`;
     if (contentType) headers['content-type'] = contentType;
     const res = await fetch(`${hut.host.gateways[0]!}${route.path(target)}`, { method, headers, ...(body !== undefined ? { body } : {}) });
@@ -132,7 +135,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('edge limits, %s mod
 
   describe.each(ROUTES)('$name', (route) => {
     it.each(EVERY_ROUTE)('answers $name with $status $error in the envelope', async (c) => {
-      const res = await send(route, 'POST', c.contentType, c.body);
+      const res = await send(route, 'POST', c.contentType, c.body, c.headers);
       expect(res).toMatchObject({ status: c.status, body: { error: c.error } });
       expect(() => assertErrorEnvelope(res.body)).not.toThrow();
     });

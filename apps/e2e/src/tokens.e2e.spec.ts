@@ -373,11 +373,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         await send(`/v1/runs/${runId}/interrupts/gate`, '{"action":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
         await send('/v1/runs', '{"workflowId":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
       ];
-      for (const status of statuses) expect(status).toBeGreaterThanOrEqual(400);
+      // Each is the client's fault (a body that is not the gzip it claims included): 4xx, never 500.
+      for (const status of statuses) expect(status >= 400 && status < 500 ? status : `unexpected ${status}`).toBe(status);
       expect((await client.getRun(runId)).status).toBe('waiting-approval');
       const logs = hut.host.processes.map((p) => p.output()).join('\n');
-      // A failure the host logged (a 500: today a body that is not the gzip it claims) names the route with the token cut out.
-      if (statuses.includes(500)) expect(logs).toContain('/v1/interrupts/[redacted]');
       for (const secret of [interrupt.interruptToken, interrupt.interruptToken.split('.')[1]!, ...Object.values(TEST_KEYS)]) {
         expect(logs.includes(secret)).toBe(false);
       }

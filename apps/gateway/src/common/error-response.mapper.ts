@@ -73,7 +73,7 @@ export function toErrorResponse(exception: unknown, request: FailedRequest): Err
  * rejection; `undefined` for anything else.
  */
 export function fromBodyParser(exception: unknown): ApiError | undefined {
-  if (typeof exception !== 'object' || exception === null || !('type' in exception)) return undefined;
+  if (typeof exception !== 'object' || exception === null) return undefined;
   switch ((exception as { type?: unknown }).type) {
     case 'entity.parse.failed':
       return new ApiError('validation_error', 'The request body is not valid JSON.', {
@@ -98,8 +98,22 @@ export function fromBodyParser(exception: unknown): ApiError | undefined {
     case 'stream.encoding.set':
       return new ApiError('validation_error', 'The request body could not be read.');
     default:
-      return undefined;
+      return fromBodyReadFailure(exception);
   }
+}
+
+/**
+ * Any other failure while the body was read, which body-parser wraps as a client error with no
+ * `type` (a `Content-Encoding: gzip` body that is not gzip fails in zlib): the body could not be
+ * read, the client's fault, never a 500.
+ */
+function fromBodyReadFailure(exception: object): ApiError | undefined {
+  const status = (exception as { status?: unknown }).status;
+  if (typeof status !== 'number' || (exception as { expose?: unknown }).expose !== true) return undefined;
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+  if (status === 415) return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
+  if (status >= 400 && status < 500) return new ApiError('validation_error', 'The request body could not be read (is its Content-Encoding right?).');
+  return undefined;
 }
 
 function fromDomainError(error: DomainError): ErrorResponse {
