@@ -1,7 +1,7 @@
 import type { HostConfig } from '@openwop/platform-nest';
 import { API_KEYS_ENV, ApiKeyConfigError, parseApiKeysConfig } from './api-key.config';
 import { ApiKeyRegistry } from './api-key.registry';
-import { createDevApiKey, devApiKeyFile, readDevApiKey, writeDevApiKey } from './dev-api-key.util';
+import { createDevApiKey, DEV_API_KEY_FILE_ENV, devApiKeyFile, readDevApiKey, writeDevApiKey } from './dev-api-key.util';
 
 /** Where the factory reports what it did; lines never contain a configured key. */
 export interface RegistryLog {
@@ -16,8 +16,8 @@ export interface RegistryLog {
  * (and a second start never invalidates the first one's), or a fresh one written there. The key
  * itself is never logged, only where it is; the distributed mode refuses to start.
  *
- * @throws {@link ApiKeyConfigError} when the variable is malformed, or when no keys are configured
- * in distributed mode.
+ * @throws {@link ApiKeyConfigError} when the variable is malformed, when no keys are configured
+ * in distributed mode, or when the embedded mode's development key cannot be kept in its file.
  */
 export function createApiKeyRegistry(config: Pick<HostConfig, 'mode'>, env: NodeJS.ProcessEnv, out: RegistryLog): ApiKeyRegistry {
   const entries = parseApiKeysConfig(env[API_KEYS_ENV]);
@@ -40,10 +40,13 @@ export function createApiKeyRegistry(config: Pick<HostConfig, 'mode'>, env: Node
   }
   try {
     writeDevApiKey(file, dev.key);
-    out.log(`dev API key (every scope, tenant "default") written to ${file}`);
   } catch (error) {
-    // Nowhere to keep it: this once, the key itself is the only way to reach the host.
-    out.warn(`could not write the dev API key to ${file} (${error instanceof Error ? error.message : String(error)}); this run's key: ${dev.key}`);
+    // A key kept nowhere (and never logged) would lock everybody out: refuse to start instead.
+    throw new ApiKeyConfigError(
+      `no API keys configured, and the development key cannot be kept in ${file} ` +
+        `(${error instanceof Error ? error.message : String(error)}): set ${DEV_API_KEY_FILE_ENV} to a writable file, or configure keys`,
+    );
   }
+  out.log(`dev API key (every scope, tenant "default") written to ${file}`);
   return new ApiKeyRegistry([dev]);
 }

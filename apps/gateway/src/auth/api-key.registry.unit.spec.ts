@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type * as NodeCrypto from 'node:crypto';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiKeyConfigError } from './api-key.config';
@@ -73,6 +76,15 @@ describe('createApiKeyRegistry', () => {
   it('fails fast in distributed mode without keys', () => {
     expect(() => createApiKeyRegistry({ mode: 'distributed' }, {}, quiet)).toThrow(ApiKeyConfigError);
     expect(() => createApiKeyRegistry({ mode: 'distributed' }, {}, quiet)).toThrow(/no API keys configured/);
+  });
+
+  it('embedded without keys refuses to start when the dev key cannot be kept (a key kept nowhere locks everyone out)', () => {
+    // A regular file where a folder must be: the key file beneath it cannot be created.
+    const blocker = join(mkdtempSync(join(tmpdir(), 'dev-key-')), 'not-a-folder');
+    writeFileSync(blocker, '');
+    const env = { WOP_DEV_API_KEY_FILE: join(blocker, 'dev-api-key') };
+    expect(() => createApiKeyRegistry({ mode: 'embedded' }, env, quiet)).toThrow(/development key cannot be kept in .*WOP_DEV_API_KEY_FILE/);
+    expect(JSON.stringify([quiet.log.mock.calls, quiet.warn.mock.calls])).not.toMatch(/wop_dev_/);
   });
 
   it('fails fast on a malformed variable, in either mode', () => {
