@@ -21,7 +21,7 @@ describe('event loop delay metrics', () => {
   it('report how late the loop ran since the previous scrape, in seconds', async () => {
     const t = startTelemetry('openwop-gateway', { env: {} });
     await sleep(30); // let the histogram sample an idle loop
-    const blockedUntil = Date.now() + 150;
+    const blockedUntil = Date.now() + 300;
     while (Date.now() < blockedUntil); // hold the loop, as a synchronous burst of work would
     await sleep(30); // the sampler's late tick records the block
     const first = await scrape(t);
