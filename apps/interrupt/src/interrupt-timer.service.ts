@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { appendToOutbox, type OutboxRelay } from '@openwop/platform-db';
+import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ConversationRepository } from './common/conversation.repository';
 import { InterruptRepository } from './common/interrupt.repository';
@@ -24,7 +24,7 @@ export const TIMER_PRINCIPAL = 'system:interrupt-timer';
 
 /**
  * The durable timer. Deadlines live in Postgres (`interrupts.deadline_at`), so nothing is lost when
- * a process dies: every instance polls (jittered), claims due pending rows with
+ * a process dies: every instance polls ({@link PollLoop}, jittered), claims due pending rows with
  * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and expires them in one
  * transaction with their `run.resume` outbox rows. A failed tick is logged and retried by the
  * next one: the rows stay pending until a tick commits.
@@ -32,9 +32,7 @@ export const TIMER_PRINCIPAL = 'system:interrupt-timer';
 @Injectable()
 export class InterruptTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InterruptTimerService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: PollLoop;
 
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
@@ -44,17 +42,18 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     private readonly interrupts: InterruptRepository,
     private readonly expirer: ExpireInterruptHandler,
     private readonly conversations: ConversationRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule();
+  ) {
+    this.loop = new PollLoop(() => this.tick(), options.intervalMs, (e: unknown) =>
+      this.logger.error(`timer tick failed, retrying next tick: ${e instanceof Error ? e.message : String(e)}`),
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.ticking;
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Expires every interrupt due now, batch by batch; returns how many it expired. */
@@ -83,7 +82,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       });
       total += claimed;
       if (claimed > 0 || audited > 0) void this.relay.kick();
-      if (claimed < this.options.batchSize || this.stopped) return total;
+      if (claimed < this.options.batchSize || !this.loop.active) return total;
     }
   }
 
@@ -98,24 +97,5 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       [now],
     );
     return row?.due === true;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    const jittered = this.options.intervalMs * (0.75 + Math.random() * 0.5);
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick()
-        .then(
-          () => undefined,
-          (e: unknown) =>
-            this.logger.error(
-              `timer tick failed, retrying next tick: ${e instanceof Error ? e.message : String(e)}`,
-            ),
-        )
-        .finally(() => {
-          this.ticking = undefined;
-          this.schedule();
-        });
-    }, jittered);
   }
 }

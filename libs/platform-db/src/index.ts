@@ -22,3 +22,4 @@ export { isDatabaseUnavailable } from './database-unavailable';
 export { transaction, isPipelined, StatementBatch } from './transaction';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
+export { PollLoop } from './poll-loop';

@@ -13,7 +13,7 @@ import {
   Topics,
   type FireTimerCommand,
 } from '@openwop/contracts';
-import { appendToOutbox, type OutboxRelay } from '@openwop/platform-db';
+import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { anyTimerDue, claimDueTimers, type RunTimerRow } from './run-timer.store';
 
@@ -51,25 +51,24 @@ export const RUN_TIMER_PRINCIPAL = 'system:engine-timer';
 @Injectable()
 export class RunTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunTimerService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: PollLoop;
 
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     @Inject(RUN_TIMER_OPTIONS) private readonly options: RunTimerOptions,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule();
+  ) {
+    this.loop = new PollLoop(() => this.tick(), options.intervalMs, (e: unknown) =>
+      this.logger.error(`timer poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.ticking;
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Sends the firing of every timer due at `now`, batch by batch; returns how many it claimed. */
@@ -87,25 +86,8 @@ export class RunTimerService implements OnApplicationBootstrap, OnApplicationShu
       });
       total += claimed;
       if (claimed > 0) void this.relay.kick();
-      if (claimed < this.options.batchSize || this.stopped) return total;
+      if (claimed < this.options.batchSize || this.loop.stopped) return total;
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    const jittered = this.options.intervalMs * (0.75 + Math.random() * 0.5);
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick()
-        .then(
-          () => undefined,
-          (e: unknown) =>
-            this.logger.error(`timer poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
-        )
-        .finally(() => {
-          this.ticking = undefined;
-          this.schedule();
-        });
-    }, jittered);
   }
 }
 

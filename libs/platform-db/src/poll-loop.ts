@@ -1,0 +1,54 @@
+/**
+ * The schedule of a durable timer's poller: `tick` runs about every `intervalMs` (jittered ±25 %,
+ * so instances do not poll in step), one tick at a time, until {@link PollLoop.stop}. The due times
+ * themselves live in Postgres; this only decides when to look. A failed tick is reported and the
+ * next one retries, since whatever it claimed rolled back and is still due.
+ */
+export class PollLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private started = false;
+  private stopping = false;
+
+  constructor(
+    private readonly tick: () => Promise<unknown>,
+    private readonly intervalMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Between {@link start} and {@link stop}: a tick may drain batch after batch. */
+  get active(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  /** {@link stop} was called: a tick in progress should finish its batch and return. */
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  start(): void {
+    this.started = true;
+    this.stopping = false;
+    this.schedule();
+  }
+
+  /** Stops scheduling and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+  }
+
+  private schedule(): void {
+    if (this.stopping) return;
+    const jittered = this.intervalMs * (0.75 + Math.random() * 0.5);
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .then(() => undefined, this.onError)
+        .finally(() => {
+          this.ticking = undefined;
+          this.schedule();
+        });
+    }, jittered);
+  }
+}

@@ -1,0 +1,44 @@
+import { PollLoop } from './poll-loop';
+
+describe('PollLoop', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('ticks about every interval, one at a time, reports a failed tick and keeps going; stop waits for the tick in progress', async () => {
+    const errors: unknown[] = [];
+    let ticks = 0;
+    let release: () => void = () => undefined;
+    const loop = new PollLoop(
+      async () => {
+        ticks++;
+        if (ticks === 2) throw new Error('database restarting');
+        if (ticks === 3) await new Promise<void>((r) => (release = r));
+      },
+      100,
+      (e) => errors.push(e),
+    );
+    expect(loop.active).toBe(false);
+    loop.start();
+    expect(loop.active).toBe(true);
+    await jest.advanceTimersByTimeAsync(74);
+    expect(ticks).toBe(0); // not before 75 % of the interval
+    await jest.advanceTimersByTimeAsync(51);
+    expect(ticks).toBe(1);
+    await jest.advanceTimersByTimeAsync(125);
+    expect(ticks).toBe(2);
+    expect(errors).toEqual([new Error('database restarting')]);
+    await jest.advanceTimersByTimeAsync(125);
+    expect(ticks).toBe(3); // this tick hangs until released
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(ticks).toBe(3); // no second tick while one is in progress
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    expect(loop.stopped).toBe(true);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(ticks).toBe(3);
+  });
+});
