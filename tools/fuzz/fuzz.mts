@@ -33,6 +33,7 @@
  * as notes, not anomalies: for the test tier, which asserts no timings). Exits 1 on any anomaly.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
@@ -40,7 +41,7 @@ import { createTestDatabase, REPO_ROOT, startDistributedStack, startEmbeddedHost
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
 import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
-import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, snapshot, type Ctx } from './scenarios.mts';
+import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
 import { deadLetterLines, FairnessWatch, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
 
 // ------------------------------------------------------------------ options
@@ -465,9 +466,15 @@ async function execHostile(base: string, r: HostileRequest): Promise<Outcome | u
   if (r.expect && !r.expect.includes(o.status)) {
     record({ kind: 'expectation', detail: `${o.status} where ${r.expect.join(' or ')} is required: ${o.body.slice(0, 300)}`, request: brief(r), cls });
   }
+  slowest.push({ ms: Math.round(o.ms), status: o.status, cls, request: `${r.method} ${r.path.slice(0, 120)}${r.body ? ` ${r.body.slice(0, 120)}${r.body.length > 120 ? `… (${r.body.length} characters)` : ''}` : ''}` });
+  slowest.sort((a, b) => b.ms - a.ms);
+  slowest.length = Math.min(slowest.length, 8);
   if (o.ms > SLOW_MS) record({ kind: 'slow', detail: `answered ${o.status} only after ${Math.round(o.ms)} ms`, request: brief(r), cls });
   return o;
 }
+
+/** The slowest hostile requests (a reproducer for a fairness finding). */
+const slowest: { ms: number; status: number; cls: HostileClass; request: string }[] = [];
 
 /** Hostile requests in round-robin order of their classes (any prefix covers every class early). */
 function interleave(rs: HostileRequest[]): HostileRequest[] {
@@ -485,6 +492,7 @@ function metricsUrlsOf(processes: readonly AppProcess[]): string[] {
 
 async function main(): Promise<number> {
   const t0 = Date.now();
+  const loadAtStart = loadavg();
   let host: RunningHost | undefined;
   let db: TestDatabase | undefined;
   let base = URL_OPT;
@@ -689,23 +697,36 @@ async function main(): Promise<number> {
     }
     async function hostileBatch(): Promise<void> {
       const view = pool.view();
-      const approvalRun = view.approvalRuns[0];
       const clarificationRun = view.clarificationRuns[0];
       const terminalRun = view.terminalRuns[0];
-      const token = approvalRun ? (await snapshot(ctx, approvalRun, TEST_KEYS.t1))?.interrupt?.interruptToken : undefined;
-      if (!approvalRun || !clarificationRun || !terminalRun || !token) return;
+      // An approval run whose resolving token is still live: a fresh one of its own (the pool's
+      // runs may have outlived their tokens, and a host shows none once they expired).
+      const started = await api<{ runId: string }>(base, 'POST', '/v1/runs', { workflowId: 'conformance-approval' });
+      const approvalRun = started.status === 201 ? started.json.runId : undefined;
+      if (approvalRun) track(approvalRun, TEST_KEYS.t1);
+      const token = approvalRun ? (await settle(ctx, approvalRun, TEST_KEYS.t1, undefined))?.interrupt?.interruptToken : undefined;
+      if (!approvalRun || !clarificationRun || !terminalRun || !token) {
+        record({ kind: 'expectation', detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at` });
+        return;
+      }
       const all = interleave(refusedHostileRequests({ approvalRun, clarificationRun, terminalRun, token }, TEST_KEYS, limits));
       const n = Math.min(HOSTILE_BATCH, all.length);
       const batch = Array.from({ length: n }, (_, i) => all[(hostileOffset + i) % all.length]!);
       hostileOffset = (hostileOffset + n) % all.length;
-      fair.mark('hostile batch (deep JSON, YAML, cursors, content types, wrong types, odd query numbers, oversize)');
-      const before = state ? await state.snapshot() : undefined;
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < batch.length) await execHostile(base, batch[next++]!);
-        }),
-      );
+      const before = await quietSnapshot('before a hostile batch');
+      // Class by class (each with the usual concurrency), so the fairness figures say which class stalled others.
+      for (const cls of HOSTILE_CLASSES) {
+        const group = batch.filter((r) => r.cls === cls);
+        if (!group.length) continue;
+        fair.mark(`hostile batch: ${cls}`);
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (next < group.length) await execHostile(base, group[next++]!);
+          }),
+        );
+      }
+      fair.mark(undefined);
       stats.hostileBatches++;
       stats.refusalOnlyBatches++;
       if (state && before && !hostExit) checkWrites(diff(before, (await quietSnapshot('after a hostile batch'))!), new Set(), false, []);
@@ -800,7 +821,8 @@ async function main(): Promise<number> {
       runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
       deadLetters: metricsUrls.length ? { counted: stats.deadLetters, matched: stats.deadLettersMatched } : 'not checked (no metrics URL)',
       logScanned: logs.watching ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size } : 'not checked (host not started here)',
-      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases },
+      machineLoad: { start: loadAtStart, end: loadavg(), cpus: cpus().length },
+      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases, slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })) },
       anomaliesByKind,
       timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
       anomalies: anomalies.length,
@@ -824,7 +846,10 @@ async function main(): Promise<number> {
     console.log(`  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${fair.probeErrors ? `, ${fair.probeErrors} failed` : ''}`);
     console.log(`  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`);
     console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
-    for (const ph of phases) console.log(`    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`);
+    for (const ph of phases) console.log(`    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`);
+    console.log(`  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`);
+    console.log('  slowest hostile requests:');
+    for (const x of slowest) console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);
     console.log(`  anomalies:            ${summary.anomalies}${anomalies.length ? ` (${Object.entries(anomaliesByKind).map(([k, n]) => `${k}=${n}`).join(' ')})` : ''}`);
     for (const n of notes) console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
     if (!summary.reachedTarget) console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
