@@ -340,7 +340,8 @@ export async function protoKeys(ctx: Ctx, round: number): Promise<void> {
       ...(token ? [r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${token}`, undefined, body, undefined, true)] : []),
       r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${runId}:resolveInterrupt`, keys.t1, `{"nodeId":"gate",${k}:1,"resumeValue":{${k}:{"action":"accept"}}}`, undefined, true),
     ];
-    const q = routes[i % routes.length]!;
+    // Rotating with the round, every body reaches every route over four rounds.
+    const q = routes[(i + round) % routes.length]!;
     await ctx.exec(q);
     await answerAndEnd(ctx, cls, runId, 'approval', q);
   }
