@@ -493,6 +493,8 @@ function metricsUrlsOf(processes: readonly AppProcess[]): string[] {
 async function main(): Promise<number> {
   const t0 = Date.now();
   const loadAtStart = loadavg();
+  /** Metrics URL → the process serving it. */
+  const processOf = new Map<string, string>();
   let host: RunningHost | undefined;
   let db: TestDatabase | undefined;
   let base = URL_OPT;
@@ -514,6 +516,10 @@ async function main(): Promise<number> {
     for (const p of host.processes) logs.add(p);
     if (host.mode === 'embedded') watch(host.processes[0]!);
     metricsUrls = host.mode === 'embedded' ? [`${base}/metrics`] : metricsUrlsOf(host.processes);
+    for (const p of host.processes) {
+      const u = metricsUrlsOf([p])[0];
+      if (u) processOf.set(u, p.name);
+    }
   } else if (!metricsUrls.length) {
     metricsUrls = [`${base}/metrics`];
   }
@@ -822,7 +828,7 @@ async function main(): Promise<number> {
       deadLetters: metricsUrls.length ? { counted: stats.deadLetters, matched: stats.deadLettersMatched } : 'not checked (no metrics URL)',
       logScanned: logs.watching ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size } : 'not checked (host not started here)',
       machineLoad: { start: loadAtStart, end: loadavg(), cpus: cpus().length },
-      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases, slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })) },
+      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases, worstEventLoopByProcess: Object.fromEntries(Object.entries(fair.worstByUrl).map(([u, ms]) => [processOf.get(u) ?? u, ms])), slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })) },
       anomaliesByKind,
       timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
       anomalies: anomalies.length,
@@ -847,6 +853,7 @@ async function main(): Promise<number> {
     console.log(`  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`);
     console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
     for (const ph of phases) console.log(`    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`);
+    if (Object.keys(fair.worstByUrl).length > 1) console.log(`  event loop by process: worst window p99 ${Object.entries(fair.worstByUrl).map(([u, ms]) => `${processOf.get(u) ?? u} ${ms} ms`).join(', ')}`);
     console.log(`  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`);
     console.log('  slowest hostile requests:');
     for (const x of slowest) console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);

@@ -90,6 +90,8 @@ export class FairnessWatch {
   deadLetters = 0;
   deadLetterSeries: Record<string, number> = {};
   eventLoopExported: boolean | undefined;
+  /** The worst event-loop window p99 (ms) of each metrics URL (each process). */
+  readonly worstByUrl: Record<string, number> = {};
   private running = false;
   private loops: Promise<void>[] = [];
 
@@ -210,6 +212,7 @@ export class FairnessWatch {
         if (p50 !== undefined) this.loopP50.push(p50 * 1000);
         this.loopP99.push(p99 * 1000);
         this.loopAt.push(Date.now());
+        this.worstByUrl[url] = Math.max(this.worstByUrl[url] ?? 0, Math.round(p99 * 10_000) / 10);
         if (max !== undefined) this.loopMax.push(max * 1000);
       } else if (this.eventLoopExported === undefined) this.eventLoopExported = false;
       for (const s of samples(text, 'openwop_bus_dead_letters_total')) {
