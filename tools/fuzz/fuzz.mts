@@ -715,7 +715,7 @@ async function main(): Promise<number> {
         record({ kind: 'expectation', detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at` });
         return;
       }
-      const all = interleave(refusedHostileRequests({ approvalRun, clarificationRun, terminalRun, token }, TEST_KEYS, limits));
+      const all = interleave(refusedHostileRequests({ approvalRun, clarificationRun, terminalRun, token }, TEST_KEYS, limits, view.extraRoutes));
       const n = Math.min(HOSTILE_BATCH, all.length);
       const batch = Array.from({ length: n }, (_, i) => all[(hostileOffset + i) % all.length]!);
       hostileOffset = (hostileOffset + n) % all.length;

@@ -560,7 +560,12 @@ function formOf(v: Record<string, unknown>): string {
  * on every POST route, crafted cursors on every list route, odd numbers in every numeric query
  * parameter, oversize workflows. `limits` is discovery's (`maxWorkflowNodes`-like bounds, if any).
  */
-export function refusedHostileRequests(t: HostileTargets, keys: Keys, limits: { nodes?: number; edges?: number } = {}): HostileRequest[] {
+export function refusedHostileRequests(
+  t: HostileTargets,
+  keys: Keys,
+  limits: { nodes?: number | undefined; edges?: number | undefined } = {},
+  extraRoutes: readonly { method: string; path: string }[] = [],
+): HostileRequest[] {
   const out: HostileRequest[] = [];
   const bearer = { authorization: `Bearer ${keys.t1}` };
   const req = (cls: HostileClass, endpoint: string, method: string, path: string, headers: Headers, body: string | undefined, expect?: readonly number[]): HostileRequest => ({
@@ -574,7 +579,14 @@ export function refusedHostileRequests(t: HostileTargets, keys: Keys, limits: { 
     targets: [],
     ...(expect ? { expect } : {}),
   });
-  for (const [endpoint, path, valid, withAuth] of postRoutes(t)) {
+  // POST routes of the OpenAPI document no builder above knows (added since): an empty object as the valid body.
+  const extraPosts: [string, string, Record<string, unknown>, boolean][] = extraRoutes
+    .filter((r) => r.method === 'POST')
+    .map((r) => {
+      let i = 0;
+      return [`${r.method} ${r.path}`, r.path.replace(/\{[^}]+\}/g, () => (i++ === 0 ? t.approvalRun : 'gate')), { reason: 'fuzz' }, true];
+    });
+  for (const [endpoint, path, valid, withAuth] of [...postRoutes(t), ...extraPosts]) {
     const auth = withAuth ? bearer : {};
     const json = { ...auth, 'content-type': 'application/json' };
     // JSON nested deeper than any request needs: the whole body, and a value inside a valid body.
