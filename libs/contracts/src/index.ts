@@ -152,6 +152,13 @@ export {
   type LimitProblem,
 } from './limits';
 export {
+  MAX_BUS_MESSAGE_BYTES,
+  MessageTooLargeError,
+  assertBusMessageSize,
+  busMessageBytes,
+  groupsWithinBytes,
+} from './bus-message-size';
+export {
   TIMER_SCHEDULED,
   TIMER_FIRED,
   timerRecordOf,

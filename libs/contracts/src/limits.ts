@@ -6,8 +6,14 @@
  * store or process it.
  */
 
-/** Largest request body in bytes (JSON or YAML); more is `413 payload_too_large`. */
-export const MAX_REQUEST_BODY_BYTES = 1_048_576;
+import { MAX_BUS_MESSAGE_BYTES } from './bus-message-size';
+
+/**
+ * Largest request body in bytes (JSON or YAML); more is `413 payload_too_large`. Half of what one
+ * bus message may carry ({@link MAX_BUS_MESSAGE_BYTES}), so the command a body becomes, and the
+ * event that records it, fit on the bus with their envelope.
+ */
+export const MAX_REQUEST_BODY_BYTES = 512 * 1024;
 
 /**
  * Deepest nesting of objects/arrays in a request body (`{}` is depth 1). The gateway's validation,
@@ -102,6 +108,7 @@ export function advertisedLimits(): Record<string, number> {
     envelopesPerTurn: 1,
     maxNodeExecutions: MAX_NODE_EXECUTIONS,
     maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
+    maxBusMessageBytes: MAX_BUS_MESSAGE_BYTES,
     maxJsonDepth: MAX_JSON_DEPTH,
     maxYamlAliases: MAX_YAML_ALIASES,
     maxIdLength: MAX_ID_LENGTH,

@@ -1,5 +1,6 @@
 import { retryTransient } from './kafka/transient-retry';
 import { randomUUID } from 'node:crypto';
+import { assertBusMessageSize, busMessageBytes, groupsWithinBytes } from '@openwop/contracts';
 import { Kafka, logLevel, Partitioners, type Admin, type Message, type Producer } from 'kafkajs';
 import type {
   Bus,
@@ -25,7 +26,7 @@ import { ConsumerLagSampler, DEFAULT_LAG_SAMPLE_MS } from './kafka/consumer-lag.
 import { kafkaLogCreator } from './kafka/kafka-log.creator';
 import { toKafkaMessage } from './kafka/kafka-message.codec';
 import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
-import { ProduceCoalescer } from './kafka/produce-coalescer';
+import { ProduceCoalescer, type TopicMessages } from './kafka/produce-coalescer';
 import { KafkaSubscription } from './kafka/kafka.subscription';
 import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
@@ -77,14 +78,13 @@ export class KafkaBus implements Bus {
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-    this.produce = new ProduceCoalescer((topicMessages) =>
-      this.producer
-        .sendBatch({
-          acks: -1,
-          topicMessages: topicMessages.map((t) => ({ ...t, messages: [...t.messages] })),
-        })
-        .then(() => undefined),
-    );
+    // One request per group of messages within the broker's record batch bound, in order: a backlog
+    // (the outbox relay's 500 rows, many publishes coalesced) never makes one request the broker refuses.
+    this.produce = new ProduceCoalescer(async (topicMessages) => {
+      for (const group of requestsWithinBytes(topicMessages)) {
+        await this.producer.sendBatch({ acks: -1, topicMessages: group.map((t) => ({ topic: t.topic, messages: [...t.messages] })) });
+      }
+    });
     this.admin = this.kafka.admin();
     this.topics = new KafkaTopicRegistry(this.admin, this.partitions, options.replicationFactor ?? 1);
     this.lag = new ConsumerLagSampler(this.admin, options.lagSampleMs ?? DEFAULT_LAG_SAMPLE_MS);
@@ -125,6 +125,7 @@ export class KafkaBus implements Bus {
     this.assertStarted('publish');
     if (messages.length === 0) return;
     const encoded = messages.map(toKafkaMessage);
+    for (const m of encoded) assertBusMessageSize(topic, m.key as string, m.value as string, m.headers as Record<string, string>);
     try {
       await this.topics.ensure([topic]);
       await this.produce.publish(topic, encoded);
@@ -287,4 +288,23 @@ class RejoiningSubscription implements Subscription {
     await this.rejoining?.catch(() => undefined);
     await this.current.stop();
   }
+}
+
+/**
+ * The topics' messages as consecutive requests of at most the bus's message bound (`MAX_BUS_MESSAGE_BYTES`) each, order
+ * kept (a message alone over it, which `publish` refuses first, would be a request of its own).
+ */
+function requestsWithinBytes(batch: readonly TopicMessages<Message>[]): TopicMessages<Message>[][] {
+  const flat = batch.flatMap((t) => t.messages.map((message) => ({ topic: t.topic, message })));
+  const size = ({ message: m }: { message: Message }) =>
+    busMessageBytes(m.key as string, m.value as string, m.headers as Record<string, string>);
+  return groupsWithinBytes(flat, size).map((group) => {
+    const byTopic: TopicMessages<Message>[] = [];
+    for (const { topic, message } of group) {
+      const last = byTopic[byTopic.length - 1];
+      if (last?.topic === topic) (last.messages as Message[]).push(message);
+      else byTopic.push({ topic, messages: [message] });
+    }
+    return byTopic;
+  });
 }

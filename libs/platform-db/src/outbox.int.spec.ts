@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { MAX_BUS_MESSAGE_BYTES, MessageTooLargeError } from '@openwop/contracts';
 import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
 import { openDatabase } from './data-source';
 import { appendToOutbox, holdAppends, OutboxRelay, writeHeldAppends } from './outbox';
@@ -86,4 +87,22 @@ describe('outbox (real Postgres)', () => {
     const [count] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'big'`);
     expect(count!.n).toBe(12_000);
   });
+
+  it('refuses, inside the decision, a row the broker would refuse for good; the decision writes nothing', async () => {
+    await ds.query('DELETE FROM outbox');
+    const record = { consumer: 'it-huge', messageId: 'm-huge', reply: { ok: true } };
+    const decide = transaction(ds, async (m) => {
+      holdAppends(m);
+      await appendToOutbox(m, [
+        { topic: 'run-events', key: 'run-huge', value: { small: true } },
+        { topic: 'run-events', key: 'run-huge', value: { output: 'z'.repeat(MAX_BUS_MESSAGE_BYTES) } },
+      ]);
+      await writeHeldAppends(m, record);
+    });
+    await expect(decide).rejects.toThrow(MessageTooLargeError);
+    const [rows] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM outbox`);
+    const [records] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'it-huge'`);
+    expect({ outbox: rows!.n, records: records!.n }).toEqual({ outbox: 0, records: 0 });
+  });
 });
+

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
+import { assertBusMessageSize } from '@openwop/contracts';
 import { GroupedCalls } from './grouped-calls';
 import { chunksWithinParameterLimit, valuesTuples } from './parameter-chunks';
 import { transaction } from './transaction';
@@ -145,10 +146,14 @@ async function insertOutboxRows(
 ): Promise<{ ids: (string | number)[]; behind: boolean; recorded: boolean } | undefined> {
   const params: unknown[] = [];
   for (const { message: m, trace } of traced) {
+    const value = JSON.stringify(m.value);
+    // A row the broker would refuse for good would hold back every row after it: refuse it here,
+    // inside the decision's transaction, so the decision is not applied.
+    assertBusMessageSize(m.topic, m.key, value, m.headers);
     params.push(
       m.topic,
       m.key,
-      JSON.stringify(m.value),
+      value,
       JSON.stringify(m.headers ?? {}),
       trace.traceparent ?? null,
       trace.tracestate ?? null,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MessageTooLargeError } from '@openwop/contracts';
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError } from '@openwop/kernel';
 import { BrokerUnreachableError, RequestTimeoutError } from '@openwop/platform-bus';
@@ -47,6 +48,13 @@ export function toErrorResponse(exception: unknown, request: FailedRequest): Err
   const bodyParserError = fromBodyParser(exception);
   if (bodyParserError) return fromDomainError(bodyParserError);
   if (exception instanceof DomainError) return fromDomainError(exception);
+  if (exception instanceof MessageTooLargeError) {
+    return fromDomainError(
+      new ApiError('payload_too_large', 'The command this request becomes is larger than the host carries between its services.', {
+        limitBytes: exception.limitBytes,
+      }),
+    );
+  }
   if (exception instanceof RequestTimeoutError) {
     return fromDomainError(
       new ApiError('unavailable', 'The request was not confirmed in time and may still take effect; retry later.', undefined, DEFAULT_RETRY_AFTER_SECONDS),

@@ -1,3 +1,4 @@
+import { assertBusMessageSize } from '@openwop/contracts';
 import { withTraceHeaders } from '@openwop/observability';
 import type { OutgoingMessage } from '../bus.port';
 import { isReplyTopic } from '../shared/consumer-lag';
@@ -74,12 +75,15 @@ export class InProcessBroker {
 
   /**
    * Appends copies of the messages in order; all or nothing (every value is encoded first). Headers
-   * gain the active W3C trace context unless they carry one, as on Kafka.
+   * gain the active W3C trace context unless they carry one, as on Kafka. A message past the bus's
+   * size bound is refused as Kafka would ({@link MessageTooLargeError}), so both modes agree.
    */
   publish(topic: string, messages: readonly OutgoingMessage[]): void {
     const records: StoredRecord[] = messages.map((m) => {
       if (typeof m.key !== 'string') throw new TypeError(`message key must be a string on ${topic}`);
-      return { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(withTraceHeaders(m.headers))) };
+      const record = { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(withTraceHeaders(m.headers))) };
+      assertBusMessageSize(topic, record.key, record.value, record.headers);
+      return record;
     });
     const log = this.topic(topic);
     for (const record of records) log.append(record);

@@ -3,6 +3,7 @@ import type { Bus, Subscription } from '../bus.port';
 import type { BusContractOptions, ContractContext } from './contract/contract.context';
 import { batchContract } from './contract/batch.contract';
 import { deadLetterContract, serveDeadLetterContract } from './contract/dead-letter.contract';
+import { messageSizeContract } from './contract/message-size.contract';
 import { orderingContract } from './contract/ordering.contract';
 import { ownershipContract } from './contract/ownership.contract';
 import { redeliveryContract } from './contract/redelivery.contract';
@@ -69,6 +70,7 @@ export function describeBusContract(
     describe('failure rule of serve', () => serveDeadLetterContract(ctx));
     describe('batch delivery', () => batchContract(ctx));
     describe('request/reply', () => requestReplyContract(ctx));
+    describe('message size', () => messageSizeContract(ctx));
   });
 }
 
