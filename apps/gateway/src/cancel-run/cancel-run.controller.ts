@@ -3,8 +3,9 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ApiError } from '../common/api.error';
+import { createValidationPipe } from '../common/validation.pipe';
 import { CancelRunHandler, type CancelOutcome } from './cancel-run.handler';
+import { CancelRunRequestDto } from './cancel-run.request.dto';
 
 /**
  * `POST /v1/runs/{runId}/cancel`: `200` with the run's status after the cancel (`cancelled`, or
@@ -26,13 +27,9 @@ export class CancelRunController {
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async cancel(
     @Param('runId') runId: string,
-    @Body() body: { reason?: unknown } | undefined,
+    @Body(createValidationPipe()) body: CancelRunRequestDto,
     @CurrentCaller() caller: Caller,
   ): Promise<CancelOutcome> {
-    const reason = body?.reason;
-    if (reason !== undefined && typeof reason !== 'string') {
-      throw ApiError.validation('reason must be a string.', [{ path: '/reason', message: 'must be a string' }]);
-    }
-    return this.handler.cancel(runId, reason, caller);
+    return this.handler.cancel(runId, body.reason, caller);
   }
 }
