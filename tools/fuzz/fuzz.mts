@@ -3,7 +3,8 @@
  * hostile input of every class in requests.mts `HOSTILE_CLASSES` (borrowed authority, odd numbers,
  * keys named after Object.prototype members, JSON 3,000 deep, YAML alias bombs, crafted cursors,
  * content types other than JSON, bodies of the wrong JSON type, oversize workflows, ReDoS patterns
- * answered through a token link, a 4,000-node parallel workflow), and checks after each batch:
+ * answered through a token link, a 4,000-node parallel workflow, values past a record's bounds),
+ * and checks after each batch:
  * - no 5xx; every 4xx carries the spec's error envelope (error-envelope.schema.json); hostile
  *   requests get the status the issue requires (415, 400, …) within 5 s;
  * - a batch of refusals writes nothing (row digests of every service table before and after); an
@@ -41,7 +42,7 @@ import { createTestDatabase, REPO_ROOT, startDistributedStack, startEmbeddedHost
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
 import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
-import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
+import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, oversizeValues, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
 import { deadLetterLines, FairnessWatch, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
 
 // ------------------------------------------------------------------ options
@@ -742,6 +743,7 @@ async function main(): Promise<number> {
         ['borrowed-authority', () => borrowedAuthority(ctx)],
         ['odd-numbers', () => oddNumbers(ctx, r)],
         ['proto-keys', () => protoKeys(ctx, r)],
+        ['oversize-values', () => oversizeValues(ctx)],
         ...(r % HEAVY_EVERY === 0
           ? ([
               ['redos', () => redos(ctx)],

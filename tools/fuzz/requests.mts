@@ -452,6 +452,7 @@ export const HOSTILE_CLASSES = [
   'oversize-workflow',
   'redos',
   'parallel-workflow',
+  'oversize-values',
 ] as const;
 export type HostileClass = (typeof HOSTILE_CLASSES)[number];
 

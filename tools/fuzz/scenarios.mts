@@ -429,3 +429,38 @@ export async function parallelWorkflow(ctx: Ctx, round: number): Promise<void> {
     }
   }
 }
+
+// ------------------------------------------------------------------ oversize values
+
+/**
+ * Values past the bounds of what one record holds, each under the body limit: a conversation turn
+ * of 100 KB and one of 60,000 array items, a roster of 1,000 participants, a 10,000-character node
+ * id, a resume value of 40,000 keys, run options with 5,000 tags. Refused or accepted, every answer
+ * is prompt and every run still ends.
+ */
+export async function oversizeValues(ctx: Ctx): Promise<void> {
+  const cls = 'oversize-values';
+  const { keys } = ctx;
+  const [conv] = await startRun(ctx, cls, { workflowId: 'fuzz-conversation' });
+  if (conv && (await settle(ctx, conv, keys.t1, undefined))) {
+    let last: HostileRequest | undefined;
+    for (const content of ['x'.repeat(100_000), Array.from({ length: 60_000 }, () => 0)]) {
+      last = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${conv}:resolveInterrupt`, keys.t1, { nodeId: 'talk', operation: 'exchange', turn: { messageId: randomUUID(), from: 'user', role: 'user', content } }, [400, 413]);
+      await ctx.exec(last);
+    }
+    await answerAndEnd(ctx, cls, conv, 'conversation', last!);
+  }
+  const participants = Array.from({ length: 1000 }, (_, i) => ({ agentId: `agent-${i}`, name: `a${i}` }));
+  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('fuzz-oversize-roster', [{ id: 'talk', typeId: 'core.conversationGate', config: { participants } }]), [400, 422]));
+  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('fuzz-oversize-id', [{ id: 'n'.repeat(10_000), typeId: 'core.noop', config: {} }]), [400]));
+  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('w'.repeat(10_000), [{ id: 'a', typeId: 'core.noop', config: {} }]), [400]));
+  const [approval] = await startRun(ctx, cls, { workflowId: 'conformance-approval' });
+  if (approval && (await settle(ctx, approval, keys.t1, undefined))) {
+    const wide = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, i]));
+    const q = r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${approval}/interrupts/gate`, keys.t1, { resumeValue: { action: 'accept', ...wide } });
+    await ctx.exec(q);
+    await answerAndEnd(ctx, cls, approval, 'approval', q);
+  }
+  const [tagged, req] = await startRun(ctx, cls, { workflowId: 'conformance-noop', tags: Array.from({ length: 5000 }, (_, i) => `t${i}`), metadata: { blob: 'm'.repeat(200_000) } });
+  if (tagged) await settle(ctx, tagged, keys.t1, req, 20_000, (x) => TERMINAL.includes(x.status));
+}

@@ -6,7 +6,7 @@ import { REPO_ROOT } from '@openwop/testing';
 // every endpoint gets random and malformed requests, and every class of hostile input at least
 // once (borrowed authority, odd numbers, Object.prototype keys, deep JSON, YAML alias bombs,
 // crafted cursors, non-JSON content types, wrong JSON types, oversize workflows, ReDoS through a
-// token link, a wide parallel workflow); no 5xx, every 4xx in the spec's envelope and with the
+// token link, a wide parallel workflow, oversize values); no 5xx, every 4xx in the spec's envelope and with the
 // status the issue requires, refusals write nothing, accepted requests write only the runs they
 // name, no resolving token for a narrow or foreign key, no run left unresolvable, no dead letter
 // without a log line and a refusal, no secret in the host's log. Fairness figures are printed but
@@ -24,6 +24,7 @@ const HOSTILE_CLASSES = [
   'oversize-workflow',
   'redos',
   'parallel-workflow',
+  'oversize-values',
 ];
 
 interface FuzzResult {
