@@ -396,6 +396,19 @@ export async function redos(ctx: Ctx): Promise<void> {
     const after = await settle(ctx, runId, keys.t1, q);
     if (after && !TERMINAL.includes(after.status)) await cancelAndEnd(ctx, runId, keys.t1, q);
   }
+  // Patterns a linear-time engine does not take (backreferences, lookbehind), that do not compile,
+  // or that expand hugely: refused at registration, or answered promptly with the run still resolvable.
+  for (const [i, pattern] of ['^(a+)\\1$', '(?<=a+)b', '(', 'a{99999}{99999}', '((a*)*)*$', `^(${'a|'.repeat(2000)}a)+$`].entries()) {
+    const id = `fuzz-redos-odd-${i}-${randomUUID().slice(0, 8)}`;
+    const [ok] = await register(ctx, cls, wf(id, [{ id: 'gate', typeId: 'core.custom', config: { resumeSchema: { type: 'object', properties: { answer: { type: 'string', pattern } } } } }]));
+    if (!ok) continue;
+    const [runId] = await startRun(ctx, cls, { workflowId: id });
+    const s = runId ? await settle(ctx, runId, keys.t1, undefined) : undefined;
+    if (!runId || !s?.interrupt) continue;
+    const q = r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, { resumeValue: { answer: `${'a'.repeat(40)}!` } });
+    await ctx.exec(q);
+    await answerAndEnd(ctx, cls, runId, 'custom', q);
+  }
   const [conv] = await startRun(ctx, cls, { workflowId: 'fuzz-redos-turns' });
   if (conv && (await settle(ctx, conv, keys.t1, undefined))) {
     const q = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${conv}:resolveInterrupt`, keys.t1, { nodeId: 'talk', operation: 'exchange', turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `${'ab '.repeat(12)}${'a'.repeat(20)}!` } }, [400, 422]);
