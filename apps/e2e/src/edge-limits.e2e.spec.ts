@@ -67,6 +67,7 @@ const year200000Cursor = Buffer.from(json(['+200000-01-01T00:00:00.000Z', 'x']))
 /** Route-specific values the core cannot hold. */
 const SPECIFIC: readonly (BodyClass & { readonly route: string })[] = [
   { route: 'POST /v1/runs', name: 'recursionLimit 8000', contentType: 'application/json', body: json({ workflowId: 'conformance-noop', configurable: { recursionLimit: 8000 } }), status: 400, error: 'validation_error' },
+  { route: 'POST /v1/runs', name: 'an input number past double precision (1e400)', contentType: 'application/json', body: '{"workflowId":"conformance-noop","inputs":{"x":1e400}}', status: 400, error: 'validation_error' },
   { route: 'POST /v1/runs', name: 'a top-level constructor key', contentType: 'application/json', body: '{"workflowId":"conformance-noop","constructor":{"workflowId":"x"}}', status: 400, error: 'validation_error' },
   { route: 'POST /v1/runs', name: 'a top-level __proto__ key', contentType: 'application/json', body: '{"workflowId":"conformance-noop","__proto__":{"tenantId":"t2"}}', status: 400, error: 'validation_error' },
   { route: 'POST /v1/runs/{id}/cancel', name: 'a non-string reason', contentType: 'application/json', body: json({ reason: ['x'] }), status: 400, error: 'validation_error' },

@@ -14,12 +14,15 @@ function unstorable(s: string): boolean {
 const ENCODED_NUL = /%00/i;
 
 /**
- * The JSON pointer of the first string (or object key) in `value` that Postgres cannot store,
- * `undefined` when there is none. Such a string would fail every service that writes it (a
- * message nobody can ever process), so the edge refuses it.
+ * The JSON pointer of the first string (or object key) in `value` that Postgres cannot store, or of
+ * the first number past double precision (`1e400` parses as Infinity, which JSON writes back as
+ * `null`: the value would change silently on its way in), `undefined` when there is none. Such a
+ * value would fail every service that writes it, or not be what the client sent, so the edge
+ * refuses it.
  */
 export function findUnstorableText(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return unstorable(value) ? path : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -44,8 +47,8 @@ export function unstorableTextRefusal(originalUrl: string, body: unknown): ApiEr
   }
   const at = findUnstorableText(body);
   if (at === undefined) return undefined;
-  return ApiError.validation('The body contains a NUL character or an unpaired surrogate.', [
-    { path: at, message: 'must not contain U+0000 or unpaired UTF-16 surrogates' },
+  return ApiError.validation('The body contains a NUL character, an unpaired surrogate or a number past double precision.', [
+    { path: at, message: 'must not contain U+0000 or unpaired UTF-16 surrogates, nor numbers beyond ±1.8e308' },
   ]);
 }
 
