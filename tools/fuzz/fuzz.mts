@@ -43,7 +43,7 @@ import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
 import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
 import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, oversizeValues, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
-import { deadLetterLines, FairnessWatch, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
+import { deadLetterLines, FairnessWatch, figures, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
 
 // ------------------------------------------------------------------ options
 
@@ -829,7 +829,7 @@ async function main(): Promise<number> {
       runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
       deadLetters: metricsUrls.length ? { counted: stats.deadLetters, matched: stats.deadLettersMatched } : 'not checked (no metrics URL)',
       logScanned: logs.watching ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size } : 'not checked (host not started here)',
-      machineLoad: { start: loadAtStart, end: loadavg(), cpus: cpus().length },
+      machineLoad: { start: loadAtStart, end: loadavg(), cpus: cpus().length, idleThreadLoopDelayWindowsP99Ms: figures(fair.ownLoopP99) },
       fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases, worstEventLoopByProcess: Object.fromEntries(Object.entries(fair.worstByUrl).map(([u, ms]) => [processOf.get(u) ?? u, ms])), slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })) },
       anomaliesByKind,
       timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
@@ -856,6 +856,8 @@ async function main(): Promise<number> {
     console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
     for (const ph of phases) console.log(`    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`);
     if (Object.keys(fair.worstByUrl).length > 1) console.log(`  event loop by process: worst window p99 ${Object.entries(fair.worstByUrl).map(([u, ms]) => `${processOf.get(u) ?? u} ${ms} ms`).join(', ')}`);
+    const own = figures(fair.ownLoopP99);
+    console.log(`  machine contention:   event-loop delay of an idle fuzzer thread (p99 per 0.5-s window): median ${own.p50} ms, p99 ${own.p99} ms, max ${own.max} ms (${own.n} windows); the CPU wait no host causes`);
     console.log(`  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`);
     console.log('  slowest hostile requests:');
     for (const x of slowest) console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);

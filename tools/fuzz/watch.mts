@@ -9,10 +9,18 @@ import type { AppProcess } from '@openwop/testing';
 /** The probe loop (plain JS for a worker): GET every `everyMs`, latencies posted every 500 ms and at stop. */
 const PROBE_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { url, key, everyMs } = workerData;
 let running = true, ms = [], errors = 0, failures = [];
+// This thread does next to nothing: its own event-loop delay is the machine's CPU contention.
+const own = monitorEventLoopDelay({ resolution: 10 });
+own.enable();
 parentPort.on('message', () => { running = false; });
-const flush = (done) => { parentPort.postMessage({ ms, errors, failures, done }); ms = []; errors = 0; failures = []; };
+const flush = (done) => {
+  parentPort.postMessage({ ms, errors, failures, done, ownP99: own.percentile(99) / 1e6, ownMax: own.max / 1e6 });
+  own.reset();
+  ms = []; errors = 0; failures = [];
+};
 const timer = setInterval(() => flush(false), 500);
 (async () => {
   while (running) {
@@ -90,6 +98,8 @@ export class FairnessWatch {
   deadLetters = 0;
   deadLetterSeries: Record<string, number> = {};
   eventLoopExported: boolean | undefined;
+  /** The probe thread's own event-loop delay p99 per 0.5-s window (ms): how starved the machine's CPUs were. */
+  readonly ownLoopP99: number[] = [];
   /** The worst event-loop window p99 (ms) of each metrics URL (each process). */
   readonly worstByUrl: Record<string, number> = {};
   private running = false;
@@ -161,7 +171,8 @@ export class FairnessWatch {
   private async probeLoop(): Promise<void> {
     const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: `${this.base}/v1/runs?limit=1`, key: this.probeKey, everyMs: this.everyMs } });
     const done = new Promise<void>((res) => {
-      worker.on('message', (m: { ms: number[]; errors: number; failures: string[]; done?: boolean }) => {
+      worker.on('message', (m: { ms: number[]; errors: number; failures: string[]; done?: boolean; ownP99: number; ownMax: number }) => {
+        if (Number.isFinite(m.ownP99) && m.ownP99 > 0) this.ownLoopP99.push(m.ownP99);
         for (let i = 0; i < m.ms.length; i += 2) {
           this.probeMs.push(m.ms[i]!);
           this.probeAt.push(m.ms[i + 1]!);
