@@ -43,7 +43,7 @@ import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
 import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
 import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, oversizeValues, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
-import { deadLetterLines, FairnessWatch, figures, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
+import { deadLetterLines, EXPIRY_GRACE_MS, FairnessWatch, figures, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
 
 // ------------------------------------------------------------------ options
 
@@ -363,7 +363,7 @@ function checkTokens(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
 function checkExpiry(path: string, body: string): void {
   for (const t of tokensIn(body)) {
     if (t.intent === 'resolve') secrets.add(t.token);
-    if (Date.parse(t.expiresAt) <= Date.now()) record({ kind: 'expired-token', detail: `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, request: { endpoint: 'GET /v1/runs/{runId}', method: 'GET', path } });
+    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS) record({ kind: 'expired-token', detail: `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, request: { endpoint: 'GET /v1/runs/{runId}', method: 'GET', path } });
   }
 }
 

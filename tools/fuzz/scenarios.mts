@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bigWorkflow, ODD_NUMBERS, OBJECT_KEYS, protoKeyBodies, type HostileClass, type HostileRequest, type Keys } from './requests.mts';
-import { tokensIn } from './watch.mts';
+import { EXPIRY_GRACE_MS, tokensIn } from './watch.mts';
 
 export interface Outcome {
   readonly status: number;
@@ -189,7 +189,7 @@ export function inspectTokens(ctx: Ctx, who: string, body: string, q: HostileReq
       ctx.secrets.add(t.token);
       if (who) ctx.anomaly('borrowed-authority', `the ${who} was handed a resolving token of run ${t.runId}`, q);
     }
-    if (Date.parse(t.expiresAt) <= Date.now()) ctx.anomaly('expired-token', `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, q);
+    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS) ctx.anomaly('expired-token', `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, q);
   }
 }
 

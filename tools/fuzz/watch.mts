@@ -252,6 +252,12 @@ export class FairnessWatch {
 /** A resolution token as this host signs them: base64url(canonical JSON payload) "." base64url(32-byte MAC). */
 const TOKEN = /eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 
+/**
+ * A token counts as handed out expired only when it had expired this long before the fuzzer read
+ * the answer (the answer's own time in flight is no fault of the host).
+ */
+export const EXPIRY_GRACE_MS = 1_000;
+
 export interface SeenToken {
   readonly token: string;
   readonly intent: string;
