@@ -111,6 +111,8 @@ describe('CommandSeam failure rule (Kafka, Postgres)', () => {
     expect(lines[0]).toContain(command.type);
     expect(lines[0]).toContain(JSON.stringify(command.data.runId));
     expect(lines[0]).toMatch(reason);
+    // The hook is told last, after the reply went out: wait for it rather than race it.
+    await waitFor(() => unapplied.some((u) => u.id === command.id), { what: 'the unapplied hook' });
     expect(unapplied.filter((u) => u.id === command.id).map((u) => u.notice.cause)).toEqual(['exhausted']);
   }
 
