@@ -1,31 +1,15 @@
-import approval from './fixtures/conformance-approval.json';
-import approvalRejectLoopback from './fixtures/conformance-approval-reject-loopback.json';
-import approvalRejectRouted from './fixtures/conformance-approval-reject-routed.json';
-import approvalTimeout from './fixtures/conformance-approval-timeout.json';
-import approvalTimeoutApprove from './fixtures/conformance-approval-timeout-approve.json';
-import agentLowConfidence from './fixtures/conformance-agent-low-confidence.json';
-import cancellable from './fixtures/conformance-cancellable.json';
-import clarification from './fixtures/conformance-clarification.json';
-import council from './fixtures/conformance-multi-party-council.json';
-import councilOversize from './fixtures/conformance-multi-party-council-oversize.json';
-import delay from './fixtures/conformance-delay.json';
-import noop from './fixtures/conformance-noop.json';
+import { AGENT_FIXTURES } from './fixtures/agent.fixtures';
+import { CONVERSATION_FIXTURES } from './fixtures/conversation.fixtures';
+import { CORE_FIXTURES } from './fixtures/core.fixtures';
+import { INTERRUPT_PROFILE_FIXTURES } from './fixtures/interrupt-profile.fixtures';
 import { unsupportedFeatures, type WorkflowDefinition } from './workflow';
 
-/** Every conformance workflow the project ships (see fixtures/ORIGIN.md). */
+/** Every conformance workflow the project ships (see fixtures/ORIGIN.md), one group file per area. */
 export const CONFORMANCE_FIXTURES: readonly WorkflowDefinition[] = [
-  noop,
-  delay,
-  cancellable,
-  approval,
-  approvalRejectLoopback,
-  approvalRejectRouted,
-  approvalTimeout,
-  approvalTimeoutApprove,
-  agentLowConfidence,
-  clarification,
-  council,
-  councilOversize,
+  ...CORE_FIXTURES,
+  ...AGENT_FIXTURES,
+  ...INTERRUPT_PROFILE_FIXTURES,
+  ...CONVERSATION_FIXTURES,
 ];
 
 /** Whether the engine supports every node type and graph feature of the workflow. */
