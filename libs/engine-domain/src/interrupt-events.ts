@@ -2,6 +2,7 @@ import type { InterruptKind } from '@openwop/contracts';
 import { approvalActionOf, approvalDecisionOf } from './approval-resume';
 import { decideConversation, initialConversationState } from '@openwop/conversation-domain';
 import { runEventId, type EventWriter } from './event-writer';
+import { lowConfidenceSuspension } from './low-confidence';
 import type { KeyedInterrupt } from './node-context';
 import type { PendingInterrupt } from './run.state';
 
@@ -83,6 +84,7 @@ export function emitSuspension(
     interruptId,
     kind,
     key: request.key,
+    ...lowConfidenceSuspension(kind, request.data, w.state.workflow, nodeId),
   });
   if (kind !== 'conversation.exchange') return open;
   return { ...open, conversation: emitOpened(w, nodeId, request, suspended.eventId) };

@@ -1,3 +1,4 @@
+import { lowConfidenceSuspension } from './low-confidence';
 import { fixture, payloadOf, resume, start, types, workflow } from './test-kit.spec';
 
 const agent = (mockConfidence: unknown) =>
@@ -26,9 +27,17 @@ describe('core.identity as a mock agent: low-confidence escalation', () => {
       agentId: 'core.conformance.low-conf-decider',
       confidence: 0.5,
     });
-    expect(payloadOf(events, 'node.suspended')).toMatchObject({
+    // CP-1: the suspension itself says who escalated and why (agentConfidenceEscalation reads these).
+    expect(payloadOf(events, 'node.suspended')).toEqual({
+      nodeId: 'low-conf-decider',
+      interruptId: expect.any(String),
+      key: expect.any(String),
       reason: 'low-confidence',
       kind: 'low-confidence',
+      agentId: 'core.conformance.low-conf-decider',
+      threshold: 0.7,
+      observed: 0.5,
+      agent: { agentId: 'core.conformance.low-conf-decider', modelClass: 'reasoning' },
     });
     expect(openInterrupt).toMatchObject({
       kind: 'low-confidence',
@@ -92,5 +101,29 @@ describe('core.identity as a mock agent: low-confidence escalation', () => {
     ).toBe('completed');
     const escalated = await start(agent(0.5), { metadata: { configurable: { escalationThreshold: 0.6 } } });
     expect(escalated.openInterrupt).toMatchObject({ data: { threshold: 0.6, observed: 0.5 } });
+    expect(payloadOf(escalated.events, 'node.suspended')).toMatchObject({ threshold: 0.6, observed: 0.5 });
+  });
+});
+
+describe('lowConfidenceSuspension', () => {
+  const wf = workflow([{ id: 'd', typeId: 'core.identity', agent: { agentId: 'core.a', modelClass: 'reasoning' } }, { id: 'plain', typeId: 'core.identity' }]);
+  const data = { agentId: 'core.a', threshold: 0.7, observed: 0.2 };
+
+  it('carries agentId, threshold, observed and the node AgentRef', () => {
+    expect(lowConfidenceSuspension('low-confidence', data, wf, 'd')).toEqual({
+      ...data,
+      agent: { agentId: 'core.a', modelClass: 'reasoning' },
+    });
+  });
+
+  it('names no AgentRef when the node has none, or another agent escalated', () => {
+    expect(lowConfidenceSuspension('low-confidence', data, wf, 'plain')).toEqual(data);
+    expect(lowConfidenceSuspension('low-confidence', { ...data, agentId: 'core.b' }, wf, 'd')).toEqual({ ...data, agentId: 'core.b' });
+  });
+
+  it('adds nothing for other kinds or an incomplete payload', () => {
+    expect(lowConfidenceSuspension('approval', data, wf, 'd')).toEqual({});
+    expect(lowConfidenceSuspension('low-confidence', { agentId: 'core.a', threshold: 0.7 }, wf, 'd')).toEqual({});
+    expect(lowConfidenceSuspension('low-confidence', null, wf, 'd')).toEqual({});
   });
 });
