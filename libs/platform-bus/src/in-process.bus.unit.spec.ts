@@ -73,6 +73,38 @@ describe('InProcessBus specifics', () => {
     expect(bus.broker.topic(topic).partitions.map((p) => p.end)).toEqual(new Array(8).fill(0));
   });
 
+  it('retries a failing onDeadLetter hook before the partition moves on, instead of dropping it', async () => {
+    const topic = uniqueName('hook');
+    const order: string[] = [];
+    let hookCalls = 0;
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await bus.subscribe({
+        group: 'g',
+        topics: [topic],
+        maxAttempts: 1,
+        handler: async (m) => {
+          if (m.value === 'bad') throw new Error('cannot apply');
+          order.push(`handled ${String(m.value)}`);
+        },
+        onDeadLetter: async (m) => {
+          hookCalls += 1;
+          if (hookCalls < 3) throw new Error('database away');
+          order.push(`hook ${String(m.value)}`);
+        },
+      });
+      await bus.publish(topic, [
+        { key: 'run-1', value: 'bad' },
+        { key: 'run-1', value: 'good' },
+      ]);
+      await waitFor(() => order.length === 2, { timeoutMs: 5_000 });
+      expect(order).toEqual(['hook bad', 'handled good']);
+      expect(hookCalls).toBe(3);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
   it('rejects maxAttempts below 1', async () => {
     await expect(
       bus.subscribe({ group: 'g', topics: ['t'], maxAttempts: 0, handler: async () => undefined }),

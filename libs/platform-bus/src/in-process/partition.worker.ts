@@ -1,6 +1,6 @@
 import { inConsumeSpan } from '@openwop/observability';
 import type { IncomingMessage } from '../bus.port';
-import { deliverWithRetries } from '../shared/bounded-retry.policy';
+import { deliverWithRetries, retryWhileAlive } from '../shared/bounded-retry.policy';
 import { deliverBatch } from '../shared/batch-delivery';
 import { describeError, sendToDeadLetter } from '../shared/dead-letter.mapper';
 import { decodeJson } from '../shared/json.codec';
@@ -106,6 +106,7 @@ export class PartitionWorker {
     const message = (attempt: number) => this.toMessage(record, offset, attempt);
     const { group, topic, partition } = this.ctx;
     const span = { system: 'in-process', group, topic, partition, headers: record.headers } as const;
+    let hookUnfinished = false;
     const outcome = await inConsumeSpan(span, async () => {
       const delivered = await deliverWithRetries({
         handler: member.handler,
@@ -115,8 +116,11 @@ export class PartitionWorker {
         ...(member.isTransient ? { isTransient: member.isTransient } : {}),
       });
       if (delivered.kind === 'exhausted' && !member.crashed) {
-        // The in-memory send cannot fail; a failing `onDeadLetter` is reported, and the partition
-        // moves on (there is no broker to redeliver from).
+        // The in-memory send cannot fail. The hook (which may fail the run the message would have
+        // carried forward) is retried while this worker owns the partition: there is no broker to
+        // bring the message back, so giving up would leave that run open. A worker that stops first
+        // leaves the record uncommitted, and the next owner delivers it again, as on Kafka.
+        const hook = member.onDeadLetter;
         await sendToDeadLetter({
           publish: (t, ms) => this.ctx.publish(t, ms),
           deadLetterTopic: member.deadLetterTopic,
@@ -125,14 +129,26 @@ export class PartitionWorker {
           cause: 'exhausted',
           error: delivered.error,
           attempts: delivered.attempts,
-          onDeadLetter: member.onDeadLetter,
-        }).catch((error: unknown) =>
-          console.error(`onDeadLetter of group ${group} failed on ${topic}: ${describeError(error)}`),
-        );
+          onDeadLetter:
+            hook &&
+            (async (m, notice) => {
+              const done = await retryWhileAlive(
+                () => hook(m, notice),
+                () => this.active,
+                (error, tries) => {
+                  if ((tries & (tries - 1)) === 0)
+                    console.error(
+                      `onDeadLetter of group ${group} failed on ${topic} (try ${tries}, retrying): ${describeError(error)}`,
+                    );
+                },
+              );
+              if (!done) hookUnfinished = true;
+            }),
+        });
       }
       return delivered;
     });
-    return member.crashed || outcome.kind === 'abandoned' ? 0 : 1;
+    return member.crashed || hookUnfinished || outcome.kind === 'abandoned' ? 0 : 1;
   }
 
   private toMessage(record: StoredRecord, offset: number, attempt: number): IncomingMessage {

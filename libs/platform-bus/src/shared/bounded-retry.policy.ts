@@ -68,6 +68,29 @@ export async function deliverWithRetries(args: DeliveryArgs): Promise<DeliveryOu
   }
 }
 
+/**
+ * Runs `step` until it succeeds, waiting 50 ms, 100 ms, … (capped at 1 s) between tries, while
+ * `alive()` holds; true when it succeeded, false when the consumer stopped first. For work that must
+ * not be given up while the consumer lives, such as the hook of a message already set aside (on
+ * Kafka such a message comes back; an in-memory log has nobody to redeliver it).
+ */
+export async function retryWhileAlive(
+  step: () => Promise<void>,
+  alive: () => boolean,
+  onFailure: (error: unknown, tries: number) => void,
+): Promise<boolean> {
+  for (let tries = 1; alive(); tries++) {
+    try {
+      await step();
+      return true;
+    } catch (error) {
+      onFailure(error, tries);
+    }
+    await delay(transientBackoffMs(tries));
+  }
+  return false;
+}
+
 /** Validates a subscription's `maxAttempts` (an integer >= 1). */
 export function resolveMaxAttempts(maxAttempts: number | undefined): number {
   const value = maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
