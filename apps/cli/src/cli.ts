@@ -20,10 +20,12 @@ usage: wop <command> [options]
 commands:
   run <file> [--input key=value …]     validate, register and start a workflow (JSON or YAML), follow it to the end
                                        answering approvals, clarifications and conversations at the terminal
-      [--action A] [--feedback T]      answer approvals without asking (accept|reject|refine|edit|ask)
+      [--action A] [--feedback T]      answer approvals without asking (accept|reject|refine|ask; an edit
+                                       needs --value '{"action":"edit-accept","editedArtifactData":…}')
       [--answer id=value …]            answer clarification questions without asking
       [--value JSON]                   answer any interrupt with this resume value
       [--cancel-on-interrupt]          Ctrl+C cancels the run (default: it stays waiting; wop attach resumes it)
+                                       every flag is checked before the first request (a typo starts nothing)
   attach <runId>                       follow a running or waiting run from where it stands (same options as run)
   validate <file>                      validate a workflow file only
   runs ls [--status S] [--workflow W] [--limit N] [--cursor C] [--all]
@@ -39,8 +41,33 @@ options:
   --json           machine-readable output: NDJSON records on stdout (run progress with the runId, listings)
   --no-color       no colours (also off under NO_COLOR or when stdout is not a terminal)
 
-exit codes: 0 ok · 1 run failed or cancelled · 2 usage or validation error · 3 server or API error · 130 interrupted
+input: a terminal, or piped lines (one line per answer or turn; end of input closes a conversation)
+
+exit codes:
+  0    ok
+  1    the run failed or was cancelled
+  2    usage or validation error (nothing was sent)
+  3    server or API error
+  4    input ended while the run waits for an answer (piped stdin ran out); the run stays waiting: wop attach
+  130  interrupted (Ctrl+C); the run stays waiting (wop attach), or is cancelled with --cancel-on-interrupt
 `;
+
+/** Options every command takes. */
+const GLOBAL_OPTIONS = ['url', 'api-key', 'json', 'no-color', 'help', 'version'];
+const ANSWER_OPTIONS = ['action', 'feedback', 'answer', 'value', 'cancel-on-interrupt'];
+
+/** The options (valued or flags) each command takes besides {@link GLOBAL_OPTIONS}; any other is a usage error. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  run: ['input', ...ANSWER_OPTIONS],
+  attach: ANSWER_OPTIONS,
+  validate: [],
+  runs: ['status', 'workflow', 'limit', 'cursor', 'all'],
+  interrupts: ['kind', 'run', 'limit'],
+  resolve: ['action', 'feedback', 'value'],
+  events: ['follow', 'after'],
+  conversations: [],
+  cancel: ['reason'],
+};
 
 const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeValue>>> = {
   run: runCommand,
@@ -71,6 +98,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     }
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command ${name}`);
+    const allowed = new Set([...GLOBAL_OPTIONS, ...(COMMAND_OPTIONS[name] ?? [])]);
+    const stray = [...args.options.keys(), ...args.flags].find((o) => !allowed.has(o));
+    if (stray !== undefined) throw new UsageError(`--${stray} does not apply to wop ${name}`);
     return await command(contextOf(args, out, io));
   } catch (error) {
     return reportError(out, error);

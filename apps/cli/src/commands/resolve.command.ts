@@ -1,9 +1,8 @@
 import type { CliContext } from '../cli.context';
 import { option } from '../util/args.parser';
 import { ExitCode, UsageError, type ExitCodeValue } from '../util/exit-codes';
+import { approvalValueOf } from '../run/approval-actions';
 import { parseJsonOption } from './run.command';
-
-const ACTIONS = new Set(['accept', 'reject', 'refine', 'edit', 'edit-accept', 'ask']);
 
 /**
  * `wop resolve <runId> <nodeId> --action accept|reject|refine|edit|ask [--feedback TEXT] | --value JSON`:
@@ -19,30 +18,13 @@ export async function resolveCommand(ctx: CliContext): Promise<ExitCodeValue> {
       'wop resolve <runId> <nodeId> (--action accept|reject|refine|edit|ask [--feedback TEXT] | --value JSON)',
     );
   }
-  if (action !== undefined && !ACTIONS.has(action))
-    throw new UsageError(`--action must be one of ${[...ACTIONS].join(', ')}`);
   const feedback = option(ctx.args, 'feedback');
-  const value = raw !== undefined ? parseJsonOption('value', raw) : actionValue(action!, feedback);
+  if (feedback !== undefined && action === undefined) throw new UsageError('--feedback goes with --action');
+  const value = raw !== undefined ? parseJsonOption('value', raw) : approvalValueOf(action!, feedback);
   const result = await ctx.client().resolveInterrupt(runId, nodeId, value);
   ctx.out.record({ type: 'resolved', ...result });
   ctx.out.line(`${runId} ${nodeId}: ${result.status}`);
   return ExitCode.ok;
-}
-
-function actionValue(action: string, feedback: string | undefined): unknown {
-  switch (action) {
-    case 'refine':
-      return { action, refineFeedback: { scope: 'whole', text: feedback ?? '' } };
-    case 'ask':
-      return { action, question: feedback ?? '' };
-    case 'edit':
-    case 'edit-accept':
-      throw new UsageError(
-        'an edit needs the edited artifact: --value \'{"action":"edit-accept","editedArtifactData":…}\'',
-      );
-    default:
-      return { action, ...(feedback ? { feedback } : {}) };
-  }
 }
 
 /** `wop cancel <runId> [--reason TEXT]`. */

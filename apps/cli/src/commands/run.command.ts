@@ -4,6 +4,8 @@ import { Interruption } from '../run/interruption';
 import { LineInput } from '../run/line-input';
 import { RunFollower } from '../run/run.follower';
 import type { PresetAnswers } from '../run/interrupt-answers';
+import { approvalValueOf } from '../run/approval-actions';
+import { runStateText, waitingFor } from '../run/run-state';
 import { keyValues, option } from '../util/args.parser';
 import { ExitCode, UsageError, type ExitCodeValue } from '../util/exit-codes';
 import { loadWorkflowFile } from './validate.command';
@@ -15,6 +17,7 @@ import { loadWorkflowFile } from './validate.command';
 export async function runCommand(ctx: CliContext): Promise<ExitCodeValue> {
   const file = ctx.args.positionals[1];
   if (!file) throw new UsageError('wop run <workflow file> [--input key=value …]');
+  // Every flag is checked before the first request: a typo never leaves a run behind.
   const preset = presetOf(ctx);
   const inputs = keyValues(ctx.args, 'input');
   const loaded = loadWorkflowFile(ctx, file);
@@ -32,10 +35,11 @@ export async function runCommand(ctx: CliContext): Promise<ExitCodeValue> {
 export async function attachCommand(ctx: CliContext): Promise<ExitCodeValue> {
   const runId = ctx.args.positionals[1];
   if (!runId) throw new UsageError('wop attach <runId>');
+  const preset = presetOf(ctx);
   const run = await ctx.client().getRun(runId);
-  ctx.out.record({ type: 'run', runId, workflowId: run.workflowId, status: run.status });
-  ctx.out.line(`run ${runId} (workflow ${run.workflowId}) is ${run.status}`);
-  return follow(ctx, runId, presetOf(ctx));
+  ctx.out.record({ type: 'run', runId, workflowId: run.workflowId, status: run.status, ...waitingFor(run) });
+  ctx.out.line(`run ${runId} (workflow ${run.workflowId}) ${runStateText(run)}`);
+  return follow(ctx, runId, preset);
 }
 
 async function follow(ctx: CliContext, runId: string, preset: PresetAnswers): Promise<ExitCodeValue> {
@@ -57,14 +61,21 @@ async function follow(ctx: CliContext, runId: string, preset: PresetAnswers): Pr
   }
 }
 
+/**
+ * The answers given by flags, checked here (before any request): `--action` against the approval
+ * vocabulary, `--feedback` only with it, `--action` and `--value` not both, `--answer` as key=value,
+ * `--value` as JSON.
+ */
 function presetOf(ctx: CliContext): PresetAnswers {
   const action = option(ctx.args, 'action');
   const feedback = option(ctx.args, 'feedback');
   const rawValue = option(ctx.args, 'value');
   const answers = keyValues(ctx.args, 'answer');
+  if (action !== undefined && rawValue !== undefined)
+    throw new UsageError('--action and --value do not go together (--value is the whole resume value)');
+  if (feedback !== undefined && action === undefined) throw new UsageError('--feedback goes with --action');
   return {
-    ...(action ? { action } : {}),
-    ...(feedback ? { feedback } : {}),
+    ...(action !== undefined ? { approval: approvalValueOf(action, feedback) } : {}),
     ...(Object.keys(answers).length ? { answers } : {}),
     ...(rawValue !== undefined ? { value: parseJsonOption('value', rawValue) } : {}),
   };

@@ -35,7 +35,6 @@ export class ConversationSession {
   private readonly opened = new Set<string>();
   /** `conversationId#turnIndex` of turns whose chunks were printed. */
   private readonly streamed = new Set<string>();
-  private midLine = false;
   /** Message ids of the turns typed in this process (an attach shows the others from the log). */
   private readonly sent = new Set<string>();
 
@@ -69,7 +68,7 @@ export class ConversationSession {
   /** A person's turn from the log: shown unless it was typed here (an attach replays the others). */
   onUserTurn(turn: { messageId?: string; content?: unknown }): void {
     if (turn.messageId !== undefined && this.sent.has(turn.messageId)) return;
-    this.endLine();
+    this.out.endLine();
     this.out.line(`> ${contentText(turn.content)}`);
   }
 
@@ -79,15 +78,7 @@ export class ConversationSession {
       this.streamed.add(key);
       this.out.write(this.out.paint('cyan', 'agent: '));
     }
-    if (typeof data.chunk === 'string' && data.chunk !== '') {
-      this.out.write(data.chunk);
-      this.midLine = !data.chunk.endsWith('\n');
-    }
-  }
-
-  private endLine(): void {
-    if (this.midLine) this.out.line();
-    this.midLine = false;
+    if (typeof data.chunk === 'string') this.out.write(data.chunk);
   }
 
   /** An agent turn was recorded: finish its line, then take the person's next turn if it is theirs to give. */
@@ -96,9 +87,8 @@ export class ConversationSession {
     if (!this.streamed.has(key)) {
       this.streamed.add(key);
       this.out.write(`${this.out.paint('cyan', 'agent: ')}${contentText(turn.content)}`);
-      this.midLine = true;
     }
-    this.endLine();
+    this.out.endLine();
     const after = await this.client.getConversation(this.runId, conversationId, {
       after: turn.turnIndex ?? 0,
       limit: 1,

@@ -2,11 +2,13 @@ import { text } from '../util/text';
 import type { Output } from '../util/output';
 import type { LineInput } from './line-input';
 
-/** Answers given on the command line (`--action`, `--feedback`, `--answer`, `--value`), used instead of asking. */
+/** Answers given on the command line, checked when parsed and used instead of asking. */
 export interface PresetAnswers {
-  readonly action?: string;
-  readonly feedback?: string;
+  /** The approval resume value of `--action` (with `--feedback`). */
+  readonly approval?: Record<string, unknown>;
+  /** `--answer id=value`: clarification answers by question id. */
   readonly answers?: Record<string, unknown>;
+  /** `--value JSON`: the resume value of any interrupt. */
   readonly value?: unknown;
 }
 
@@ -36,7 +38,12 @@ export async function answerApproval(
   again = false,
 ): Promise<Answer> {
   const offered = (Array.isArray(data.actions) ? data.actions : ['accept', 'reject']).map(String);
-  if (preset.action) return { value: approvalValue(preset.action, preset.feedback, preset.value) };
+  const given = preset.value ?? preset.approval;
+  if (given !== undefined) {
+    const how = preset.value !== undefined ? '--value' : `--action ${text(preset.approval?.action)}`;
+    if (!again) out.line(`${out.paint('bold', `Approval: ${text(data.title)}`)} ${out.paint('dim', `(answered by ${how})`)}`);
+    return { value: given };
+  }
   if (!again) {
     out.line(out.paint('bold', `Approval: ${text(data.title)}`));
     if (data.description !== undefined) out.line(`  ${text(data.description)}`);
@@ -85,20 +92,6 @@ export async function answerApproval(
   }
 }
 
-function approvalValue(action: string, feedback: string | undefined, value: unknown): unknown {
-  if (value !== undefined) return value;
-  switch (action) {
-    case 'refine':
-      return { action, refineFeedback: { scope: 'whole', text: feedback ?? '' } };
-    case 'ask':
-      return { action, question: feedback ?? '' };
-    case 'edit':
-      return { action: 'edit-accept', editedArtifactData: {} };
-    default:
-      return { action, ...(feedback ? { feedback } : {}) };
-  }
-}
-
 /** Asks each question of a clarification in turn (`--answer id=value` answers without asking). */
 export async function answerClarification(
   data: Record<string, unknown>,
@@ -116,11 +109,12 @@ export async function answerClarification(
   out.line(out.paint('bold', 'Clarification needed:'));
   for (const q of questions) {
     const id = text(q.id);
+    out.line(`  ${text(q.question ?? id)}`);
     if (preset.answers && Object.hasOwn(preset.answers, id)) {
       answers[id] = preset.answers[id];
+      out.line(`${id}> ${text(preset.answers[id])} ${out.paint('dim', '(from --answer)')}`);
       continue;
     }
-    out.line(`  ${text(q.question ?? id)}`);
     const line = await input.ask(`${id}> `, signal);
     if (line === null) return null;
     answers[id] = line;

@@ -53,7 +53,11 @@ export class LineInput {
       });
       this.waiter = undefined;
     }
-    if (signal.aborted) return null;
+    if (signal.aborted) {
+      // Ctrl+C at a terminal: the prompt's line is still open; what is printed next starts below it.
+      if (this.isTTY) this.output.write('\n');
+      return null;
+    }
     const line = this.queue.shift();
     if (line === undefined) {
       if (this.isTTY) this.output.write('\n');

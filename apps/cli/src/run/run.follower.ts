@@ -13,6 +13,7 @@ import {
 import type { Interruption } from './interruption';
 import type { LineInput } from './line-input';
 import { describeEvent } from './run-event.describer';
+import { runStateText, waitingFor } from './run-state';
 
 export interface FollowOptions {
   readonly cancelOnInterrupt: boolean;
@@ -26,6 +27,12 @@ interface EventDoc {
   readonly payload: Record<string, unknown>;
 }
 
+/**
+ * What the follower does after an event: go on, stop (Ctrl+C), or stop because the input ended
+ * while an answer was wanted (piped input ran out: not an interrupt, and not a failure).
+ */
+type Step = 'continue' | 'stop' | 'input-ended';
+
 const TERMINAL: Readonly<Record<string, ExitCodeValue>> = {
   'run.completed': ExitCode.ok,
   'run.failed': ExitCode.runFailed,
@@ -37,7 +44,8 @@ const TERMINAL: Readonly<Record<string, ExitCodeValue>> = {
  * answering what it waits for: approvals, clarifications and other interrupts are asked for (or
  * answered from flags), external events print their token and callback URL, conversation steps
  * open a {@link ConversationSession}. Ctrl+C leaves the run durable (or cancels it with
- * `--cancel-on-interrupt`).
+ * `--cancel-on-interrupt`), exit 130; input that ends where an answer is wanted leaves it waiting,
+ * exit 4.
  */
 export class RunFollower {
   private readonly session: ConversationSession;
@@ -67,9 +75,10 @@ export class RunFollower {
       const terminal = TERMINAL[doc.type];
       if (terminal !== undefined) return this.finish(doc, terminal);
       const step = await this.react(doc);
+      if (step === 'input-ended' && !this.interruption.requested) return this.leave('input-ended');
       if (step === 'stop' || this.interruption.requested) break;
     }
-    if (this.interruption.requested) return this.leave();
+    if (this.interruption.requested) return this.leave('interrupted');
     // The stream ended without a terminal event (it does so only when the run already ended).
     const run = await this.client.getRun(this.runId);
     const code =
@@ -82,7 +91,7 @@ export class RunFollower {
     return code;
   }
 
-  private async react(doc: EventDoc): Promise<'continue' | 'stop'> {
+  private async react(doc: EventDoc): Promise<Step> {
     const p = doc.payload;
     switch (doc.type) {
       case 'ai.message.chunk':
@@ -113,7 +122,7 @@ export class RunFollower {
   }
 
   /** A node waits on an interrupt: answer it when it is still the pending one (an attach replays old ones). */
-  private async onSuspended(doc: EventDoc): Promise<'continue' | 'stop'> {
+  private async onSuspended(doc: EventDoc): Promise<Step> {
     const kind = text(doc.payload.kind);
     if (kind.startsWith('conversation')) return 'continue';
     const interruptId = doc.payload.interruptId;
@@ -129,10 +138,7 @@ export class RunFollower {
     }
     for (let again = false; ; again = true) {
       const answer = await this.ask(kind, data, again);
-      if (answer === null) {
-        this.interruption.request();
-        return 'stop';
-      }
+      if (answer === null) return this.interruption.requested ? 'stop' : 'input-ended';
       try {
         const result = await this.interruption.critical(() =>
           this.client.resolveInterrupt(this.runId, nodeId, answer.value),
@@ -153,7 +159,7 @@ export class RunFollower {
   private hasPreset(kind: string): boolean {
     const p = this.options.preset;
     if (p.value !== undefined) return true;
-    return kind === 'approval' ? p.action !== undefined : false;
+    return kind === 'approval' ? p.approval !== undefined : false;
   }
 
   private ask(kind: string, data: Record<string, unknown>, again: boolean): Promise<Answer> {
@@ -210,20 +216,24 @@ export class RunFollower {
     return code;
   }
 
-  /** Ctrl+C: cancel (`--cancel-on-interrupt`) or leave the run where it stands. */
-  private async leave(): Promise<ExitCodeValue> {
-    if (this.options.cancelOnInterrupt) {
+  /**
+   * Ctrl+C (`interrupted`): cancel (`--cancel-on-interrupt`) or leave the run where it stands, exit
+   * 130. End of input where an answer is wanted (`input-ended`): leave the run waiting, exit 4 (the
+   * run is not cancelled, whatever `--cancel-on-interrupt` says: nobody pressed Ctrl+C).
+   */
+  private async leave(reason: 'interrupted' | 'input-ended'): Promise<ExitCodeValue> {
+    this.out.endLine();
+    if (reason === 'interrupted' && this.options.cancelOnInterrupt) {
       const r = await this.client.cancelRun(this.runId, 'interrupted from wop');
       this.out.line(`run ${this.runId} ${r.status}`);
       this.out.record({ type: 'interrupted', runId: this.runId, status: r.status });
       return ExitCode.interrupted;
     }
     const run = await this.client.getRun(this.runId);
-    this.out.line(
-      `run ${this.runId} is ${run.status}${run.currentNodeId ? ` at step ${run.currentNodeId}` : ''}; continue with: wop attach ${this.runId}`,
-    );
-    this.out.record({ type: 'interrupted', runId: this.runId, status: run.status });
-    return ExitCode.interrupted;
+    const why = reason === 'input-ended' ? 'input ended; ' : '';
+    this.out.line(`${why}run ${this.runId} ${runStateText(run)}; continue with: wop attach ${this.runId}`);
+    this.out.record({ type: reason, runId: this.runId, status: run.status, ...waitingFor(run) });
+    return reason === 'input-ended' ? ExitCode.inputEnded : ExitCode.interrupted;
   }
 }
 

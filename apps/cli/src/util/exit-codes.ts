@@ -7,7 +7,9 @@ export const ExitCode = {
   usage: 2,
   /** The server refused or did not answer. */
   api: 3,
-  /** Ctrl+C (or end of input) while the run waits: it stays durable, `wop attach` resumes it. */
+  /** Input ended where an answer was wanted (piped stdin ran out): the run stays waiting, `wop attach` resumes it. */
+  inputEnded: 4,
+  /** Ctrl+C (SIGINT, SIGTERM) while following: the run stays durable (`wop attach` resumes it) or is cancelled. */
   interrupted: 130,
 } as const;
 

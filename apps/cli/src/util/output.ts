@@ -17,6 +17,8 @@ export type Style = keyof typeof STYLES;
  */
 export class Output {
   readonly color: boolean;
+  /** Whether the last text for people left its line open (a streamed reply, a prompt). */
+  private midLine = false;
 
   constructor(
     readonly json: boolean,
@@ -31,11 +33,19 @@ export class Output {
   /** A line for people. */
   line(text = ''): void {
     (this.json ? this.stderr : this.stdout).write(`${text}\n`);
+    this.midLine = false;
   }
 
   /** Text without a newline (streamed agent replies, prompts). */
   write(text: string): void {
+    if (text === '') return;
     (this.json ? this.stderr : this.stdout).write(text);
+    this.midLine = !text.endsWith('\n');
+  }
+
+  /** Ends the line {@link write} left open, if any, so what follows starts on its own line. */
+  endLine(): void {
+    if (this.midLine) this.line();
   }
 
   /** One NDJSON record (only under `--json`). */
@@ -45,6 +55,7 @@ export class Output {
 
   /** An error line, always to stderr. */
   error(text: string): void {
+    this.endLine();
     this.stderr.write(`${this.paint('red', 'error:')} ${text}\n`);
   }
 
