@@ -327,13 +327,13 @@ describe('runs', () => {
     expect(updates.frames.map((f) => f.event)).toEqual(['run.started', 'run.completed']);
   });
 
-  it('resumes after Last-Event-ID and labels mixed-mode frames with the mode', async () => {
+  it('resumes after Last-Event-ID and names mixed-mode frames by event type (ADR 0022)', async () => {
     const resumed = await readSse(`/v1/runs/${runId}/events?streamMode=debug`, { ...auth(), 'last-event-id': '1' });
     expect(resumed.frames.map((f) => f.id)).toEqual(['2']);
     const pastTheEnd = await readSse(`/v1/runs/${runId}/events?streamMode=debug`, { ...auth(), 'last-event-id': '2' }, 3_000);
     expect(pastTheEnd).toMatchObject({ status: 200, frames: [] });
     const mixed = await readSse(`/v1/runs/${runId}/events?streamMode=updates,messages`, auth());
-    expect(mixed.frames.map((f) => f.event)).toEqual(['updates', 'updates']);
+    expect(mixed.frames.map((f) => f.event)).toEqual(['run.started', 'run.completed']);
   });
 
   it('sends a state.snapshot in values mode', async () => {

@@ -7,6 +7,7 @@ import { RunNotices } from '../runs/run-change.waiter';
 import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { ShutdownSignal } from '../runs/shutdown-signal.service';
 import { snapshotEvent } from './run-events.reader';
+import { frameSinkFor, type SseFrameSink } from './sse-frame.sink';
 import { SseWriter } from './sse.writer';
 import { admittingMode, MESSAGE_CHUNK_EVENT, messageChunkOf, modeAdmits, type StreamMode } from './stream-mode.parser';
 
@@ -19,12 +20,27 @@ const PAGE = 500;
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_RUN_EVENT_TYPES);
 
+/** Events that end a `bufferMs` window at once (stream-modes.md §Aggregation hint: terminal, suspension). */
+function forcesFlush(type: string): boolean {
+  return TERMINAL.has(type) || type === 'node.suspended';
+}
+
+/** What one SSE subscription asked for. */
+export interface StreamRequest {
+  readonly modes: readonly StreamMode[];
+  /** Resume after this sequence (`Last-Event-ID`, else `?after=`, else -1). */
+  readonly after: number;
+  /** `?bufferMs=`: batch window in ms; absent or 0 sends every frame at once. */
+  readonly bufferMs?: number;
+}
+
 /**
  * Serves `GET /v1/runs/{runId}/events` as server-sent events: the backlog after the cursor, then
  * new events as the projector commits them (feed notices, with a re-read every 500 ms as the
  * fallback), a `:keepalive` comment every 15 s, and the end of the response once the run's
  * terminal event was seen. `values` mode sends a `state.snapshot` baseline, then one snapshot
- * after each batch holding an `updates`-tier event.
+ * after each read holding an `updates`-tier event. Frames are named by event type in every mode,
+ * mixed ones included (ADR 0022). With `bufferMs` the frames go out as `event: batch` arrays.
  */
 @Injectable()
 export class RunEventStreamer {
@@ -37,8 +53,9 @@ export class RunEventStreamer {
   ) {}
 
   /** Streams until the run ends, the client leaves or the app shuts down; never rejects. */
-  async stream(res: Response, run: RunRow, modes: readonly StreamMode[], after: number): Promise<void> {
+  async stream(res: Response, run: RunRow, request: StreamRequest): Promise<void> {
     const writer = new SseWriter(res);
+    const sink = frameSinkFor(writer, request.bufferMs);
     const gone = new AbortController();
     const onClose = (): void => gone.abort();
     res.on('close', onClose);
@@ -47,7 +64,8 @@ export class RunEventStreamer {
     const keepalive = setInterval(() => void writer.comment('keepalive'), KEEPALIVE_MS);
     const notices = new RunNotices(this.feed, run.runId);
     try {
-      await this.pump(writer, notices, run, modes, after, signal);
+      await this.pump(writer, sink, notices, run, request, signal);
+      await sink.flush();
     } catch (error) {
       this.logger.error(`SSE stream of run ${run.runId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     } finally {
@@ -58,11 +76,19 @@ export class RunEventStreamer {
     }
   }
 
-  private async pump(writer: SseWriter, notices: RunNotices, run: RunRow, modes: readonly StreamMode[], after: number, signal: AbortSignal): Promise<void> {
+  private async pump(
+    writer: SseWriter,
+    sink: SseFrameSink,
+    notices: RunNotices,
+    run: RunRow,
+    { modes, after }: StreamRequest,
+    signal: AbortSignal,
+  ): Promise<void> {
     const values = modes.includes('values');
     let cursor = after;
     if (values) {
-      await writer.frame({ id: run.lastSequence, event: 'state.snapshot', data: snapshotEvent(run) });
+      const baseline = snapshotEvent(run);
+      await sink.add({ id: run.lastSequence, event: 'state.snapshot', data: baseline }, baseline, isTerminalStatus(run.status));
       cursor = Math.max(cursor, run.lastSequence);
       if (isTerminalStatus(run.status)) return;
     }
@@ -73,7 +99,7 @@ export class RunEventStreamer {
       const batch = await this.runs.eventsAfter(run.runId, cursor, PAGE);
       let terminal = false;
       for (const event of batch) {
-        if (!values) await this.send(writer, event, modes);
+        if (!values) await this.send(sink, event, modes);
         cursor = event.sequence;
         terminal ||= TERMINAL.has(event.type);
       }
@@ -81,22 +107,28 @@ export class RunEventStreamer {
         const current = (await this.runs.findVisible(run.runId, run.tenant)) ?? run;
         cursor = Math.max(cursor, current.lastSequence);
         terminal ||= isTerminalStatus(current.status);
-        await writer.frame({ id: cursor, event: 'state.snapshot', data: snapshotEvent({ ...current, lastSequence: cursor }) });
+        const snapshot = snapshotEvent({ ...current, lastSequence: cursor });
+        await sink.add({ id: cursor, event: 'state.snapshot', data: snapshot }, snapshot, terminal || batch.some((e) => forcesFlush(e.type)));
       }
       if (terminal) return;
+      await sink.flushIfDue();
       if (batch.length === PAGE) continue;
-      await notices.wait(FALLBACK_MS, signal);
+      await notices.wait(Math.min(FALLBACK_MS, sink.msUntilDue() ?? FALLBACK_MS), signal);
     }
   }
 
-  private async send(writer: SseWriter, event: RunEventDoc, modes: readonly StreamMode[]): Promise<void> {
+  private async send(sink: SseFrameSink, event: RunEventDoc, modes: readonly StreamMode[]): Promise<void> {
     const mode = admittingMode(modes, event.type);
     if (mode === undefined) return;
+    const flushNow = forcesFlush(event.type);
     if (mode === 'messages' && event.type === 'output.chunk') {
-      // stream-modes.md §messages: the chunk payload itself, under the `ai.message.chunk` name.
-      await writer.frame({ id: event.sequence, event: modes.length > 1 ? mode : MESSAGE_CHUNK_EVENT, data: messageChunkOf(event) });
+      // stream-modes.md §messages: the chunk payload itself, under the `ai.message.chunk` name; in a
+      // batch, a RunEventDoc of that type carrying it.
+      const chunk = messageChunkOf(event);
+      const doc = { ...event, type: MESSAGE_CHUNK_EVENT, payload: chunk };
+      await sink.add({ id: event.sequence, event: MESSAGE_CHUNK_EVENT, data: chunk }, doc, flushNow);
       return;
     }
-    await writer.frame({ id: event.sequence, event: modes.length > 1 ? mode : event.type, data: event });
+    await sink.add({ id: event.sequence, event: event.type, data: event }, event, flushNow);
   }
 }

@@ -29,7 +29,10 @@ export class RunEventsController {
   @RequireScope('runs:read')
   @ApiProduces('text/event-stream', 'application/json')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event sequence.' })
-  @ApiOkResponse({ description: 'SSE frames `id: <sequence>`, `event: <type>`, `data: <RunEventDoc>`; or JSON `{events, nextAfter, runStatus, isComplete}`.' })
+  @ApiOkResponse({
+    description:
+      'SSE frames `id: <sequence>`, `event: <type>`, `data: <RunEventDoc>` (with `bufferMs`: `event: batch`, `data: [RunEventDoc…]`, `id:` the highest sequence); or JSON `{events, nextAfter, runStatus, isComplete}`.',
+  })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async events(
     @Param('runId') runId: string,
@@ -48,6 +51,10 @@ export class RunEventsController {
       return;
     }
     const run = await this.runs.requireVisible(runId, caller.tenant);
-    await this.streamer.stream(res, run, selection === 'all' ? ['debug'] : selection, after);
+    await this.streamer.stream(res, run, {
+      modes: selection === 'all' ? ['debug'] : selection,
+      after,
+      ...(query.bufferMs !== undefined ? { bufferMs: query.bufferMs } : {}),
+    });
   }
 }

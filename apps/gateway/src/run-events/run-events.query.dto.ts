@@ -3,7 +3,7 @@ import { Allow, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_SEQUENCE } from '@openwop/contracts';
 import { IntQuery } from '../common/int-query.transform';
 
-/** Longest batching hint `bufferMs` (accepted and ignored). */
+/** Longest batching window `bufferMs` (stream-modes.md §Aggregation hint; more is refused, as the OpenAPI maximum says). */
 export const MAX_BUFFER_MS = 5_000;
 
 /** Query of `GET /v1/runs/{runId}/events`. */
@@ -23,7 +23,12 @@ export class RunEventsQueryDto {
   @Allow()
   streamMode?: unknown;
 
-  @ApiPropertyOptional({ description: 'Batching hint (0..5000 ms); accepted and ignored: events are sent unbatched.', minimum: 0, maximum: MAX_BUFFER_MS })
+  @ApiPropertyOptional({
+    description:
+      'SSE batching window (0..5000 ms; 0 = unbatched): frames go out as `event: batch` JSON arrays, at once on a terminal event or a suspension. Ignored by JSON answers.',
+    minimum: 0,
+    maximum: MAX_BUFFER_MS,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()

@@ -106,9 +106,9 @@ export function parseStreamModes(raw: unknown, fallback: StreamMode = DEFAULT_ST
 }
 
 /**
- * The label of the first of `modes` that admits `type`, or `undefined` when none does. A single
- * mode labels frames with the event type; a mixed subscription labels them with the mode
- * (stream-modes.md §Mixed mode).
+ * The first of `modes` that admits `type`, or `undefined` when none does: it decides whether the
+ * event is sent and in which form (`messages` sends an `output.chunk` as `ai.message.chunk`). Frames
+ * are named by event type in mixed subscriptions too, not by this mode (ADR 0022).
  */
 export function admittingMode(modes: readonly StreamMode[], type: string): StreamMode | undefined {
   return modes.find((mode) => modeAdmits(mode, type));

@@ -59,7 +59,7 @@ describe('the mode → event table', () => {
     expect(modeAdmits('values', type)).toBe(updates);
   });
 
-  it('labels an event with the first listed mode that admits it', () => {
+  it('picks the first listed mode that admits an event', () => {
     expect(admittingMode(['messages', 'updates'], 'run.started')).toBe('updates');
     expect(admittingMode(['updates', 'debug'], 'log.appended')).toBe('debug');
     expect(admittingMode(['messages'], 'run.started')).toBeUndefined();
