@@ -10,6 +10,17 @@ export const AGENT_NODE_TYPES = ['agent.conversation', 'agent.dialogue', 'agent.
 /** What an agent replies to call its close tool (it is told so in its system prompt). */
 export const CLOSE_TOOL = '/close';
 
+/** The speaker of an auto-resumed `core.conversationGate` (`mockAutoResume: true`) when it has no roster. */
+export const MOCK_SPEAKER_ID = 'host:conformance-mock';
+
+/** What the mock speaker of an auto-resumed `core.conversationGate` says, its one turn. */
+export const MOCK_TURN_TEXT = 'openwop-conformance mock turn';
+
+/** Whether `node` is a `core.conversationGate` the host resumes by itself (the conformance fixtures' `mockAutoResume`). */
+export function isAutoResumedGate(node: WorkflowNode): boolean {
+  return node.typeId === 'core.conversationGate' && node.config?.mockAutoResume === true;
+}
+
 /** One agent of an agent node, from its config (`agent.conversation`: the node itself). */
 export interface AgentSpec {
   readonly agentId: string;
@@ -46,6 +57,12 @@ export type FollowUp =
 /** The agents of an agent node, in roster order. */
 export function agentsOf(node: WorkflowNode): AgentSpec[] {
   const config = node.config ?? {};
+  if (isAutoResumedGate(node)) {
+    // One scripted speaker: the roster's first member (so the turn passes the roster), else the mock.
+    const roster = Array.isArray(config.participants) ? (config.participants as { agentId?: unknown }[]) : [];
+    const first = typeof roster[0]?.agentId === 'string' ? roster[0].agentId : MOCK_SPEAKER_ID;
+    return [{ agentId: first, script: [MOCK_TURN_TEXT] }];
+  }
   if (node.typeId === 'agent.conversation') {
     return [
       {
@@ -125,6 +142,12 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
       for (const t of [view.first, ...view.window]) if (t.role === 'agent') answers[speakerOf(t)] = t.content;
       Object.assign(answers, view.lastBySpeaker);
       return { kind: 'close', reason: 'council-complete', outcome: { answers } };
+    }
+    case 'core.conversationGate': {
+      // Auto-resumed (conformance): exactly one exchange by the mock speaker, then the host closes.
+      if (!isAutoResumedGate(node)) return undefined;
+      if (last.role !== 'agent') return { kind: 'reply', speakerId: agents[0]!.agentId };
+      return { kind: 'close', reason: 'mock-auto-resume', outcome: { reply: last.content, speakerId: speakerOf(last) } };
     }
     default:
       return undefined;

@@ -59,6 +59,9 @@ export { decideFork, type ForkRun, type ForkedFrom } from './replay';
 export {
   AGENT_NODE_TYPES,
   CLOSE_TOOL,
+  MOCK_SPEAKER_ID,
+  MOCK_TURN_TEXT,
+  isAutoResumedGate,
   agentsOf,
   agentPrompt,
   followUpsOf,
