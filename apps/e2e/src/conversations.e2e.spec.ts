@@ -378,13 +378,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
         }),
       ),
     );
-    expect([oversize.status, oversize.code]).toEqual([422, 'conversation_roster_exceeded']);
+    expect([oversize.status, oversize.code]).toEqual([400, 'validation_error']);
+    expect(oversize.details).toMatchObject({ reason: 'conversation_roster_exceeded', maxParticipants: 8 });
     // The conformance fixture with 64 members is seeded, and refused at run creation; no conversation opens.
     const fixture = await refusal(
       client.createRun({ workflowId: 'conformance-multi-party-council-oversize' }),
     );
-    expect([fixture.status, fixture.code]).toEqual([422, 'conversation_roster_exceeded']);
-    expect(fixture.details).toMatchObject({ participants: 64, maxParticipants: 8 });
+    expect([fixture.status, fixture.code]).toEqual([400, 'validation_error']);
+    expect(fixture.details).toMatchObject({ reason: 'conversation_roster_exceeded', participants: 64, maxParticipants: 8 });
 
     const runId = await start(
       workflow(`conv-${mode}-roster`, {

@@ -48,7 +48,7 @@ export const CONVERSATION_NODE_TYPES: readonly string[] = [
 
 /** A refusal of a workflow this host's conversation capabilities cannot run (registration and run creation). */
 export interface CapabilityRefusal {
-  readonly code: 'capability_required' | 'conversation_roster_exceeded';
+  readonly code: 'capability_required' | 'validation_error';
   readonly message: string;
   readonly details: Record<string, unknown>;
 }
@@ -56,7 +56,8 @@ export interface CapabilityRefusal {
 /**
  * The spec's refusal of a definition that needs a conversation capability this host has off
  * (`capability_required` with `requiredCapability`, rest-endpoints.md) or a roster over
- * `maxParticipants` (`conversation_roster_exceeded`, RFC 0101), or undefined when it may run.
+ * `maxParticipants` (`validation_error`, RFC 0101 §Spec 4 through RFC 0005 §E; `details.reason` is
+ * `conversation_roster_exceeded` and `details.maxParticipants` names the cap), or undefined when it may run.
  */
 export function conversationRefusal(
   definition: {
@@ -68,7 +69,7 @@ export function conversationRefusal(
   },
   limits: ConversationLimits = conversationLimits(),
 ): CapabilityRefusal | undefined {
-  for (const node of definition.nodes ?? []) {
+  for (const [index, node] of (definition.nodes ?? []).entries()) {
     if (!CONVERSATION_NODE_TYPES.includes(node.typeId)) continue;
     const where = { offendingTypeId: node.typeId, nodeId: node.id };
     if (limits.conversationPrimitive === false) {
@@ -88,10 +89,17 @@ export function conversationRefusal(
       };
     }
     if (roster.length > limits.maxParticipants) {
+      const message = `has ${roster.length} members; this host allows at most ${limits.maxParticipants} (multiPartyConversation.maxParticipants)`;
       return {
-        code: 'conversation_roster_exceeded',
+        code: 'validation_error',
         message: `node ${node.id} names ${roster.length} participants; this host allows at most ${limits.maxParticipants}`,
-        details: { nodeId: node.id, participants: roster.length, maxParticipants: limits.maxParticipants },
+        details: {
+          reason: 'conversation_roster_exceeded',
+          nodeId: node.id,
+          participants: roster.length,
+          maxParticipants: limits.maxParticipants,
+          errors: [{ path: `/nodes/${index}/config/participants`, message }],
+        },
       };
     }
   }

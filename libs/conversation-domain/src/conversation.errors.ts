@@ -78,13 +78,22 @@ export class SpeakerNotParticipant extends DomainError {
   }
 }
 
-/** RFC 0101 §Spec 4: a roster larger than the host's `multiPartyConversation.maxParticipants`. */
+/**
+ * RFC 0101 §Spec 4: a roster larger than the host's `multiPartyConversation.maxParticipants`. The
+ * code is `validation_error` (RFC 0101 routes roster refusals through the RFC 0005 §E turn-validation
+ * path; host-sample-test-seams.md names the code); `details.reason` and `details.maxParticipants` say why.
+ */
 export class RosterExceeded extends DomainError {
   constructor(participants: number, maxParticipants: number) {
     super(
-      'conversation_roster_exceeded',
+      'validation_error',
       `The roster has ${participants} participants; this host allows at most ${maxParticipants}.`,
-      { participants, maxParticipants },
+      {
+        reason: 'conversation_roster_exceeded',
+        participants,
+        maxParticipants,
+        errors: [{ path: '/participants', message: `has ${participants} members; at most ${maxParticipants} are allowed` }],
+      },
     );
   }
 }

@@ -173,7 +173,7 @@ describe('conversation decider properties', () => {
     );
   });
 
-  it('a roster opens iff it fits maxParticipants; otherwise conversation_roster_exceeded and nothing is written', () => {
+  it('a roster opens iff it fits maxParticipants; otherwise validation_error naming the cap, and nothing is written', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 2, max: 12 }), (size, max) => {
         const participants = roster(...Array.from({ length: size }, (_, i) => `host:member-${i}`));
@@ -191,7 +191,12 @@ describe('conversation decider properties', () => {
             error = e;
           }
           expect(error).toBeInstanceOf(DomainError);
-          expect((error as DomainError).code).toBe('conversation_roster_exceeded');
+          expect((error as DomainError).code).toBe('validation_error');
+          expect((error as DomainError).details).toMatchObject({
+            reason: 'conversation_roster_exceeded',
+            participants: size,
+            maxParticipants: max,
+          });
         }
       }),
       { numRuns: 200 },

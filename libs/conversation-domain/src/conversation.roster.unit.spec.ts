@@ -35,17 +35,22 @@ describe('multi-party conversation (RFC 0101)', () => {
       });
     });
 
-    it('refuses a roster over maxParticipants with conversation_roster_exceeded, writing nothing', () => {
+    it('refuses a roster over maxParticipants with validation_error naming the cap (RFC 0101 §Spec 4), writing nothing', () => {
       const error = given()
         .when(openCommand({ participants: COUNCIL, maxParticipants: 2 }))
-        .thenRefuses('conversation_roster_exceeded', { participants: 3, maxParticipants: 2 });
+        .thenRefuses('validation_error', {
+          reason: 'conversation_roster_exceeded',
+          participants: 3,
+          maxParticipants: 2,
+          errors: [{ path: '/participants', message: 'has 3 members; at most 2 are allowed' }],
+        });
       expect(error).toBeInstanceOf(RosterExceeded);
     });
 
-    it('refuses the 64-member conformance oversize fixture under a smaller cap (422 in the gateway table)', () => {
+    it('refuses the 64-member conformance oversize fixture under a smaller cap', () => {
       given()
         .when(openCommand({ participants: fixtureRoster(oversizeFixture), maxParticipants: 16 }))
-        .thenRefuses('conversation_roster_exceeded', { participants: 64 });
+        .thenRefuses('validation_error', { reason: 'conversation_roster_exceeded', participants: 64, maxParticipants: 16 });
     });
 
     it('accepts a roster of exactly maxParticipants, or any roster when the host advertises no cap', () => {

@@ -28,7 +28,7 @@ describe('engine-domain and the wire contract stay in step', () => {
     for (const kind of INTERRUPT_KINDS) expect(suspendReason(kind)).toBe(suspendReasonFor(kind));
   });
 
-  it('seeds every fixture, and all fixtures are schema-valid (the oversize council is refused at run creation, by the host limit)', () => {
+  it('seeds every fixture, and all fixtures are schema-valid (the oversize council is refused at run creation, by the host limit, with validation_error naming the cap)', () => {
     expect(SEEDED_FIXTURES.map((f) => f.id).sort()).toEqual(CONFORMANCE_FIXTURES.map((f) => f.id).sort());
     for (const f of CONFORMANCE_FIXTURES) expect(validateWorkflowDefinition(f)).toEqual([]);
     expect(
@@ -36,8 +36,14 @@ describe('engine-domain and the wire contract stay in step', () => {
         CONFORMANCE_FIXTURES.find((f) => f.id === 'conformance-multi-party-council-oversize')!,
       ),
     ).toMatchObject({
-      code: 'conversation_roster_exceeded',
-      details: { participants: 64, maxParticipants: 8 },
+      code: 'validation_error',
+      details: {
+        reason: 'conversation_roster_exceeded',
+        nodeId: 'convo',
+        participants: 64,
+        maxParticipants: 8,
+        errors: [{ path: '/nodes/0/config/participants' }],
+      },
     });
     expect(
       conversationRefusal(CONFORMANCE_FIXTURES.find((f) => f.id === 'conformance-multi-party-council')!),
