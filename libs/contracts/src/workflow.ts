@@ -66,6 +66,7 @@ export const SUPPORTED_NODE_TYPES: readonly string[] = [
   'agent.conversation',
   'agent.dialogue',
   'agent.council',
+  'conformance.requiresMissing',
 ];
 
 /** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */

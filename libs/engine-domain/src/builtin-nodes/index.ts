@@ -10,6 +10,8 @@ import { externalEventNode } from './external-event.node';
 import { failNode } from './fail.node';
 import { identityNode } from './identity.node';
 import { noopNode } from './noop.node';
+import { subWorkflowNode } from './sub-workflow.node';
+import { requiresMissingNode } from './requires-missing.node';
 
 /** The node types the engine ships (contracts' `SUPPORTED_NODE_TYPES` lists the same typeIds). */
 export const BUILTIN_NODES: readonly NodeModule[] = [
@@ -25,6 +27,7 @@ export const BUILTIN_NODES: readonly NodeModule[] = [
   agentConversationNode,
   agentDialogueNode,
   agentCouncilNode,
+  requiresMissingNode,
 ];
 
 export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);
