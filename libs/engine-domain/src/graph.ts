@@ -1,4 +1,5 @@
 import type { TriggerRule, WorkflowDefinition, WorkflowEdge, WorkflowNode } from '@openwop/contracts';
+import { setOwn } from '@openwop/kernel';
 import { entryOf, withEntry, withItem, withoutEntry } from './draft';
 import { edgeKeyOf, graphIndex, NO_INCOMING, outgoingOf } from './graph-index';
 import type { NodeOutputs } from './node';
@@ -157,16 +158,18 @@ function activation(
 }
 
 /**
- * A node's inputs: the run inputs, overlaid with the outputs of its succeeded upstream nodes (edge
- * order), then its own `inputs` ports (`static` values, `variable` run inputs, `connection` outputs).
+ * A node's inputs: the run inputs (a workflow variable the caller left out takes its
+ * `defaultValue`), overlaid with the outputs of its succeeded upstream nodes (edge order), then its
+ * own `inputs` ports (`static` values, `variable` run inputs, `connection` outputs).
  */
 export function nodeInputs(
   workflow: WorkflowDefinition,
   node: WorkflowNode,
-  runInputs: Record<string, unknown>,
+  callerInputs: Record<string, unknown>,
   outputs: Readonly<Record<string, NodeOutputs>>,
   outcomes: Readonly<Record<string, NodeOutcome>>,
 ): Record<string, unknown> {
+  const runInputs = withVariableDefaults(workflow, callerInputs);
   const merged: Record<string, unknown> = { ...runInputs };
   for (const e of graphIndex(workflow).sources.get(node.id) ?? []) {
     if (outcomes[e.sourceNodeId] === 'succeeded') Object.assign(merged, outputs[e.sourceNodeId]);
@@ -186,6 +189,24 @@ export function nodeInputs(
     }
   }
   return merged;
+}
+
+/**
+ * The run inputs with each declared workflow variable (`variables[]`) the caller did not supply set
+ * to its `defaultValue`, when it has one. The recorded inputs (`run.started`) stay the caller's.
+ */
+export function withVariableDefaults(
+  workflow: WorkflowDefinition,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  let merged: Record<string, unknown> | undefined;
+  for (const v of workflow.variables ?? []) {
+    const { name, defaultValue } = (v ?? {}) as { name?: unknown; defaultValue?: unknown };
+    if (typeof name !== 'string' || defaultValue === undefined || Object.hasOwn(inputs, name)) continue;
+    merged ??= { ...inputs };
+    setOwn(merged, name, defaultValue);
+  }
+  return merged ?? inputs;
 }
 
 /** The run's outputs: those of its succeeded sink nodes (no outgoing edges), in declaration order. */
