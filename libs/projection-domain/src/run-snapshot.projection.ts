@@ -9,6 +9,9 @@ export interface RunSnapshot {
   readonly currentNodeId?: string;
   readonly inputs?: Record<string, unknown>;
   readonly outputs?: Record<string, unknown>;
+  /** The caller's inputs, overlaid with the run's outputs once it completed (`run-snapshot.schema.json`). */
+  readonly variables?: Record<string, unknown>;
+  /** `{code, message, details?}` of a failed run (the schema's `error`, closed). */
   readonly error?: unknown;
   /** The interrupt the run waits on, while it waits. */
   readonly interrupt?: PendingInterruptView;
@@ -76,6 +79,7 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
       status: 'running',
       ...(p.owner ? { owner: p.owner } : {}),
       ...(p.inputs ? { inputs: p.inputs } : {}),
+      variables: p.inputs ?? {},
       createdAt: event.timestamp,
       updatedAt: event.timestamp,
       lastSequence: event.sequence,
@@ -104,18 +108,21 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
       return withoutInterrupt(next);
     case 'node.resumed':
       return { ...withoutInterrupt(next), status: 'running' };
-    case 'run.completed':
+    case 'run.completed': {
+      const outputs = (event.payload as { outputs?: Record<string, unknown> }).outputs ?? {};
       return withoutCurrentNode({
         ...next,
         status: 'completed',
-        outputs: (event.payload as { outputs?: Record<string, unknown> }).outputs ?? {},
+        outputs,
+        variables: { ...snapshot.variables, ...outputs },
         completedAt: event.timestamp,
       });
+    }
     case 'run.failed':
       return withoutInterrupt({
         ...next,
         status: 'failed',
-        error: (event.payload as { error?: unknown }).error,
+        error: snapshotError((event.payload as { error?: unknown }).error),
         completedAt: event.timestamp,
       });
     case 'run.cancelled':
@@ -123,6 +130,13 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
     default:
       return next;
   }
+}
+
+/** A run error as the snapshot shows it: `code`, `message` and `details` only (the log keeps `retryable`). */
+function snapshotError(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };
+  return { code, message, ...(details !== undefined ? { details } : {}) };
 }
 
 function withoutCurrentNode(s: RunSnapshot): RunSnapshot {

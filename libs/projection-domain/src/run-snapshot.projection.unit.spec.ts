@@ -26,6 +26,22 @@ describe('run snapshot projection', () => {
     expect(isTerminalStatus(done!.status)).toBe(true);
   });
 
+  it('shows variables: the caller inputs, overlaid with the run outputs once it completed', () => {
+    const started = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf', inputs: { payload: { a: [1] }, keep: 1 } }));
+    expect(started?.variables).toEqual({ payload: { a: [1] }, keep: 1 });
+    const done = evolveRunSnapshot(started, ev(1, 'run.completed', { outputs: { payload: { a: [2] } } }));
+    expect(done?.variables).toEqual({ payload: { a: [2] }, keep: 1 });
+    expect(evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf' }))?.variables).toEqual({});
+  });
+
+  it("shows a failed run's error as {code, message, details?}: the schema's closed shape, without retryable", () => {
+    const started = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf' }));
+    const failed = evolveRunSnapshot(started, ev(1, 'run.failed', { error: { code: 'x', message: 'm', retryable: false } }));
+    expect(failed?.error).toEqual({ code: 'x', message: 'm' });
+    const detailed = evolveRunSnapshot(started, ev(1, 'run.failed', { error: { code: 'x', message: 'm', retryable: true, details: { k: 1 } } }));
+    expect(detailed?.error).toEqual({ code: 'x', message: 'm', details: { k: 1 } });
+  });
+
   it('ignores events before run.started and keeps unknown types as sequence bumps', () => {
     expect(evolveRunSnapshot(null, ev(0, 'node.started'))).toBeNull();
     const s = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf' }));
