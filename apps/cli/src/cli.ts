@@ -46,7 +46,7 @@ input: a terminal, or piped lines (one line per answer or turn; end of input clo
 exit codes:
   0    ok
   1    the run failed or was cancelled
-  2    usage or validation error (nothing was sent)
+  2    usage or validation error (a bad flag or file is refused before anything is sent)
   3    server or API error
   4    input ended while the run waits for an answer (piped stdin ran out); the run stays waiting: wop attach
   130  interrupted (Ctrl+C); the run stays waiting (wop attach), or is cancelled with --cancel-on-interrupt

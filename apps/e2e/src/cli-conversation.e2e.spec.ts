@@ -104,7 +104,10 @@ describe('wop conversations against the embedded host', () => {
     tty.write('\x03');
     expect((await tty.exit).code).toBe(130);
     const runId = runIdOf(tty.stdout());
-    expect(tty.stdout()).toContain(`wop attach ${runId}`);
+    // Named as what it is (its wire status is waiting-approval), on a line of its own below the prompt.
+    expect(tty.stdout()).toMatch(
+      new RegExp(`\\n(\\x1b\\[[0-9;]*[A-Za-z])*run ${runId} waits for a turn in the conversation at step chat; continue with: wop attach ${runId}`),
+    );
     expect((await client.getRun(runId)).status).toBe('waiting-approval');
     const [open] = await client.listConversations(runId);
     expect(open).toMatchObject({ status: 'open' });
@@ -134,7 +137,9 @@ describe('wop conversations against the embedded host', () => {
     first.child.kill('SIGINT');
     expect((await first.exit).code).toBe(130);
     const runId = runIdOf(first.stdout());
-    expect(first.stdout()).toContain(`wop attach ${runId}`);
+    expect(first.stdout()).toContain(
+      `\nrun ${runId} waits for a turn in the conversation at step chat; continue with: wop attach ${runId}`,
+    );
     expect((await client.getRun(runId)).status).toBe('waiting-approval');
     const [open] = await client.listConversations(runId);
     expect(open).toMatchObject({ status: 'open' });
@@ -147,6 +152,9 @@ describe('wop conversations against the embedded host', () => {
 
     const attached = await runWop(['attach', runId], env, '3\n');
     expect({ code: attached.code, stderr: attached.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(attached.stdout).toContain(
+      `run ${runId} (workflow example-conversation) waits for a turn in the conversation at step chat\n`,
+    );
     expect(attached.stdout).toContain(`agent: ${REPLIES[2]}`);
     await expectFinished(runId, ['Lisbon', '3']);
   });

@@ -111,7 +111,33 @@ describe('wop CLI against the embedded host', () => {
       expect((await runWop(['run', APPROVAL, '--bogus'], env)).code).toBe(2);
       const help = await runWop(['--help'], env);
       expect(help.code).toBe(0);
-      expect(help.stdout).toContain('exit codes: 0 ok');
+      expect(help.stdout).toContain('exit codes:\n  0    ok\n');
+      expect(help.stdout).toContain('\n  4    input ended while the run waits for an answer');
+      expect(help.stdout).toContain('\n  130  interrupted (Ctrl+C)');
+    });
+
+    it('refuses a misspelt --action before anything reaches the server: no workflow, no run', async () => {
+      const file = join(dir, 'typo.yaml');
+      writeFileSync(
+        file,
+        [
+          'id: cli-typo',
+          'name: Typo',
+          'version: "1"',
+          'nodes:',
+          '  - id: review',
+          '    typeId: core.approvalGate',
+          '    config: { title: T, artifactType: t, artifactData: {}, actions: [accept, reject] }',
+          'edges: []',
+          '',
+        ].join('\n'),
+      );
+      const r = await runWop(['run', file, '--action', 'acept'], env);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('--action "acept" is not an approval action');
+      await expect(client.getWorkflow('cli-typo')).rejects.toMatchObject({ status: 404 });
+      expect((await client.listRuns({ workflowId: 'cli-typo' })).runs).toEqual([]);
     });
 
     it('refuses to run an invalid file before anything reaches the server', async () => {
@@ -178,6 +204,10 @@ describe('wop CLI against the embedded host', () => {
         env,
       );
       expect(r.code).toBe(0);
+      // The questions are shown with the answers the flags gave, not a bare heading.
+      expect(r.stdout).toContain(
+        'Clarification needed:\n  Which city?\ncity> Lisbon (from --answer)\n  How many days?\ndays> 3 (from --answer)\n',
+      );
       const runId = runIdOf(r.stdout);
       const events = await client.listEvents(runId);
       expect(events.find((e) => e.type === 'run.started')?.payload).toMatchObject({
@@ -200,18 +230,20 @@ describe('wop CLI against the embedded host', () => {
       });
     });
 
-    it('at end of input leaves the waiting run durable (exit 130); wop attach picks it up and finishes it', async () => {
-      const r = await runWop(['run', APPROVAL], env, '');
-      expect(r.code).toBe(130);
+    it('at end of input leaves the waiting run durable (exit 4, not Ctrl+C\'s 130); wop attach picks it up and finishes it', async () => {
+      const r = await runWop(['run', APPROVAL, '--cancel-on-interrupt'], env, '');
+      expect(r.code).toBe(4);
       const runId = runIdOf(r.stdout);
-      expect(r.stdout).toContain(`wop attach ${runId}`);
+      expect(r.stdout).toContain(
+        `input ended; run ${runId} waits for an approval at step review; continue with: wop attach ${runId}`,
+      );
       expect(await client.getRun(runId)).toMatchObject({
         status: 'waiting-approval',
         currentNodeId: 'review',
       });
       const attached = await runWop(['attach', runId], env, 'a\n');
       expect({ code: attached.code, stderr: attached.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(attached.stdout).toContain(`run ${runId} (workflow example-approval) is waiting-approval`);
+      expect(attached.stdout).toContain(`run ${runId} (workflow example-approval) waits for an approval at step review`);
       expect(attached.stdout).toContain('✔ run completed');
       await status(runId, 'completed');
     });
@@ -268,8 +300,14 @@ describe('wop CLI against the embedded host', () => {
   describe('listings and single commands', () => {
     it('wop interrupts, wop resolve, wop runs ls and wop events, with --json', async () => {
       const left = await runWop(['run', APPROVAL, '--json'], env, '');
-      expect(left.code).toBe(130);
+      expect(left.code).toBe(4);
       const runId = records(left.stdout)[0]!.runId as string;
+      expect(records(left.stdout).pop()).toEqual({
+        type: 'input-ended',
+        runId,
+        status: 'waiting-approval',
+        waitingFor: 'approval',
+      });
 
       const pending = await runWop(['interrupts', '--kind', 'approval', '--json'], env);
       expect(pending.code).toBe(0);
