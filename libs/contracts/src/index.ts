@@ -176,3 +176,11 @@ export {
   type RunControlResult,
 } from './run-timers';
 export { isDelayMs } from './workflow';
+export {
+  messagesChannel,
+  runChannels,
+  MESSAGES_CHANNEL,
+  type ChannelMessage,
+  type RecordedConversation,
+  type RecordedTurn,
+} from './messages-channel';

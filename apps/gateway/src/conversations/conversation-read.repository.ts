@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
+import type { RecordedConversation, RecordedTurn } from '@openwop/contracts';
 import { ApiError } from '../common/api.error';
 
 /** One conversation of a run, as `GET /v1/runs/{runId}/conversations` lists it. */
@@ -87,6 +88,27 @@ export class ConversationReadRepository {
     );
     if (!rows[0]) throw ApiError.notFound(`Conversation ${conversationId} not found in run ${runId}.`);
     return summaryOf(rows[0]);
+  }
+
+  /**
+   * Every recorded turn of every conversation of the run (what the `messages` channel folds), grouped
+   * by conversation. Bound to the caller's tenant like every lookup here.
+   */
+  async recordedForRun(runId: string, tenant: string): Promise<RecordedConversation[]> {
+    const rows = await this.ds.query<(TurnRow & { conversation_id: string; node_id: string })[]>(
+      `SELECT c.conversation_id, c.node_id, t.turn_index, t.message_id, t.role, t.from_id, t.speaker_id, t.to_id,
+              t.group_id, t.agent, t.content, t.ts::text AS ts
+       FROM conversations c JOIN conversation_turns t ON t.conversation_id = c.conversation_id
+       WHERE c.run_id = $1 AND c.tenant = $2 ORDER BY c.conversation_id, t.turn_index`,
+      [runId, tenant],
+    );
+    const byId = new Map<string, { conversationId: string; nodeId: string; turns: RecordedTurn[] }>();
+    for (const r of rows) {
+      let c = byId.get(r.conversation_id);
+      if (!c) byId.set(r.conversation_id, (c = { conversationId: r.conversation_id, nodeId: r.node_id, turns: [] }));
+      c.turns.push(turnOf(r) as RecordedTurn);
+    }
+    return [...byId.values()];
   }
 
   /** Up to `limit` turns with `turnIndex > after`, in turn order. */
