@@ -10,7 +10,6 @@ import { externalEventNode } from './external-event.node';
 import { failNode } from './fail.node';
 import { identityNode } from './identity.node';
 import { noopNode } from './noop.node';
-import { subWorkflowNode } from './sub-workflow.node';
 import { requiresMissingNode } from './requires-missing.node';
 
 /** The node types the engine ships (contracts' `SUPPORTED_NODE_TYPES` lists the same typeIds). */
