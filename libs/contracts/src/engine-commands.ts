@@ -60,6 +60,8 @@ export class ResumeRunData {
 export class CancelRunEngineData {
   @IsString() @Length(1, 128) runId!: string;
   @IsOptional() @IsString() reason?: string;
+  /** The parent run whose cancel cascades to this one (`run.cancelled.parentRunId`); absent for a direct cancel. */
+  @IsOptional() @IsString() @Length(1, 128) parentRunId?: string;
 }
 
 /**

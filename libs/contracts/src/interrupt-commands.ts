@@ -43,6 +43,8 @@ export class ResolveInterruptData {
 export class CancelRunData {
   @IsString() @Length(1, 128) runId!: string;
   @IsOptional() @IsString() @Length(0, 1000) reason?: string;
+  /** Set by the engine when a parent run's cancel cascades to this (child) run; never by the gateway. */
+  @IsOptional() @IsString() @Length(1, 128) parentRunId?: string;
 }
 
 /** `interrupt.expire`: the durable timer fired for an interrupt's deadline. */

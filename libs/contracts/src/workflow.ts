@@ -67,6 +67,7 @@ export const SUPPORTED_NODE_TYPES: readonly string[] = [
   'agent.dialogue',
   'agent.council',
   'conformance.requiresMissing',
+  'core.subWorkflow',
 ];
 
 /** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */

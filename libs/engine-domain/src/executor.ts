@@ -5,6 +5,7 @@ import { failureHandled, nodeInputs, runOutputs } from './graph';
 import { graphIndex } from './graph-index';
 import { emitSuspension, type OpenInterruptRequest } from './interrupt-events';
 import { emitTimerScheduled } from './timer-events';
+import { emitChildStarted } from './child-runs';
 import {
   HOST_PROVIDED_CAPABILITIES,
   InterruptCancelledError,
@@ -13,7 +14,7 @@ import {
   type NodeContext,
   type NodeModule,
 } from './node';
-import { createNodeContext, SuspendSignal, type ExecutionRecord } from './node-context';
+import { ChildSignal, createNodeContext, SuspendSignal, type ExecutionRecord } from './node-context';
 import type { RunRecord } from './run.state';
 
 /** The node types an engine executes, by typeId. */
@@ -50,8 +51,8 @@ export async function drive(
     if (pause) await pause;
     const s = w.state;
     if (s.status !== 'running') return undefined;
-    // Waiting on a durable timer, or paused by an operator: nothing executes until that ends.
-    if (s.timer || s.paused) return undefined;
+    // Waiting on a durable timer or a child run, or paused by an operator: nothing executes until that ends.
+    if (s.timer || s.child || s.paused) return undefined;
     if (s.active) {
       const opened = await executeNode(w, nodes, s.active.nodeId, expectKey);
       expectKey = undefined;
@@ -137,6 +138,7 @@ async function executeNode(
   if (record.invalid) return fail(w, node, errorOf(record.invalid));
   if (record.suspended) return emitSuspension(w, node.id, record.suspended);
   if (record.timer) return emitTimerScheduled(w, node.id, record.timer);
+  if (record.child) return emitChildStarted(w, node.id, record.child);
   if (threw) return fail(w, node, errorOf(thrown));
   if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs)) {
     return fail(w, node, {
@@ -203,7 +205,7 @@ function errorOf(e: unknown): RunError {
     return { code: 'interrupt_timeout', message: e.message, retryable: false };
   if (e instanceof InterruptCancelledError)
     return { code: 'interrupt_cancelled', message: e.message, retryable: false };
-  if (e instanceof SuspendSignal)
+  if (e instanceof SuspendSignal || e instanceof ChildSignal)
     return { code: 'node_error', message: 'unexpected suspension', retryable: false };
   const message = e instanceof Error && e.message ? e.message : String(e) || 'node failed';
   return { code: 'node_error', message, retryable: false };

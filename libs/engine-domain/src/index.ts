@@ -21,6 +21,8 @@ export {
   type FireTimer,
   type PauseRun,
   type UnpauseRun,
+  type ChildRunChanged,
+  type ChildStart,
 } from './run.decider';
 export {
   evolveRun,
@@ -36,6 +38,15 @@ export {
   type RunStatus,
 } from './run.state';
 export { runEventId } from './event-writer';
+export {
+  CHILD_ENDED,
+  CHILD_STARTED,
+  childRunIdFor,
+  type ChildRunChange,
+  type ChildRunOutcome,
+  type ParentLink,
+  type PendingChild,
+} from './child-runs';
 export { setDecisionCheckpoint, type DecisionCheckpoint } from './draft';
 export { createNodeRegistry, type NodeRegistry, type RunError } from './executor';
 export { type OpenInterruptRequest } from './interrupt-events';

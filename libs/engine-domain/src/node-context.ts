@@ -1,11 +1,13 @@
 import { isDelayMs, MAX_DELAY_MS, type WorkflowNode } from '@openwop/contracts';
 import { ownValue } from '@openwop/kernel';
+import { childRunIdFor, type ChildRunOutcome } from './child-runs';
 import { assertInterruptPayload, fromSuspendRequest } from './interrupt-payload';
 import {
   InterruptCancelledError,
   InterruptTimeoutError,
   NODE_EMITTABLE_EVENTS,
   NodeError,
+  type ChildRunRequest,
   type InterruptRequest,
   type NodeContext,
   type NodeEmittableEvent,
@@ -33,6 +35,8 @@ export interface ExecutionRecord {
   suspended?: KeyedInterrupt;
   /** The durable timer that paused the node (`ctx.sleep`), even if the node swallowed the signal. */
   timer?: { readonly key: string; readonly delayMs: number };
+  /** The child run that paused the node (`ctx.startChild`), even if the node swallowed the signal. */
+  child?: { readonly runId: string; readonly workflowId: string; readonly inputs: Record<string, unknown> };
   /** A malformed interrupt payload, even if the node swallowed the error. */
   invalid?: NodeError;
   /** Keys whose recorded resolution the execution consumed. */
@@ -49,6 +53,17 @@ export class SleepSignal extends Error {
   constructor(readonly key: string) {
     super(`node waits on timer ${key}`);
     this.name = 'SleepSignal';
+  }
+}
+
+/**
+ * Thrown by `ctx.startChild` to pause the node until its child run ends; the executor records the child.
+ * @internal
+ */
+export class ChildSignal extends Error {
+  constructor(readonly childRunId: string) {
+    super(`node waits on child run ${childRunId}`);
+    this.name = 'ChildSignal';
   }
 }
 
@@ -120,6 +135,26 @@ export function createNodeContext(args: {
     record.timer = { key, delayMs };
     throw new SleepSignal(key);
   };
+  let children = 0;
+  const startChild = async (request: ChildRunRequest): Promise<ChildRunOutcome> => {
+    if (record.suspended) throw new SuspendSignal(record.suspended);
+    if (record.timer) throw new SleepSignal(record.timer.key);
+    if (record.child) throw new ChildSignal(record.child.runId);
+    const runId = childRunIdFor(run.runId, node.id, args.visit, children++);
+    const ended = ownValue(run.resolutions, runId);
+    if (ended && 'value' in ended) {
+      record.consumedKeys.push(runId);
+      return ended.value as ChildRunOutcome;
+    }
+    if (run.status === 'cancelled') throw new InterruptCancelledError(runId);
+    if (typeof request.workflowId !== 'string' || request.workflowId === '') {
+      const invalid = new NodeError('validation_error', 'startChild needs a workflowId');
+      record.invalid ??= invalid;
+      throw invalid;
+    }
+    record.child = { runId, workflowId: request.workflowId, inputs: request.inputs ?? {} };
+    throw new ChildSignal(runId);
+  };
   return {
     runId: run.runId,
     nodeId: node.id,
@@ -131,6 +166,7 @@ export function createNodeContext(args: {
     interrupt,
     suspend: (payload) => interrupt(fromSuspendRequest(payload)),
     sleep,
+    startChild,
     emit(type, payload) {
       if (!emittable.includes(type))
         throw new NodeError('validation_error', `a node may not emit ${String(type)}`);

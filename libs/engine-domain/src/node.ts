@@ -1,4 +1,13 @@
 import type { InterruptKind, RunEventType, WorkflowNode } from '@openwop/contracts';
+import type { ChildRunOutcome } from './child-runs';
+
+export type { ChildRunOutcome } from './child-runs';
+
+/** What `ctx.startChild()` takes: the workflow the child runs and its inputs. */
+export interface ChildRunRequest {
+  readonly workflowId: string;
+  readonly inputs?: Record<string, unknown>;
+}
 
 /** Outputs of a node: a JSON object keyed by output port. */
 export type NodeOutputs = Record<string, unknown>;
@@ -116,6 +125,16 @@ export interface NodeContext<TConfig = Record<string, unknown>> {
    * @throws {@link NodeError} `validation_error` unless `delayMs` is an integer from 0 to `MAX_DELAY_MS`.
    */
   sleep(delayMs: number): Promise<void>;
+  /**
+   * Starts a child run of `workflowId` (same tenant) with `inputs` and waits until it ends, then
+   * returns how it ended. The parent stays `running` meanwhile (it shows the child's `waiting-*`
+   * while the child waits on an interrupt); cancelling the parent cancels the child. The child's
+   * run id is derived from this call, and like an interrupt the wait travels as an exception:
+   * do not swallow it.
+   *
+   * @throws {@link InterruptCancelledError} when the run was cancelled while it waited on the child.
+   */
+  startChild(request: ChildRunRequest): Promise<ChildRunOutcome>;
   /** Appends a node-scoped event to the run log; on re-execution, events already written are not written again. */
   emit(type: NodeEmittableEvent, payload: Record<string, unknown>): void;
 }

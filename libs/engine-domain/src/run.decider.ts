@@ -5,7 +5,8 @@ import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
 import { drive, reenterCancelled, type NodeRegistry, type RunError } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
-import { newRunRecord, type RunOptions, type RunState } from './run.state';
+import { CHILD_STARTED, childRecordOf, emitChildChange, type ChildRunChange, type ParentLink, type PendingChild } from './child-runs';
+import { newRunRecord, type RunOptions, type RunRecord, type RunState } from './run.state';
 import { emitTimerFired } from './timer-events';
 
 /** Who asked, and when: command inputs the decider must not read from the environment. */
@@ -24,6 +25,16 @@ export interface StartRun {
   readonly inputs: Record<string, unknown>;
   /** `run.start` metadata; `metadata.configurable` carries `RunOptions.configurable`. */
   readonly metadata?: Record<string, unknown>;
+  /** Set when a parent run's node started this run (`ctx.startChild`). */
+  readonly parent?: ParentLink;
+  readonly context: CommandContext;
+}
+
+/** A child run this run waits on changed status (it waits on an interrupt, goes on, or ended). */
+export interface ChildRunChanged {
+  readonly type: 'ChildRunChanged';
+  readonly runId: string;
+  readonly change: ChildRunChange;
   readonly context: CommandContext;
 }
 
@@ -44,6 +55,8 @@ export interface CancelRun {
   readonly type: 'CancelRun';
   readonly runId: string;
   readonly reason?: string;
+  /** The parent run whose cancel cascades to this one (`run.cancelled.parentRunId`). */
+  readonly parentRunId?: string;
   readonly context: CommandContext;
 }
 
@@ -113,7 +126,13 @@ export type RunCommand =
   | AppendOutput
   | FireTimer
   | PauseRun
-  | UnpauseRun;
+  | UnpauseRun
+  | ChildRunChanged;
+
+/** A child run to start (its `run.start`), as a decision asks the host. */
+export interface ChildStart extends Omit<PendingChild, 'waiting'> {
+  readonly parent: ParentLink;
+}
 
 /**
  * The events a command decided, the state after them, the interrupt to open if the run suspended,
@@ -124,6 +143,10 @@ export interface RunDecision {
   readonly state: RunState;
   readonly openInterrupt?: OpenInterruptRequest;
   readonly followUps?: readonly FollowUp[];
+  /** The child run a node started in this decision: the host sends its `run.start`. */
+  readonly startChild?: ChildStart;
+  /** The child run to cancel because this run was cancelled (`reason: parent-cancelled`). */
+  readonly cancelChild?: { readonly runId: string; readonly parentRunId: string };
 }
 
 /** Run already exists: the command is refused, nothing is written. */
@@ -196,6 +219,8 @@ export async function decideRun(
       return pauseRun(command, state);
     case 'UnpauseRun':
       return unpauseRun(command, state, nodes);
+    case 'ChildRunChanged':
+      return childRunChanged(command, state, nodes);
     default:
       return assertNever(command, 'run command');
   }
@@ -222,6 +247,7 @@ async function startRun(command: StartRun, state: RunState, nodes: NodeRegistry)
     options: runOptions(command.metadata),
     tenant: context.tenant,
     principal: context.principal,
+    ...(command.parent ? { parent: command.parent } : {}),
   });
   const w = new EventWriter(record, context.commandId, context.now);
   w.emit('run.started', undefined, {
@@ -267,8 +293,28 @@ async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistr
       ...(state.pending ? { interruptId: state.pending.interruptId } : {}),
     });
   }
-  w.emit('run.cancelled', undefined, { reason, cancelledBy: command.context.principal });
-  return decision(w, undefined);
+  const child = state.child;
+  w.emit('run.cancelled', undefined, {
+    reason,
+    cancelledBy: command.context.principal,
+    ...(command.parentRunId !== undefined ? { parentRunId: command.parentRunId } : {}),
+  });
+  // The child this run waited on is cancelled too (interrupt-profiles.md §cascade-cancel).
+  const cancelChild = child ? { runId: child.runId, parentRunId: state.runId } : undefined;
+  return { ...decision(w, undefined), ...(cancelChild ? { cancelChild } : {}) };
+}
+
+/**
+ * The child run the run waits on changed: its wait shows on the parent's node; when it ended, its
+ * outcome is recorded and the node re-executes (its `ctx.startChild` returns the outcome). A change
+ * of a child the run no longer waits on (it was cancelled, a duplicate) changes nothing.
+ */
+async function childRunChanged(command: ChildRunChanged, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
+  if (state.status !== 'running' || state.child?.runId !== command.change.childRunId) return { events: [], state };
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  if (emitChildChange(w, state.child, command.change) !== 'ended') return decision(w, undefined);
+  const openInterrupt = await drive(w, nodes, state.child.runId);
+  return decision(w, openInterrupt);
 }
 
 /**
@@ -387,17 +433,35 @@ export function publicRunStatus(state: RunState): string {
   if (state.status === 'none') return 'unknown';
   if (state.paused) return 'paused';
   if (state.status === 'suspended' && state.pending) return waitingStatusFor(state.pending.kind);
+  if (state.status === 'running' && state.child?.waiting) return waitingStatusFor(state.child.waiting);
   return state.status;
 }
 
 function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefined): RunDecision {
   const state = w.result();
   const followUps = state.status === 'none' ? [] : followUpsOf(state, w.events, w.now);
+  const startChild = state.status === 'none' ? undefined : childStartedIn(state, w.events);
   return {
     events: w.events,
     state,
     ...(openInterrupt ? { openInterrupt } : {}),
     ...(followUps.length ? { followUps } : {}),
+    ...(startChild ? { startChild } : {}),
+  };
+}
+
+/** The child a node started among `events` (the run then waits on it), or `undefined`. */
+function childStartedIn(state: RunRecord, events: readonly RunEventDoc[]): ChildStart | undefined {
+  const child = state.child;
+  if (!child) return undefined;
+  const started = events.some((e) => childRecordOf(e)?.event === CHILD_STARTED && childRecordOf(e)?.childRunId === child.runId);
+  if (!started) return undefined;
+  return {
+    nodeId: child.nodeId,
+    runId: child.runId,
+    workflowId: child.workflowId,
+    inputs: child.inputs,
+    parent: { runId: state.runId, nodeId: child.nodeId },
   };
 }
 

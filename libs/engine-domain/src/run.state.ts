@@ -1,5 +1,6 @@
 import { TIMER_FIRED, timerRecordOf, type InterruptKind, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
 import { ownValue } from '@openwop/kernel';
+import { CHILD_ENDED, childRecordOf, type ParentLink, type PendingChild } from './child-runs';
 import { evolveConversations, type ConversationView } from './conversation-view';
 import { withEntry, withoutEntry, withoutFirst } from './draft';
 import { entryNodes, propagate } from './graph';
@@ -91,6 +92,10 @@ export interface RunRecord {
   readonly active?: ActiveNode;
   /** The durable timer the active node waits on. */
   readonly timer?: PendingTimer;
+  /** The child run the active node waits on (`ctx.startChild`): nothing executes until it ends. */
+  readonly child?: PendingChild;
+  /** Set on a child run: the parent run and node that wait on it. */
+  readonly parent?: ParentLink;
   /** Set while an operator has the run paused. */
   readonly paused?: RunPause;
   /** Interrupts requested so far in the run; the next interruptId ends with this number. */
@@ -114,8 +119,10 @@ export function newRunRecord(init: {
   options: RunOptions;
   tenant: string;
   principal: string;
+  parent?: ParentLink;
 }): RunRecord {
   return {
+    ...(init.parent ? { parent: init.parent } : {}),
     status: 'running',
     runId: init.runId,
     workflowId: init.workflow.id,
@@ -170,6 +177,8 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
     case 'interrupt.requested':
       return { ...s, pending: pendingOf(nodeId, p), interruptCounter: s.interruptCounter + 1 };
     case 'node.suspended':
+      // The node waits on its child's interrupt: the run stays running, it only shows the child's wait.
+      if (s.child && p.childRunId === s.child.runId) return { ...s, child: { ...s.child, waiting: p.kind as InterruptKind } };
       return { ...s, status: 'suspended' };
     case 'interrupt.resolved': {
       const resolution: Resolution =
@@ -177,10 +186,15 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       const { pending: _resolved, ...rest } = s;
       return { ...rest, resolutions: { ...s.resolutions, [String(p.key)]: resolution } };
     }
-    case 'node.resumed':
+    case 'node.resumed': {
+      if (s.child && p.childRunId === s.child.runId) {
+        const { waiting: _w, ...child } = s.child;
+        return { ...s, child };
+      }
       return { ...s, status: 'running' };
+    }
     case 'node.cancelled': {
-      const { pending: _p, active: _a, timer: _t, ...rest } = s;
+      const { pending: _p, active: _a, timer: _t, child: _c, ...rest } = s;
       return rest;
     }
     case 'run.completed':
@@ -211,6 +225,8 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
     default: {
       const timer = timerRecordOf(event);
       if (timer) return evolveTimer(s, nodeId, timer);
+      const child = childRecordOf(event);
+      if (child) return evolveChild(s, nodeId, child);
       // Only the node's own emits count (they are written while it runs); `output.chunk`s appended
       // for its open conversation while it is suspended (AppendOutput) must not hide its next emits.
       if (
@@ -238,9 +254,24 @@ function evolveTimer(s: RunRecord, nodeId: string, timer: NonNullable<ReturnType
   };
 }
 
-/** A run that ended waits on nothing: no timer, no pause. */
+/**
+ * A child record: started sets the run's child; ended clears it and records the child's outcome
+ * under the child's run id (a keyed result, like an interrupt's), which `ctx.startChild` returns.
+ */
+function evolveChild(s: RunRecord, nodeId: string, f: Record<string, unknown>): RunRecord {
+  const childRunId = String(f.childRunId);
+  if (f.event === CHILD_ENDED) {
+    const { child: _ended, ...rest } = s;
+    const { event: _e, ...outcome } = f;
+    return { ...rest, resolutions: { ...s.resolutions, [childRunId]: { value: outcome } } };
+  }
+  const inputs = typeof f.inputs === 'object' && f.inputs !== null ? (f.inputs as Record<string, unknown>) : {};
+  return { ...s, child: { nodeId, runId: childRunId, workflowId: String(f.workflowId), inputs } };
+}
+
+/** A run that ended waits on nothing: no timer, no child, no pause. */
 function settled(s: RunRecord): RunRecord {
-  const { timer: _t, paused: _p, ...rest } = s;
+  const { timer: _t, paused: _p, child: _c, ...rest } = s;
   return rest;
 }
 

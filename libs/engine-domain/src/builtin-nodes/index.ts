@@ -10,6 +10,7 @@ import { externalEventNode } from './external-event.node';
 import { failNode } from './fail.node';
 import { identityNode } from './identity.node';
 import { noopNode } from './noop.node';
+import { subWorkflowNode } from './sub-workflow.node';
 import { requiresMissingNode } from './requires-missing.node';
 
 /** The node types the engine ships (contracts' `SUPPORTED_NODE_TYPES` lists the same typeIds). */
@@ -27,6 +28,7 @@ export const BUILTIN_NODES: readonly NodeModule[] = [
   agentDialogueNode,
   agentCouncilNode,
   requiresMissingNode,
+  subWorkflowNode,
 ];
 
 export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);
