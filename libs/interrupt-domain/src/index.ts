@@ -36,12 +36,14 @@ export {
   InterruptNotFound,
   InterruptAlreadyResolved,
   InterruptCancelled,
+  InterruptGone,
+  BearerResolutionRequired,
   InvalidResumeValue,
   CorrelationMismatch,
   type Violation,
 } from './interrupt.errors';
-export { decideInterrupt } from './interrupt.decider';
+export { decideInterrupt, requiresBearer } from './interrupt.decider';
 export { resumeDecisionOf, TIMEOUT_PRINCIPAL } from './resume-decision';
 export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from './approval/approval-gate';
-export { quorumCloses, sideOf } from './approval/approval-quorum.policy';
+export { majorityRejections, quorumCloses, sideOf } from './approval/approval-quorum.policy';
 export { type ApprovalGateResume } from './approval/approval.resolution';

@@ -45,6 +45,8 @@ export interface ResolveInterrupt {
   /** Set by the signed-token surface, whose token names one interrupt. */
   readonly interruptId?: string;
   readonly resumeValue: unknown;
+  /** The surface the answer came through; `token` is refused by an interrupt that requires a bearer. */
+  readonly via?: 'api' | 'token' | 'legacy-approvals' | 'agent';
   readonly context: CommandContext;
 }
 
@@ -59,6 +61,8 @@ export interface ExpireInterrupt {
 export interface CancelInterrupt {
   readonly type: 'CancelInterrupt';
   readonly reason?: string;
+  /** Set when the cancel cascades from this parent run (the interrupt is then gone, not just cancelled). */
+  readonly parentRunId?: string;
   readonly context: CommandContext;
 }
 

@@ -11,8 +11,10 @@ import type {
   ResolveInterrupt,
 } from './interrupt.commands';
 import {
+  BearerResolutionRequired,
   InterruptAlreadyResolved,
   InterruptCancelled,
+  InterruptGone,
   InterruptNotFound,
   InvalidResumeValue,
 } from './interrupt.errors';
@@ -82,6 +84,8 @@ function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEve
   if (!addressed || held.tenant !== context.tenant) throw new InterruptNotFound(runId, nodeId);
   switch (state.status) {
     case 'cancelled':
+      // Cancelled by its parent's cancel cascading down: gone (interrupt-profiles.md §cascade-cancel).
+      if (state.parentRunId !== undefined) throw new InterruptGone(held.interruptId, state.parentRunId);
       throw new InterruptCancelled(held.interruptId);
     case 'resolved':
     case 'expired':
@@ -96,10 +100,11 @@ function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEve
 function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): InterruptEvent[] {
   const { interrupt } = state;
   const { context } = command;
+  if (command.via === 'token' && requiresBearer(interrupt)) throw new BearerResolutionRequired(interrupt.interruptId);
   if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context);
-  const resumeValue = command.resumeValue === undefined ? null : command.resumeValue;
-  if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, resumeValue);
-  if (interrupt.kind === 'external-event') checkExternalEvent(interrupt, resumeValue);
+  const submitted = command.resumeValue === undefined ? null : command.resumeValue;
+  if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, submitted);
+  const resumeValue = interrupt.kind === 'external-event' ? checkExternalEvent(interrupt, submitted) : submitted;
   if (
     interrupt.kind === 'conversation.exchange' &&
     isJsonObject(interrupt.data) &&
@@ -132,11 +137,23 @@ function expire(command: ExpireInterrupt, state: InterruptState): InterruptEvent
 
 function cancel(command: CancelInterrupt, state: InterruptState): InterruptEvent[] {
   if (state.status !== 'pending') return [];
-  const { reason } = command;
+  const { reason, parentRunId } = command;
   return [
     {
       type: 'interrupt.cancelled',
-      data: { cancelledAt: command.context.now, ...(reason !== undefined ? { reason } : {}) },
+      data: {
+        cancelledAt: command.context.now,
+        ...(reason !== undefined ? { reason } : {}),
+        ...(parentRunId !== undefined ? { parentRunId } : {}),
+      },
     },
   ];
+}
+
+/**
+ * `data.resolveAuth: 'bearer'` (`openwop-interrupt-auth-required`): only an authenticated caller on
+ * the run-scoped surface may resolve; a signed callback token is refused.
+ */
+export function requiresBearer(interrupt: InterruptFacts): boolean {
+  return isJsonObject(interrupt.data) && interrupt.data.resolveAuth === 'bearer';
 }

@@ -33,6 +33,30 @@ export class InterruptCancelled extends DomainError {
   }
 }
 
+/**
+ * The interrupt was invalidated by a parent run's cancel cascading to its run
+ * (`interrupt-profiles.md` §cascade-cancel: `410 interrupt_gone`).
+ */
+export class InterruptGone extends DomainError {
+  constructor(interruptId: string, parentRunId: string) {
+    super('interrupt_gone', `Interrupt ${interruptId} is gone: its run was cancelled with parent run ${parentRunId}.`, {
+      interruptId,
+      parentRunId,
+    });
+  }
+}
+
+/** A signed callback token for an interrupt that only an authenticated caller may resolve (auth-required profile). */
+export class BearerResolutionRequired extends DomainError {
+  constructor(interruptId: string) {
+    super(
+      'forbidden',
+      `Interrupt ${interruptId} requires an authenticated resolve (Authorization: Bearer) on POST /v1/runs/{runId}/interrupts/{nodeId}; its callback token cannot resolve it.`,
+      { interruptId },
+    );
+  }
+}
+
 /** The resume value breaks the interrupt's rules; nothing is recorded and the interrupt stays pending. */
 export class InvalidResumeValue extends DomainError {
   constructor(

@@ -13,6 +13,8 @@ export interface ApprovalVote {
   readonly feedback?: string;
   readonly refineFeedback?: RefineFeedback;
   readonly editedArtifactData?: unknown;
+  /** The attested voter the vote counts for (an `attested` gate); absent when it counts for `decidedBy`. */
+  readonly voter?: string;
 }
 
 /** One `ask` exchange on an approval gate: recorded, the gate stays pending. */
@@ -53,7 +55,7 @@ export interface InterruptExpired {
 
 export interface InterruptCancelledEvent {
   readonly type: 'interrupt.cancelled';
-  readonly data: { readonly cancelledAt: string; readonly reason?: string };
+  readonly data: { readonly cancelledAt: string; readonly reason?: string; readonly parentRunId?: string };
 }
 
 export type InterruptEvent =

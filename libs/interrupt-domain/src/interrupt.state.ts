@@ -31,6 +31,8 @@ export interface CancelledInterrupt extends Held {
   readonly status: 'cancelled';
   readonly cancelledAt: string;
   readonly reason?: string;
+  /** The parent run whose cancel cascaded to this interrupt's run. */
+  readonly parentRunId?: string;
 }
 
 /** One interrupt's state: a union of named states, never a bag of flags. */

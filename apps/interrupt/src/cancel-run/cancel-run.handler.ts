@@ -31,7 +31,7 @@ export class CancelRunHandler {
     manager: EntityManager,
     command: CancelRunAtInterruptCommand,
   ): Promise<CommandReply<CancelRunResult>> {
-    const { runId, reason } = command.data;
+    const { runId, reason, parentRunId } = command.data;
     const { tenant } = command.actor;
     if (await this.interrupts.heldByOtherTenant(manager, runId, tenant)) {
       return refusal('not_found', `Run ${runId} was not found.`, { runId });
@@ -43,6 +43,7 @@ export class CancelRunHandler {
         {
           type: 'CancelInterrupt',
           ...(reason !== undefined ? { reason } : {}),
+          ...(parentRunId !== undefined ? { parentRunId } : {}),
           context: contextOf(command, now),
         },
         state,

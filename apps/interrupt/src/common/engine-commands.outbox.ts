@@ -36,7 +36,7 @@ export function resumeMessages(state: InterruptState, cause: Cause): OutboxMessa
 
 /** `run.cancel` forwarded to the engine once the run's pending interrupts are cancelled. */
 export function forwardedCancel(command: CancelRunAtInterruptCommand, now: string): OutboxMessage {
-  const { runId, reason } = command.data;
+  const { runId, reason, parentRunId } = command.data;
   const forward: CancelRunEngineCommand = {
     id: `cancel:${command.id}`,
     type: 'run.cancel',
@@ -44,7 +44,7 @@ export function forwardedCancel(command: CancelRunAtInterruptCommand, now: strin
     correlationId: command.correlationId,
     causationId: command.id,
     actor: command.actor,
-    data: { runId, ...(reason !== undefined ? { reason } : {}) },
+    data: { runId, ...(reason !== undefined ? { reason } : {}), ...(parentRunId !== undefined ? { parentRunId } : {}) },
   };
   return toEngine(runId, forward);
 }

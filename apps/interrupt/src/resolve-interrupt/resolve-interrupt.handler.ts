@@ -28,7 +28,7 @@ export class ResolveInterruptHandler {
     manager: EntityManager,
     command: ResolveInterruptCommand,
   ): Promise<CommandReply<ResolveInterruptResult>> {
-    const { runId, nodeId, interruptId, resumeValue } = command.data;
+    const { runId, nodeId, interruptId, resumeValue, via } = command.data;
     const state = interruptId
       ? await this.interrupts.lockById(manager, interruptId)
       : await this.interrupts.lockForResolve(manager, runId, nodeId);
@@ -43,6 +43,7 @@ export class ResolveInterruptHandler {
           nodeId,
           ...(interruptId ? { interruptId } : {}),
           resumeValue,
+          via,
           context: contextOf(command, this.clock.now()),
         },
         state,

@@ -7,9 +7,14 @@ export type ApprovalResolveAction = ApprovalExitAction | 'ask';
 /** An approval interrupt's policy, read from its `data` (`ApprovalData`). */
 export interface ApprovalGate {
   readonly offered: ReadonlySet<ApprovalResolveAction>;
-  /** Distinct principals whose votes close the gate (default 1). */
+  /** Distinct voters whose votes close the gate (default 1). */
   readonly requiredApprovals: number;
   readonly rejectionPolicy: 'single-veto' | 'majority';
+  /**
+   * `attested` (`data.voterAttribution`): a vote counts for the resume value's `voter`, a name the
+   * authenticated principal attests to (a bot relaying a panel's votes), instead of for the principal.
+   */
+  readonly voterAttribution: 'principal' | 'attested';
   /** Advisory only (spec): recorded for clients, never enforced here. */
   readonly approversList?: readonly string[];
 }
@@ -46,6 +51,7 @@ export function readApprovalGate(data: unknown): ApprovalGate {
     requiredApprovals:
       typeof required === 'number' && Number.isInteger(required) && required >= 1 ? required : 1,
     rejectionPolicy: d.rejectionPolicy === 'majority' ? 'majority' : 'single-veto',
+    voterAttribution: d.voterAttribution === 'attested' ? 'attested' : 'principal',
     ...(Array.isArray(d.approversList)
       ? { approversList: d.approversList.filter((a): a is string => typeof a === 'string') }
       : {}),

@@ -7,9 +7,18 @@ export function sideOf(action: ApprovalExitAction): 'approve' | 'reject' {
 }
 
 /**
- * Whether `votes` (distinct principals, the newest last) close the gate (ADR 0005).
+ * Reject-side votes that close a `majority` gate: a majority of the `requiredApprovals` panel
+ * (2 of 3, 2 of 2, 3 of 4, 3 of 5), after which the approvals it needs can no longer all come from it.
+ */
+export function majorityRejections(requiredApprovals: number): number {
+  return Math.floor(requiredApprovals / 2) + 1;
+}
+
+/**
+ * Whether `votes` (distinct voters, the newest last) close the gate (ADR 0005).
  * - `single-veto`: one reject-side vote closes it; otherwise `requiredApprovals` approvals do.
- * - `majority`: it closes when either side first reaches `requiredApprovals` votes.
+ * - `majority`: `requiredApprovals` approvals close it accepted; a majority of that panel
+ *   ({@link majorityRejections}) closes it rejected, whichever comes first.
  * With `requiredApprovals` 1 both policies close on the first vote.
  */
 export function quorumCloses(votes: readonly ApprovalVote[], gate: ApprovalGate): boolean {
@@ -17,5 +26,6 @@ export function quorumCloses(votes: readonly ApprovalVote[], gate: ApprovalGate)
   if (!last) return false;
   const side = sideOf(last.action);
   if (side === 'reject' && gate.rejectionPolicy === 'single-veto') return true;
-  return votes.filter((v) => sideOf(v.action) === side).length >= gate.requiredApprovals;
+  const needed = side === 'reject' ? majorityRejections(gate.requiredApprovals) : gate.requiredApprovals;
+  return votes.filter((v) => sideOf(v.action) === side).length >= needed;
 }

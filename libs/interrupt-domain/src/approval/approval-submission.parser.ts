@@ -13,7 +13,12 @@ export type ApprovalSubmission =
       readonly refineFeedback?: RefineFeedback;
       readonly editedArtifactData?: unknown;
       readonly decidedBy?: string;
+      /** The attested voter (`voter`), counted instead of the principal on an `attested` gate. */
+      readonly voter?: string;
     };
+
+/** Longest attested `voter` name a vote may carry. */
+const MAX_VOTER_LENGTH = 256;
 
 const ACTIONS: readonly string[] = ['accept', 'reject', 'refine', 'edit-accept', 'ask'];
 
@@ -39,7 +44,11 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
   const problems: Violation[] = [];
   const decidedBy = optionalString(value, 'decidedBy', problems);
   const feedback = optionalString(value, 'feedback', problems);
+  const voter = gate.voterAttribution === 'attested' ? optionalString(value, 'voter', problems) : undefined;
+  if (voter !== undefined && (voter.trim() === '' || voter.length > MAX_VOTER_LENGTH))
+    problems.push({ path: '/voter', message: `must be a non-blank string of at most ${MAX_VOTER_LENGTH} characters` });
   const by = decidedBy !== undefined ? { decidedBy } : {};
+  const attested = voter !== undefined ? { voter } : {};
   let submission: ApprovalSubmission;
   switch (action as ApprovalResolveAction) {
     case 'ask': {
@@ -56,13 +65,13 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
           : parseRefineFeedback(value.refineFeedback, problems);
       if (!refineFeedback && value.refineFeedback === undefined)
         problems.push({ path: '/refineFeedback', message: 'refine requires refineFeedback' });
-      submission = { action: 'refine', ...(refineFeedback ? { refineFeedback } : {}), ...by };
+      submission = { action: 'refine', ...(refineFeedback ? { refineFeedback } : {}), ...by, ...attested };
       break;
     }
     case 'edit-accept':
       if (value.editedArtifactData === undefined)
         problems.push({ path: '/editedArtifactData', message: 'edit-accept requires editedArtifactData' });
-      submission = { action: 'edit-accept', editedArtifactData: value.editedArtifactData, ...by };
+      submission = { action: 'edit-accept', editedArtifactData: value.editedArtifactData, ...by, ...attested };
       break;
     case 'accept':
     case 'reject':
@@ -70,6 +79,7 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
         action: action as 'accept' | 'reject',
         ...(feedback !== undefined ? { feedback } : {}),
         ...by,
+        ...attested,
       };
       break;
   }

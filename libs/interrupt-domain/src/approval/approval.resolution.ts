@@ -48,8 +48,10 @@ export function resolveApproval(
       throw new InvalidResumeValue('resumeValue does not match the interrupt resumeSchema', violations);
   }
   const votes = state.notes.filter((n): n is ApprovalVote => n.type === 'approval.received');
-  if (votes.some((v) => v.decidedBy === principal)) {
-    throw InvalidResumeValue.at('', `${principal} already voted on this gate; each approver votes once`);
+  // On an attested gate the vote counts for the `voter` the principal names (itself when it names none).
+  const voter = submitted.voter ?? principal;
+  if (votes.some((v) => (v.voter ?? v.decidedBy) === voter)) {
+    throw InvalidResumeValue.at('', `${voter} already voted on this gate; each approver votes once`);
   }
   const vote: ApprovalVote = {
     type: 'approval.received',
