@@ -1,5 +1,4 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
 import { json, text, type NextFunction, type Request, type Response } from 'express';
 import { JSON_MEDIA_TYPE, refuseUnsupportedMediaTypes, verifyJsonDepth, YAML_MEDIA_TYPES } from './common/body-intake';
@@ -7,8 +6,7 @@ import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { answerClientErrors } from './common/client-error.handler';
 import { rejectUnstorableText } from './common/unstorable-text';
 import { fromBodyParser } from './common/error-response.mapper';
-import { IMPLEMENTATION } from './discovery/discovery.document';
-import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
+import { httpTelemetry } from './observability/http-telemetry.middleware';
 
 export { YAML_MEDIA_TYPES } from './common/body-intake';
 
@@ -21,6 +19,8 @@ export interface GatewayAppOptions {
 /**
  * Applies the gateway's HTTP settings to an app that imports {@link GatewayModule}; both the
  * distributed `main.ts` and the embedded launcher call it before `listen`:
+ * - telemetry first (`observability/http-telemetry.middleware.ts`): each request's trace context,
+ *   `http.server.request.duration` and one access log line, refused requests included;
  * - one intake for bodies (`common/body-intake.ts`), before any parser: a body in a media type
  *   the route does not take (anything but JSON; YAML too on `POST /v1/workflows`) is `415`, so the
  *   framework's default URL-encoded parser never sees one; JSON up to 1 MiB
@@ -28,7 +28,6 @@ export interface GatewayAppOptions {
  *   malformed or too deep JSON is `400 validation_error`, too large `413`;
  * - the error-envelope filter for every error, including unknown routes (`404 not_found`, or
  *   `400` for paths outside a version root);
- * - the OpenAPI document behind `GET /v1/openapi.json`;
  * - Nest's signal shutdown hooks only when `options.enableShutdownHooks` is set: the launchers
  *   (`main.ts`, the embedded host) handle SIGTERM themselves — `app.close()` then
  *   `platform.close()` — and Nest's hooks would race them by re-raising the signal. Either way
@@ -38,6 +37,7 @@ export interface GatewayAppOptions {
  */
 export function configureGatewayApp(app: NestExpressApplication, options: GatewayAppOptions = {}): NestExpressApplication {
   app.disable('x-powered-by');
+  app.use(httpTelemetry);
   app.use(refuseUnsupportedMediaTypes);
   // `json`/`text` are the parsers Nest would add; registered here (named `jsonParser`, so Nest adds
   // no second one) with the depth check as `verify`, which runs on the raw bytes before parsing.
@@ -48,12 +48,5 @@ export function configureGatewayApp(app: NestExpressApplication, options: Gatewa
   answerClientErrors(app.getHttpServer());
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   if (options.enableShutdownHooks) app.enableShutdownHooks();
-  const config = new DocumentBuilder()
-    .setTitle('OpenWOP host')
-    .setDescription('OpenWOP v1 REST + SSE surface of this host (the spec: api/openapi.yaml).')
-    .setVersion(IMPLEMENTATION.version)
-    .addBearerAuth()
-    .build();
-  app.get(OpenApiDocumentHolder).set(SwaggerModule.createDocument(app, config));
   return app;
 }

@@ -5,11 +5,13 @@ import { assertErrorEnvelope, SEEDED_FIXTURES, Topics, type CommandReply, type R
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKeyRegistry } from './auth/api-key-registry.factory';
 import { configureGatewayApp } from './configure-gateway-app';
+import { servedRoutes } from './discovery/served-routes';
 import { GatewayModule } from './gateway.module';
 
 // The gateway over the real in-process platform (in-process bus, a fresh Postgres database, the
@@ -20,11 +22,13 @@ const KEYS = {
   t1: 'gw_test_t1_' + 'a'.repeat(24),
   t2: 'gw_test_t2_' + 'b'.repeat(24),
   readonly: 'gw_test_ro_' + 'c'.repeat(24),
+  none: 'gw_test_no_' + 'd'.repeat(24),
 };
 const API_KEYS = JSON.stringify([
   { key: KEYS.t1, scopes: ['runs:create', 'runs:read'], tenant: 't1', id: 'key-t1' },
   { key: KEYS.t2, scopes: ['runs:create', 'runs:read'], tenant: 't2', id: 'key-t2' },
   { key: KEYS.readonly, scopes: ['runs:read'], tenant: 't1', id: 'key-ro' },
+  { key: KEYS.none, scopes: ['audit:read'], tenant: 't1', id: 'key-none' },
 ]);
 const WORKFLOW = SEEDED_FIXTURES[0]!.id;
 const SLOW_WORKFLOW = 'gateway-test-slow';
@@ -176,7 +180,7 @@ describe('health and discovery (no credentials)', () => {
       protocol: 'openwop',
       specVersion: '1.1',
       implementation: { name: 'openwop-host' },
-      supportedEnvelopes: [],
+      supportedEnvelopes: ['clarification.request'],
       conversationPrimitive: true,
       multiPartyConversation: { supported: true, maxParticipants: 8 },
       capabilities: { conversationPrimitive: true, multiPartyConversation: { supported: true, maxParticipants: 8 } },
@@ -193,6 +197,39 @@ describe('health and discovery (no credentials)', () => {
     const res = await call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(Object.keys(res.json.paths!)).toEqual(expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/runs/{runId}/events', '/v1/runs/{runId}/events/poll']));
+  });
+
+  it('documents exactly the routes the router dispatches, each with its method, and discovery lists the same', async () => {
+    const served = servedRoutes(app).map((r) => `${r.method} ${r.path}`).sort();
+    const doc = (await call('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    expect(documented).toEqual(served);
+    const listed = ((await call('GET', '/.well-known/openwop')).json.endpoints as { method: string; path: string }[]).map((e) => `${e.method} ${e.path}`).sort();
+    expect(listed).toEqual(served);
+  });
+
+  it('documents each keyed route with the scope its guard enforces', async () => {
+    const doc = (await call('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, { security: Record<string, string[]>[] }>> };
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const scopes = op.security[0]?.ApiKeyAuth ?? [];
+        if (scopes.length === 0) continue;
+        // A key holding none of the route's scopes is refused naming the first documented one.
+        const res = await call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x'), { headers: auth(KEYS.none) });
+        expect({ path, status: res.status, scope: res.json.details?.scopeRequired }).toEqual({ path, status: 403, scope: scopes[0] });
+      }
+    }
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const doc = (await call('GET', '/v1/openapi.json')).json;
+    // The validator is an ES module; it runs in a child process that reads the document on stdin.
+    const script =
+      "import { Validator } from '@seriousme/openapi-schema-validator'; let s = ''; for await (const c of process.stdin) s += c; " +
+      'const v = new Validator(); const r = await v.validate(JSON.parse(s)); console.log(JSON.stringify({ valid: r.valid, version: v.version, errors: r.errors ?? [] }));';
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(doc), encoding: 'utf8', cwd: process.cwd() });
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual({ valid: true, version: '3.1', errors: [] });
   });
 });
 

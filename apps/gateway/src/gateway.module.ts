@@ -19,7 +19,7 @@ import { CreateRunHandler } from './create-run/create-run.handler';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { ForkRunController } from './fork-run/fork-run.controller';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
-import { OpenApiDocumentHolder } from './discovery/openapi-document.holder';
+import { ApiReferenceController } from './discovery/api-reference.controller';
 import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
 import { GetRunController } from './get-run/get-run.controller';
@@ -60,6 +60,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     HealthController,
     DiscoveryController,
     OpenApiController,
+    ApiReferenceController,
     CreateRunController,
     GetRunController,
     ListConversationsController,
@@ -89,7 +90,6 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     // After the guard (the tenant is known), around every mutating route: Idempotency-Key records.
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    OpenApiDocumentHolder,
     RunReadRepository,
     ConversationReadRepository,
     CommandSender,

@@ -1,5 +1,17 @@
-import { advertisedLimits, conversationLimits, SEEDED_FIXTURES, type ConversationLimits } from '@openwop/contracts';
-import { SCOPES } from '../auth/scopes.constants';
+import {
+  advertisedLimits,
+  APPROVAL_ACTIONS,
+  conversationLimits,
+  FORK_MODES,
+  INTERRUPT_KINDS,
+  MAX_DELAY_MS,
+  PAUSE_DRAIN_POLICIES,
+  SEEDED_FIXTURES,
+  type ConversationLimits,
+} from '@openwop/contracts';
+import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
+import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
+import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
 import { GATEWAY_ROUTES } from './gateway-routes.constants';
 
@@ -7,11 +19,36 @@ import { GATEWAY_ROUTES } from './gateway-routes.constants';
 export const IMPLEMENTATION = { name: 'openwop-host', version: '0.1.0' } as const;
 
 /**
- * The `GET /.well-known/openwop` document. Capability families sit at the document root, as the
- * conformance suite reads them, and the conversation families are repeated under `capabilities`
- * (the RFC 0005 §H example's wrapper); families this host does not implement yet say so explicitly.
- * `limits` carries every bound the host enforces (`advertisedLimits`, `libs/contracts/src/limits.ts`)
- * and the roster cap; the conversation limits default to the environment's (`MAX_CONVERSATION_PARTICIPANTS`).
+ * The envelope types this host recognizes (`supportedEnvelopes`). `clarification.request` is the
+ * canonical interrupt envelope (profiles.md §openwop-interrupts): a clarification gate suspends the
+ * run with it and resumes with the answer. No node of this host emits AI envelopes of its own
+ * (`prd.create` and the like), so the list holds only that one.
+ */
+export const SUPPORTED_ENVELOPES = ['clarification.request'] as const;
+
+/**
+ * `limits` of capabilities.schema.json, a closed object: the three base engine limits plus the
+ * optional `maxNodeExecutions` and `maxRequestBodyBytes`, every one enforced. The host's other intake
+ * bounds (JSON depth, workflow size, timeouts, …) are listed under `extensions.limits`, where a
+ * schema-validating client does not reject the document for them.
+ */
+const SPEC_LIMIT_KEYS = ['clarificationRounds', 'schemaRounds', 'envelopesPerTurn', 'maxNodeExecutions', 'maxRequestBodyBytes'] as const;
+
+function specLimits(all: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(SPEC_LIMIT_KEYS.map((k) => [k, all[k]!]));
+}
+
+/**
+ * The `GET /.well-known/openwop` document (capabilities.md, `capabilities.schema.json`). Every
+ * capability family sits at the document root, as RFC 0073 requires and the conformance suite reads;
+ * the conversation families are mirrored under the deprecated `capabilities` wrapper for older
+ * clients. Each family is advertised only for behaviour the host has:
+ * - `agents` (phase 1): `agent.decided` with a confidence below the run's threshold suspends the
+ *   node `low-confidence`; the host emits no reasoning traces (`reasoning.verbosity: off`);
+ * - `conversationPrimitive` / `multiPartyConversation` from the environment's switches;
+ * - `replay` (`:fork` in both modes), `runs.pauseResume`, `idempotency` (Postgres records, 24 h);
+ * - `extensions` holds what the schema has no family for: interrupt kinds, signed resolution
+ *   tokens, durable timers, bulk cancel, and every intake bound.
  */
 export function buildDiscoveryDocument(limits: ConversationLimits = conversationLimits()): Record<string, unknown> {
   const conversation = {
@@ -21,23 +58,40 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
       maxParticipants: limits.maxParticipants,
     },
   };
+  const hostLimits = { ...advertisedLimits(), maxParticipants: limits.maxParticipants };
+  const retentionSeconds = Math.floor(IDEMPOTENCY_RETENTION_MS / 1000);
   return {
     protocol: 'openwop',
     protocolVersion: '1.0',
     specVersion: '1.1',
     implementation: { ...IMPLEMENTATION },
-    supportedEnvelopes: [],
-    schemaVersions: {},
-    limits: { ...advertisedLimits(), maxParticipants: limits.maxParticipants },
+    supportedTransports: ['rest'],
+    supportedEnvelopes: [...SUPPORTED_ENVELOPES],
+    schemaVersions: Object.fromEntries(SUPPORTED_ENVELOPES.map((e) => [e, 1])),
+    limits: specLimits(hostLimits),
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
+    agents: {
+      supported: true,
+      profile: 'wop-agents-phase-1-skeleton',
+      reasoning: { verbosity: 'off' },
+    },
     ...conversation,
     capabilities: {
       conversationPrimitive: conversation.conversationPrimitive,
       multiPartyConversation: { ...conversation.multiPartyConversation },
     },
-    replay: { supported: true, modes: ['replay', 'branch'] },
-    auth: { schemes: ['bearer'], scopes: [...SCOPES] },
+    replay: { supported: true, modes: [...FORK_MODES] },
+    runs: { pauseResume: { supported: true, drainPolicies: [...PAUSE_DRAIN_POLICIES] } },
+    idempotency: { supported: true, layer1RetentionSeconds: retentionSeconds, crossRegion: 'single-region' },
+    auth: { schemes: ['bearer'], scopes: [...SCOPES, ...HOST_SCOPES] },
     streamModes: [...STREAM_MODES],
-    endpoints: GATEWAY_ROUTES.map((r) => ({ ...r })),
+    endpoints: GATEWAY_ROUTES.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
+    extensions: {
+      interrupts: { kinds: [...INTERRUPT_KINDS], approvalActions: [...APPROVAL_ACTIONS], quorum: true, durableTimeouts: true },
+      resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
+      durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },
+      bulkCancel: { supported: true, maxRunIds: MAX_BULK_CANCEL_RUN_IDS },
+      limits: hostLimits,
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, MAX_NODE_EXECUTIONS, MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
+import { MAX_DELAY_MS, MAX_JSON_DEPTH, MAX_NODE_EXECUTIONS, MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
 import { buildDiscoveryDocument } from './discovery.document';
 
 describe('discovery document conversation capabilities', () => {
@@ -28,16 +28,37 @@ describe('discovery document conversation capabilities', () => {
     );
   });
 
-  it('advertises every enforced bound under limits, none of them zero', () => {
-    const limits = buildDiscoveryDocument({ maxParticipants: 8 }).limits as Record<string, number>;
-    expect(limits).toMatchObject({
+  it('keeps limits to the closed set capabilities.schema.json allows, every value enforced and non-zero', () => {
+    const doc = buildDiscoveryDocument({ maxParticipants: 8 });
+    expect(doc.limits).toEqual({
+      clarificationRounds: MAX_NODE_EXECUTIONS,
+      schemaRounds: 1,
+      envelopesPerTurn: 1,
       maxNodeExecutions: MAX_NODE_EXECUTIONS,
       maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
-      maxJsonDepth: MAX_JSON_DEPTH,
-      maxParticipants: 8,
     });
-    for (const name of ['clarificationRounds', 'schemaRounds', 'envelopesPerTurn', 'maxWorkflowNodes', 'maxWorkflowEdges', 'maxInterruptTimeoutMs', 'maxTurnTsMs']) {
-      expect(Number.isInteger(limits[name]) && limits[name]! > 0).toBe(true);
+  });
+
+  it('lists every other enforced bound under extensions.limits, none of them zero', () => {
+    const limits = (buildDiscoveryDocument({ maxParticipants: 8 }).extensions as { limits: Record<string, number> }).limits;
+    expect(limits).toMatchObject({ maxJsonDepth: MAX_JSON_DEPTH, maxDelayMs: MAX_DELAY_MS, maxParticipants: 8 });
+    for (const name of ['maxWorkflowNodes', 'maxWorkflowEdges', 'maxInterruptTimeoutMs', 'maxTurnTsMs', 'maxIdLength', 'maxRequiredApprovals']) {
+      expect({ name, ok: Number.isInteger(limits[name]) && limits[name]! > 0 }).toEqual({ name, ok: true });
     }
+  });
+
+  it('advertises clarification.request, so generic clients see a host with interrupts (profiles.md openwop-interrupts)', () => {
+    const doc = buildDiscoveryDocument({ maxParticipants: 8 });
+    expect(doc).toMatchObject({ supportedEnvelopes: ['clarification.request'], schemaVersions: { 'clarification.request': 1 } });
+  });
+
+  it('shapes agents, replay, pause/resume and idempotency as capabilities.schema.json does, at the document root', () => {
+    const doc = buildDiscoveryDocument({ maxParticipants: 8 });
+    expect(doc).toMatchObject({
+      agents: { supported: true, reasoning: { verbosity: 'off' } },
+      replay: { supported: true, modes: ['replay', 'branch'] },
+      runs: { pauseResume: { supported: true, drainPolicies: ['immediate', 'drain-current-node'] } },
+      idempotency: { supported: true, layer1RetentionSeconds: 86_400, crossRegion: 'single-region' },
+    });
   });
 });

@@ -1,35 +1,397 @@
-/** One route the gateway serves, as discovery lists it. */
+import { FORK_MODES, INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE, PAUSE_DRAIN_POLICIES } from '@openwop/contracts';
+import type { ErrorCode } from '../common/error-status.table';
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** One parameter of a route (`in: path` ones are always required). */
+export interface RouteParameter {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly schema: JsonSchema;
+  readonly description?: string;
+  readonly required?: boolean;
+}
+
+/** One answer a route gives on success. */
+export interface RouteResponse {
+  readonly description: string;
+  /** Media type of the body; `application/json` unless said; `null` for no body. */
+  readonly mediaType?: string | null;
+  readonly schema?: JsonSchema;
+}
+
+/** One route the gateway serves: discovery lists it, the OpenAPI document describes it. */
 export interface GatewayRoute {
   readonly method: 'GET' | 'POST';
+  /** OpenAPI path template (`{name}` parameters, AIP-136 custom methods as `:verb`). */
   readonly path: string;
   /** Required scope (space-separated when several are, OAuth-style); absent for routes served without credentials. */
   readonly scope?: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'operations';
+  readonly parameters?: readonly RouteParameter[];
+  readonly body?: { readonly required: boolean; readonly schema: JsonSchema; readonly mediaTypes?: readonly string[] };
+  /** Success answers by status. */
+  readonly responses: Readonly<Record<number, RouteResponse>>;
+  /** Error codes of `ERROR_STATUS` the route answers besides the ones every route of its kind does. */
+  readonly errors?: readonly ErrorCode[];
 }
 
-/** Every route the gateway serves; the discovery document's `endpoints`. */
-export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
-  { method: 'GET', path: '/.well-known/openwop' },
-  { method: 'GET', path: '/v1/openapi.json' },
-  { method: 'GET', path: '/healthz' },
-  { method: 'GET', path: '/readyz' },
-  { method: 'POST', path: '/v1/runs', scope: 'runs:create' },
-  { method: 'GET', path: '/v1/runs', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/runs/{runId}', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/runs/{runId}/events', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/runs/{runId}/events/poll', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/runs/{runId}/conversations', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/runs/{runId}/conversations/{conversationId}', scope: 'runs:read' },
-  { method: 'POST', path: '/v1/runs/{runId}/interrupts/{nodeId}', scope: 'approvals:respond' },
-  { method: 'POST', path: '/v1/runs/{runId}/approvals/{nodeId}', scope: 'approvals:respond' },
-  { method: 'POST', path: '/v1/runs/{runId}/cancel', scope: 'runs:cancel' },
-  { method: 'POST', path: '/v1/runs:bulk-cancel', scope: 'runs:cancel' },
-  { method: 'POST', path: '/v1/runs/{runId}:fork', scope: 'runs:create runs:read' },
-  { method: 'POST', path: '/v1/runs/{runId}:pause', scope: 'runs:cancel' },
-  { method: 'POST', path: '/v1/runs/{runId}:resume', scope: 'runs:cancel' },
-  { method: 'POST', path: '/v1/runs/{runId}:resolveInterrupt', scope: 'approvals:respond' },
-  { method: 'GET', path: '/v1/interrupts', scope: 'runs:read' },
-  { method: 'GET', path: '/v1/interrupts/{token}' },
-  { method: 'POST', path: '/v1/interrupts/{token}' },
-  { method: 'POST', path: '/v1/workflows', scope: 'manifest:write' },
-  { method: 'GET', path: '/v1/workflows/{workflowId}', scope: 'manifest:read' },
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const RUN_ID: RouteParameter = { name: 'runId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Run id.' };
+const NODE_ID: RouteParameter = { name: 'nodeId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Id of the suspended node.' };
+const TOKEN: RouteParameter = { name: 'token', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Signed resolution token (RFC 0093).' };
+const LIMIT = (max: number): RouteParameter => ({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max }, description: 'Page size.' });
+const CURSOR: RouteParameter = { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH }, description: '`nextCursor` of the previous page.' };
+const AFTER: RouteParameter = {
+  name: 'after',
+  in: 'query',
+  schema: { type: 'integer', minimum: -1, maximum: MAX_SEQUENCE },
+  description: 'Only events with a greater sequence.',
+};
+const STREAM_MODE: RouteParameter = {
+  name: 'streamMode',
+  in: 'query',
+  schema: { type: 'string', pattern: '^(values|updates|messages|debug)(,(values|updates|messages|debug))*$' },
+  description: '`updates` (default), `values`, `messages`, `debug`, or a comma-separated mix (`values` only alone).',
+};
+const RESOLVE_BODY = { required: true, schema: ref('ResolveRequest') } as const;
+const RESOLVE_ERRORS: readonly ErrorCode[] = [
+  'validation_error',
+  'interrupt_not_found',
+  'interrupt_already_resolved',
+  'interrupt_expired',
+  'interrupt_cancelled',
+  'correlation_mismatch',
+  'run_terminal',
+  'unavailable',
 ];
+const RESOLVED: Readonly<Record<number, RouteResponse>> = { 200: { description: 'The answer was accepted; the run resumes.', schema: ref('ResolveResult') } };
+const HTML = (description: string): RouteResponse => ({ description, mediaType: 'text/html', schema: { type: 'string' } });
+
+/** Every route the gateway serves; the discovery document's `endpoints` and the OpenAPI document's `paths`. */
+export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
+  {
+    method: 'GET',
+    path: '/.well-known/openwop',
+    operationId: 'getCapabilities',
+    summary: 'Capability declaration (capabilities.md); conditional GET with `If-None-Match`.',
+    tag: 'discovery',
+    parameters: [{ name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'A validator from an earlier `ETag`: `304` when it matches.' }],
+    responses: { 200: { description: 'The capabilities document.', schema: ref('Capabilities') }, 304: { description: 'Not modified.', mediaType: null } },
+  },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApiSpec',
+    summary: 'This OpenAPI 3.1 document.',
+    tag: 'discovery',
+    responses: { 200: { description: 'The OpenAPI document.', schema: { type: 'object' } }, 304: { description: 'Not modified.', mediaType: null } },
+  },
+  { method: 'GET', path: '/docs', operationId: 'getApiReference', summary: 'API reference page (rendered from `/v1/openapi.json`).', tag: 'discovery', responses: { 200: HTML('The reference page.') } },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    operationId: 'getApiReferenceAsset',
+    summary: 'Script and style files of the API reference page.',
+    tag: 'discovery',
+    parameters: [{ name: 'asset', in: 'path', schema: { type: 'string' } }],
+    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+  },
+  { method: 'GET', path: '/healthz', operationId: 'getHealth', summary: 'Liveness.', tag: 'health', responses: { 200: { description: '`{status: "ok"}`', schema: { type: 'object' } } } },
+  {
+    method: 'GET',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    summary: 'Readiness: the bus and the database answer.',
+    tag: 'health',
+    responses: { 200: { description: '`{status: "ready", checks}`', schema: { type: 'object' } } },
+    errors: ['unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics of this gateway.',
+    tag: 'operations',
+    responses: { 200: { description: 'Prometheus text exposition.', mediaType: 'text/plain', schema: { type: 'string' } } },
+  },
+  { method: 'GET', path: '/admin', operationId: 'getAdminPage', summary: 'Operator page (reads the API with a key the operator types in).', tag: 'operations', responses: { 200: HTML('The page.') } },
+  {
+    method: 'GET',
+    path: '/admin/assets/{name}',
+    operationId: 'getAdminAsset',
+    summary: 'Script and style files of the operator page.',
+    tag: 'operations',
+    parameters: [{ name: 'name', in: 'path', schema: { type: 'string' } }],
+    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+    errors: ['not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs',
+    scope: 'runs:create',
+    operationId: 'createRun',
+    summary: 'Start a run of a registered workflow.',
+    tag: 'runs',
+    body: { required: true, schema: ref('CreateRunRequest') },
+    responses: { 201: { description: 'Run accepted.', schema: ref('CreateRunResponse') } },
+    errors: ['validation_error', 'capability_required', 'conversation_roster_exceeded', 'run_already_exists', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs',
+    scope: 'runs:read',
+    operationId: 'listRuns',
+    summary: "List the caller's runs, newest first.",
+    tag: 'runs',
+    parameters: [
+      { name: 'status', in: 'query', schema: { type: 'string' }, description: 'Only runs in this status.' },
+      { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      LIMIT(200),
+      CURSOR,
+    ],
+    responses: { 200: { description: 'One page of runs.', schema: ref('RunPage') } },
+    errors: ['validation_error'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}',
+    scope: 'runs:read',
+    operationId: 'getRun',
+    summary: 'Read a run (projected snapshot).',
+    tag: 'runs',
+    parameters: [RUN_ID],
+    responses: { 200: { description: 'The run.', schema: ref('RunSnapshot') } },
+    errors: ['not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}/events',
+    scope: 'runs:read',
+    operationId: 'streamRunEvents',
+    summary: 'Run events: an SSE stream (`Accept: text/event-stream`) or one JSON page.',
+    tag: 'runs',
+    parameters: [
+      RUN_ID,
+      STREAM_MODE,
+      AFTER,
+      { name: 'bufferMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 5000 }, description: 'Batching hint (stream-modes.md §Aggregation).' },
+      { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Resume the stream after this event id.' },
+    ],
+    responses: {
+      200: { description: 'SSE (`text/event-stream`, ends after the terminal event) or `{events, nextAfter}`.', mediaType: 'text/event-stream', schema: { type: 'string' } },
+    },
+    errors: ['validation_error', 'unsupported_stream_mode', 'not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}/events/poll',
+    scope: 'runs:read',
+    operationId: 'pollRunEvents',
+    summary: 'Long poll for events after a sequence.',
+    tag: 'runs',
+    parameters: [
+      RUN_ID,
+      AFTER,
+      { name: 'lastSequence', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE } },
+      { name: 'timeout', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 }, description: 'Seconds to wait for an event.' },
+      { name: 'timeoutMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 30000 }, description: 'Milliseconds to wait for an event.' },
+      STREAM_MODE,
+    ],
+    responses: { 200: { description: 'Events after the given sequence (possibly none).', schema: ref('RunEventPage') } },
+    errors: ['validation_error', 'unsupported_stream_mode', 'not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}/conversations',
+    scope: 'runs:read',
+    operationId: 'listConversations',
+    summary: "The run's conversations (RFC 0005).",
+    tag: 'conversations',
+    parameters: [RUN_ID],
+    responses: { 200: { description: 'Conversation summaries.', schema: { type: 'object', required: ['conversations'], properties: { conversations: { type: 'array', items: { type: 'object' } } } } } },
+    errors: ['not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}/conversations/{conversationId}',
+    scope: 'runs:read',
+    operationId: 'getConversation',
+    summary: "One conversation's transcript, paged by turn.",
+    tag: 'conversations',
+    parameters: [RUN_ID, { name: 'conversationId', in: 'path', schema: { type: 'string', minLength: 1 } }, AFTER, LIMIT(1000)],
+    responses: { 200: { description: 'The transcript page.', schema: { type: 'object', properties: { turns: { type: 'array', items: ref('ConversationTurn') } } } } },
+    errors: ['validation_error', 'not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}/interrupts/{nodeId}',
+    scope: 'approvals:respond',
+    operationId: 'resolveInterruptByRun',
+    summary: 'Answer the interrupt a node is suspended on.',
+    tag: 'interrupts',
+    parameters: [RUN_ID, NODE_ID],
+    body: RESOLVE_BODY,
+    responses: RESOLVED,
+    errors: RESOLVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}/approvals/{nodeId}',
+    scope: 'approvals:respond',
+    operationId: 'resolveApproval',
+    summary: 'Answer an approval gate (legacy alias of the interrupts route).',
+    tag: 'interrupts',
+    parameters: [RUN_ID, NODE_ID],
+    body: RESOLVE_BODY,
+    responses: RESOLVED,
+    errors: RESOLVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}:resolveInterrupt',
+    scope: 'approvals:respond',
+    operationId: 'resolveInterrupt',
+    summary: 'Answer an interrupt of the run, naming the node in the body.',
+    tag: 'interrupts',
+    parameters: [RUN_ID],
+    body: RESOLVE_BODY,
+    responses: RESOLVED,
+    errors: RESOLVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}/cancel',
+    scope: 'runs:cancel',
+    operationId: 'cancelRun',
+    summary: 'Cancel a run; idempotent (an ended run answers its terminal status).',
+    tag: 'runs',
+    parameters: [RUN_ID],
+    body: { required: false, schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } } },
+    responses: { 200: { description: 'Cancelled, cancelling, or the terminal status the run already had.', schema: ref('RunStatusResult') } },
+    errors: ['validation_error', 'not_found', 'unavailable'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs:bulk-cancel',
+    scope: 'runs:cancel',
+    operationId: 'bulkCancelRuns',
+    summary: 'Cancel up to 100 runs, answered per id in order.',
+    tag: 'runs',
+    body: { required: true, schema: ref('BulkCancelRequest') },
+    responses: { 200: { description: 'One result per id.', schema: ref('BulkCancelResponse') } },
+    errors: ['validation_error', 'unavailable'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}:fork',
+    scope: 'runs:create runs:read',
+    operationId: 'forkRun',
+    summary: 'Fork a run from an event sequence, in replay or branch mode (replay.md).',
+    tag: 'runs',
+    parameters: [RUN_ID],
+    body: { required: true, schema: ref('ForkRequest') },
+    responses: { 201: { description: 'The new run.', schema: { type: 'object', required: ['runId'], properties: { runId: { type: 'string' }, sourceRunId: { type: 'string' } } } } },
+    errors: ['validation_error', 'not_found', 'sequence_not_found', 'unavailable'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}:pause',
+    scope: 'runs:cancel',
+    operationId: 'pauseRun',
+    summary: 'Pause a run: it executes nothing until resumed.',
+    tag: 'runs',
+    parameters: [RUN_ID],
+    body: {
+      required: false,
+      schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' }, drainPolicy: { type: 'string', enum: [...PAUSE_DRAIN_POLICIES] } } },
+    },
+    responses: {
+      202: { description: 'Paused.', schema: { type: 'object', required: ['runId', 'status', 'pausedAt'], properties: { runId: { type: 'string' }, status: { type: 'string' }, pausedAt: { type: 'string', format: 'date-time' } } } },
+    },
+    errors: ['validation_error', 'not_found', 'run_already_paused', 'run_terminal', 'unavailable'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}:resume',
+    scope: 'runs:cancel',
+    operationId: 'resumeRun',
+    summary: 'Resume a paused run.',
+    tag: 'runs',
+    parameters: [RUN_ID],
+    body: { required: false, schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' } } } },
+    responses: {
+      202: { description: 'Resumed.', schema: { type: 'object', required: ['runId', 'status', 'resumedAt'], properties: { runId: { type: 'string' }, status: { type: 'string' }, resumedAt: { type: 'string', format: 'date-time' } } } },
+    },
+    errors: ['validation_error', 'not_found', 'run_not_paused', 'run_terminal', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/interrupts',
+    scope: 'runs:read',
+    operationId: 'listInterrupts',
+    summary: "The caller's pending interrupts, oldest first.",
+    tag: 'interrupts',
+    parameters: [
+      { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERRUPT_KINDS] } },
+      { name: 'minAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      { name: 'maxAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      LIMIT(200),
+      CURSOR,
+    ],
+    responses: {
+      200: { description: 'One page of interrupts.', schema: { type: 'object', required: ['interrupts', 'nextCursor'], properties: { interrupts: { type: 'array', items: { type: 'object' } }, nextCursor: { type: ['string', 'null'] } } } },
+    },
+    errors: ['validation_error'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/interrupts/{token}',
+    operationId: 'inspectInterruptByToken',
+    summary: 'Inspect the interrupt a signed token names (no API key).',
+    tag: 'interrupts',
+    parameters: [TOKEN],
+    responses: { 200: { description: 'The interrupt.', schema: { type: 'object' } } },
+    errors: ['interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'interrupt_cancelled'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/interrupts/{token}',
+    operationId: 'resolveInterruptByToken',
+    summary: 'Answer the interrupt a signed token names (no API key; single use).',
+    tag: 'interrupts',
+    parameters: [TOKEN],
+    body: RESOLVE_BODY,
+    responses: RESOLVED,
+    errors: RESOLVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflows',
+    scope: 'manifest:write',
+    operationId: 'registerWorkflow',
+    summary: 'Register a workflow definition (JSON, or YAML with `Content-Type: application/yaml`).',
+    tag: 'workflows',
+    body: { required: true, schema: ref('WorkflowDefinition'), mediaTypes: ['application/json', 'application/yaml'] },
+    responses: { 201: { description: 'Registered.', schema: { type: 'object', required: ['workflowId'], properties: { workflowId: { type: 'string' } } } } },
+    errors: ['validation_error', 'capability_required', 'conversation_roster_exceeded', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workflows/{workflowId}',
+    scope: 'manifest:read',
+    operationId: 'getWorkflow',
+    summary: 'Read a workflow definition.',
+    tag: 'workflows',
+    parameters: [{ name: 'workflowId', in: 'path', schema: { type: 'string', minLength: 1 } }],
+    responses: { 200: { description: 'The definition.', schema: ref('WorkflowDefinition') } },
+    errors: ['not_found'],
+  },
+];
+
+/** `ForkRequest.mode` values, for the components. */
+export const FORK_MODE_VALUES: readonly string[] = FORK_MODES;

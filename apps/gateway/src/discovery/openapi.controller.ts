@@ -1,22 +1,19 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags, type OpenAPIObject } from '@nestjs/swagger';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
-import { ApiError } from '../common/api.error';
-import { OpenApiDocumentHolder } from './openapi-document.holder';
+import { sendValidatedJson, validatedJson } from './conditional-get';
+import { buildOpenApiDocument } from './openapi.document';
 
-/** `GET /v1/openapi.json`: this host's own OpenAPI document, served without credentials. */
-@ApiTags('discovery')
+/** `GET /v1/openapi.json`: this host's OpenAPI 3.1 document (built from the route table), served without credentials. */
+@ApiExcludeController()
 @Controller()
 @Public()
 export class OpenApiController {
-  constructor(private readonly holder: OpenApiDocumentHolder) {}
+  private readonly document = validatedJson(buildOpenApiDocument());
 
-  /** @throws {@link ApiError} `unavailable` when the app was started without {@link configureGatewayApp}. */
   @Get('/v1/openapi.json')
-  @ApiOkResponse({ description: 'The OpenAPI document.' })
-  openapi(): OpenAPIObject {
-    const document = this.holder.document;
-    if (!document) throw new ApiError('unavailable', 'The OpenAPI document was not built (configureGatewayApp was not called).');
-    return document;
+  openapi(@Req() req: Request, @Res() res: Response): void {
+    sendValidatedJson(req, res, this.document, { cacheControl: 'public, max-age=300' });
   }
 }

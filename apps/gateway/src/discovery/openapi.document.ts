@@ -1,0 +1,313 @@
+import { APPROVAL_ACTIONS, FORK_MODES, MAX_ID_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_SEQUENCE } from '@openwop/contracts';
+import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
+import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
+import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
+import { GATEWAY_ROUTES, type GatewayRoute, type JsonSchema, type RouteParameter } from './gateway-routes.constants';
+
+/** Name of the security scheme every keyed route requires. */
+export const API_KEY_SCHEME = 'ApiKeyAuth';
+
+/** Errors every route with an API key can answer (auth.md), and every route with a body (the intake). */
+const KEYED_ERRORS: readonly ErrorCode[] = ['unauthenticated', 'forbidden'];
+const BODY_ERRORS: readonly ErrorCode[] = ['validation_error', 'payload_too_large', 'unsupported_media_type'];
+/** `Idempotency-Key` on every POST (idempotency.md); its two refusals. */
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['validation_error', 'idempotency_key_mismatch', 'idempotency_in_flight'];
+/** Any route may fail unexpectedly; the gateway then answers `internal_error`. */
+const ALWAYS: readonly ErrorCode[] = ['internal_error'];
+
+const RUN_STATUSES = ['pending', 'running', 'paused', 'waiting-approval', 'waiting-input', 'waiting-external', 'completed', 'failed', 'cancelled', 'cancelling'];
+
+/** Component schemas: the wire shapes of the spec (`schemas/*.json`, `api/openapi.yaml`), as this host answers them. */
+function componentSchemas(): Record<string, JsonSchema> {
+  return {
+    ErrorEnvelope: {
+      type: 'object',
+      description: 'Every non-2xx answer (rest-endpoints.md §error-envelope, `schemas/error-envelope.schema.json`).',
+      required: ['error', 'message'],
+      properties: {
+        error: { type: 'string', minLength: 1, description: 'Machine-readable code.' },
+        message: { type: 'string', minLength: 1 },
+        details: { type: 'object', description: 'Code-specific context (`errors[]` for `validation_error`, `correlationId` on a 5xx).' },
+      },
+      additionalProperties: false,
+    },
+    Capabilities: {
+      type: 'object',
+      description: 'The capability declaration (`schemas/capabilities.schema.json`).',
+      required: ['protocolVersion', 'supportedEnvelopes', 'schemaVersions', 'limits'],
+      properties: {
+        protocolVersion: { type: 'string' },
+        supportedEnvelopes: { type: 'array', items: { type: 'string', enum: [...SUPPORTED_ENVELOPES] } },
+        schemaVersions: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } },
+        limits: {
+          type: 'object',
+          required: ['clarificationRounds', 'schemaRounds', 'envelopesPerTurn'],
+          additionalProperties: { type: 'integer', minimum: 0 },
+        },
+        fixtures: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    RunSnapshot: {
+      type: 'object',
+      description: 'Projected run state (`schemas/run-snapshot.schema.json`).',
+      required: ['runId', 'workflowId', 'status'],
+      properties: {
+        runId: { type: 'string' },
+        workflowId: { type: 'string' },
+        status: { type: 'string', enum: RUN_STATUSES },
+        owner: { type: 'object', properties: { tenant: { type: 'string' }, principal: { type: 'string' } } },
+        currentNodeId: { type: ['string', 'null'] },
+        nodeStates: { type: 'object' },
+        variables: { type: 'object' },
+        error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+        tags: { type: 'array', items: { type: 'string' } },
+        metadata: { type: 'object' },
+        lastSequence: { type: 'integer', minimum: 0 },
+      },
+    },
+    RunEvent: {
+      type: 'object',
+      description: 'One event of the run log (`schemas/run-event.schema.json`).',
+      required: ['eventId', 'runId', 'type', 'payload', 'timestamp', 'sequence'],
+      properties: {
+        eventId: { type: 'string' },
+        runId: { type: 'string' },
+        nodeId: { type: 'string' },
+        type: { type: 'string' },
+        payload: {},
+        timestamp: { type: 'string', format: 'date-time' },
+        sequence: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
+      },
+    },
+    RunEventPage: {
+      type: 'object',
+      required: ['events'],
+      properties: { events: { type: 'array', items: { $ref: '#/components/schemas/RunEvent' } }, nextAfter: { type: 'integer' }, isComplete: { type: 'boolean' } },
+    },
+    RunPage: {
+      type: 'object',
+      required: ['runs', 'nextCursor'],
+      properties: { runs: { type: 'array', items: { type: 'object' } }, nextCursor: { type: ['string', 'null'] } },
+    },
+    RunStatusResult: {
+      type: 'object',
+      required: ['runId', 'status'],
+      properties: { runId: { type: 'string' }, status: { type: 'string', enum: RUN_STATUSES } },
+    },
+    CreateRunRequest: {
+      type: 'object',
+      description: 'WorkflowId + inputs + RunOptions (`schemas/run-options.schema.json`).',
+      required: ['workflowId'],
+      properties: {
+        workflowId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
+        inputs: { type: 'object' },
+        tenantId: { type: 'string', description: 'Must equal the API key tenant when given.' },
+        scopeId: { type: 'string' },
+        callbackUrl: { type: 'string', maxLength: 2048 },
+        configurable: { type: 'object', description: 'Per-run overlay; `recursionLimit` at most `limits.maxNodeExecutions`.' },
+        tags: { type: 'array', items: { type: 'string', maxLength: MAX_ID_LENGTH }, maxItems: 100 },
+        metadata: { type: 'object' },
+      },
+    },
+    CreateRunResponse: {
+      type: 'object',
+      required: ['runId', 'status', 'eventsUrl'],
+      properties: { runId: { type: 'string' }, status: { type: 'string' }, eventsUrl: { type: 'string' }, statusUrl: { type: 'string' } },
+    },
+    ForkRequest: {
+      type: 'object',
+      required: ['mode'],
+      properties: {
+        mode: { type: 'string', enum: [...FORK_MODES] },
+        fromSeq: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
+        runOptionsOverlay: { type: 'object', description: '`branch` only.' },
+      },
+    },
+    BulkCancelRequest: {
+      type: 'object',
+      required: ['runIds'],
+      properties: {
+        runIds: { type: 'array', minItems: 1, maxItems: MAX_BULK_CANCEL_RUN_IDS, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        reason: { type: 'string', maxLength: 512 },
+      },
+    },
+    BulkCancelResponse: {
+      type: 'object',
+      required: ['results'],
+      properties: {
+        results: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['runId', 'ok'],
+            properties: { runId: { type: 'string' }, ok: { type: 'boolean' }, status: { type: 'string' }, error: { type: 'string' } },
+          },
+        },
+      },
+    },
+    ResolveRequest: {
+      type: 'object',
+      description:
+        'The answer (interrupt.md): `resumeValue`, or for approvals an `action` (legacy `decision` normalized); a clarification `answers`, an external event its `correlationId`, a conversation turn or close.',
+      properties: {
+        nodeId: { type: 'string', description: '`:resolveInterrupt` only: the suspended node.' },
+        action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
+        decision: { type: 'string' },
+        resumeValue: {},
+        comment: { type: 'string' },
+      },
+    },
+    ResolveResult: {
+      type: 'object',
+      required: ['runId'],
+      properties: { runId: { type: 'string' }, nodeId: { type: 'string' }, status: { type: 'string' } },
+    },
+    ConversationTurn: {
+      type: 'object',
+      description: '`schemas/conversation-turn.schema.json`.',
+      required: ['messageId', 'from', 'content', 'ts', 'role', 'turnIndex'],
+      properties: {
+        messageId: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        content: {},
+        ts: { type: 'integer', minimum: 0 },
+        role: { type: 'string' },
+        turnIndex: { type: 'integer', minimum: 0 },
+        speakerId: { type: 'string' },
+      },
+    },
+    WorkflowDefinition: {
+      type: 'object',
+      description: '`schemas/workflow-definition.schema.json`.',
+      required: ['id', 'nodes'],
+      properties: { id: { type: 'string', maxLength: MAX_ID_LENGTH }, name: { type: 'string' }, nodes: { type: 'array', items: { type: 'object' } }, edges: { type: 'array', items: { type: 'object' } } },
+    },
+  };
+}
+
+/** `/v1/runs/:runId\:fork` → `/v1/runs/{runId}:fork`: an Express path as an OpenAPI template. */
+export function openApiPathOf(expressPath: string): string {
+  // `\\:` is a literal colon (a custom method); any other `:name` is a parameter.
+  return expressPath.replace(/(\\)?:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, escaped: string | undefined, name: string) => (escaped ? `:${name}` : `{${name}}`));
+}
+
+function parameterObject(p: RouteParameter): Record<string, unknown> {
+  return {
+    name: p.name,
+    in: p.in,
+    required: p.in === 'path' ? true : (p.required ?? false),
+    schema: p.schema,
+    ...(p.description ? { description: p.description } : {}),
+  };
+}
+
+function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      description: list.map((c) => `\`${c}\``).join(', '),
+      content: {
+        'application/json': {
+          schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: list } } }] },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function operationObject(route: GatewayRoute): Record<string, unknown> {
+  const keyed = route.scope !== undefined;
+  const post = route.method === 'POST';
+  const parameters = [...(route.parameters ?? []).map(parameterObject)];
+  if (post) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Retry-safe key (idempotency.md): a retry within 24 h gets the first answer with `openwop-Idempotent-Replay: true`.',
+    });
+  }
+  const codes: ErrorCode[] = [...ALWAYS, ...(route.errors ?? [])];
+  if (keyed) codes.push(...KEYED_ERRORS);
+  if (route.body) codes.push(...BODY_ERRORS);
+  if (post) codes.push(...IDEMPOTENCY_ERRORS);
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(route.responses)) {
+    const mediaType = r.mediaType === undefined ? 'application/json' : r.mediaType;
+    responses[status] = {
+      description: r.description,
+      ...(mediaType !== null ? { content: { [mediaType]: { schema: r.schema ?? {} } } } : {}),
+      ...(post ? { headers: { 'openwop-Idempotent-Replay': { description: '`true` when this is a stored answer replayed.', schema: { type: 'boolean' } } } } : {}),
+    };
+  }
+  Object.assign(responses, errorResponses(codes));
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.scope ? { description: `Requires scope: ${route.scope.split(' ').map((s) => `\`${s}\``).join(' and ')}.` } : {}),
+    security: route.scope !== undefined ? [{ [API_KEY_SCHEME]: route.scope.split(' ') }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: route.body.required,
+            content: Object.fromEntries((route.body.mediaTypes ?? ['application/json']).map((m) => [m, { schema: route.body?.schema }])),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/**
+ * This host's OpenAPI 3.1 document, built from {@link GATEWAY_ROUTES} — the one table discovery's
+ * `endpoints` come from too, and that the route-table test holds equal to the routes the gateway
+ * really serves. Security is an opaque API key sent as a bearer token (auth.md), not a JWT.
+ */
+export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_ROUTES): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'OpenWOP host',
+      version: IMPLEMENTATION.version,
+      summary: 'OpenWOP v1 REST + SSE surface of this host.',
+      description: `Every route this gateway serves. Request bodies are JSON (at most ${MAX_REQUEST_BODY_BYTES} bytes); every error is the spec's error envelope. The spec's own document: api/openapi.yaml of openwop/openwop.`,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    tags: [
+      { name: 'discovery' },
+      { name: 'health' },
+      { name: 'runs' },
+      { name: 'interrupts' },
+      { name: 'conversations' },
+      { name: 'workflows' },
+      { name: 'operations' },
+    ],
+    security: [{ [API_KEY_SCHEME]: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        [API_KEY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An opaque API key (`Authorization: Bearer <key>`) carrying scopes and a tenant (auth.md). Not a JWT.',
+        },
+      },
+      schemas: componentSchemas(),
+    },
+  };
+}
