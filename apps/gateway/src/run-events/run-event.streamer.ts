@@ -13,6 +13,21 @@ import { admittingMode, MESSAGE_CHUNK_EVENT, messageChunkOf, modeAdmits, type St
 
 /** Comment interval that keeps proxies from closing an idle stream (spec: at most 30 s). */
 export const KEEPALIVE_MS = 15_000;
+
+/**
+ * The keep-alive interval: `SSE_KEEPALIVE_MS` (an integer from 1 to 30000), else {@link KEEPALIVE_MS}.
+ *
+ * @throws Error when the variable is set to anything else (the host refuses to start).
+ */
+export function keepaliveMsFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.SSE_KEEPALIVE_MS;
+  if (raw === undefined || raw === '') return KEEPALIVE_MS;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 30_000) {
+    throw new Error(`SSE_KEEPALIVE_MS must be an integer from 1 to 30000 (the spec's bound), got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
 /** Re-read interval when no feed notice arrives. */
 const FALLBACK_MS = 500;
 /** Events read per query while catching up. */
@@ -37,7 +52,7 @@ export interface StreamRequest {
 /**
  * Serves `GET /v1/runs/{runId}/events` as server-sent events: the backlog after the cursor, then
  * new events as the projector commits them (feed notices, with a re-read every 500 ms as the
- * fallback), a `:keepalive` comment every 15 s, and the end of the response once the run's
+ * fallback), a `:keepalive` comment every 15 s (`SSE_KEEPALIVE_MS`), and the end of the response once the run's
  * terminal event was seen. `values` mode sends a `state.snapshot` baseline, then one snapshot
  * after each read holding an `updates`-tier event. Frames are named by event type in every mode,
  * mixed ones included (ADR 0022). With `bufferMs` the frames go out as `event: batch` arrays.
@@ -45,6 +60,7 @@ export interface StreamRequest {
 @Injectable()
 export class RunEventStreamer {
   private readonly logger = new Logger('Gateway');
+  private readonly keepaliveMs = keepaliveMsFrom(process.env);
 
   constructor(
     private readonly runs: RunReadRepository,
@@ -61,7 +77,7 @@ export class RunEventStreamer {
     res.on('close', onClose);
     const signal = AbortSignal.any([gone.signal, this.shutdown.signal]);
     writer.open();
-    const keepalive = setInterval(() => void writer.comment('keepalive'), KEEPALIVE_MS);
+    const keepalive = setInterval(() => void writer.comment('keepalive'), this.keepaliveMs);
     const notices = new RunNotices(this.feed, run.runId);
     try {
       await this.pump(writer, sink, notices, run, request, signal);
