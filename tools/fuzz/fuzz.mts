@@ -586,9 +586,9 @@ async function main(): Promise<number> {
     const routes = await pool.discoverRoutes();
     const reg = await api(base, 'POST', '/v1/workflows', EXTERNAL_WORKFLOW);
     if (reg.status !== 201) throw new Error(`setup: register ${EXTERNAL_WORKFLOW.id} → ${reg.status}`);
-    const discovery = await api<{ limits?: Record<string, unknown> }>(base, 'GET', '/.well-known/openwop');
+    const discovery = await api<{ limits?: Record<string, unknown>; extensions?: { limits?: Record<string, unknown> } }>(base, 'GET', '/.well-known/openwop');
     const limitOf = (name: string) => {
-      const v = discovery.json.limits?.[name];
+      const v = discovery.json.extensions?.limits?.[name] ?? discovery.json.limits?.[name];
       return typeof v === 'number' && v > 0 ? v : undefined;
     };
     const limits = { nodes: limitOf('maxWorkflowNodes'), edges: limitOf('maxWorkflowEdges'), executions: limitOf('maxNodeExecutions') };

@@ -156,9 +156,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('edge limits, %s mod
   });
 
   it('advertises the bounds it enforces in discovery', async () => {
-    const doc = (await (await fetch(`${hut.host.gateways[0]!}/.well-known/openwop`)).json()) as { limits: Record<string, number> };
-    expect(doc.limits).toMatchObject({ maxNodeExecutions: MAX_NODE_EXECUTIONS, maxJsonDepth: MAX_JSON_DEPTH, maxWorkflowNodes: MAX_WORKFLOW_NODES });
-    expect(Object.values(doc.limits).every((v) => Number.isInteger(v) && v > 0)).toBe(true);
+    // `limits` is closed to capabilities.schema.json's keys; the host's other bounds are under `extensions.limits`.
+    const doc = (await (await fetch(`${hut.host.gateways[0]!}/.well-known/openwop`)).json()) as { limits: Record<string, number>; extensions: { limits: Record<string, number> } };
+    expect(doc.limits).toMatchObject({ maxNodeExecutions: MAX_NODE_EXECUTIONS });
+    expect(doc.extensions.limits).toMatchObject({ maxNodeExecutions: MAX_NODE_EXECUTIONS, maxJsonDepth: MAX_JSON_DEPTH, maxWorkflowNodes: MAX_WORKFLOW_NODES });
+    expect(Object.values({ ...doc.limits, ...doc.extensions.limits }).every((v) => Number.isInteger(v) && v > 0)).toBe(true);
   });
 
   it('changed nothing for any refused request; the run still waits and the same valid requests then work', async () => {

@@ -43,7 +43,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('a wide parallel run
   it("does not keep the host from answering /readyz while it is decided, and runs every node once", async () => {
     const gateway = hut.host.gateways[0]!;
     const client = new OpenWopClient({ baseUrl: gateway, apiKey: TEST_KEYS.t1 });
-    const limits = ((await client.discovery()) as { limits?: Limits }).limits ?? {};
+    const doc = (await client.discovery()) as { limits?: Limits; extensions?: { limits?: Limits } };
+    const limits = { ...doc.limits, ...doc.extensions?.limits };
     const total = Math.min(
       4000,
       limits.maxWorkflowNodes || Infinity,
