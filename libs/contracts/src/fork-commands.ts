@@ -146,6 +146,13 @@ export function comparableDifference(
   return canonicalJson(original.payload) === canonicalJson(replayed.payload) ? undefined : 'output';
 }
 
+/** A recorded conversation event a replay re-folds (RFC 0005 §G): its type, node and payload. */
+export interface RecordedConversationEvent {
+  readonly type: 'conversation.opened' | 'conversation.exchanged' | 'conversation.closed';
+  readonly nodeId?: string;
+  readonly payload: unknown;
+}
+
 /** What a fork takes from its source's event log. */
 export interface ForkSource {
   /** Events `< fromSeq`: fixed history, copied into the fork. */
@@ -154,12 +161,36 @@ export interface ForkSource {
   readonly resolutions: Record<string, ForkResolution>;
   /** `replay` only: the comparable projection of the events `>= fromSeq`. */
   readonly expected: ComparableRunEvent[];
+  /**
+   * The source's conversations the reused resolutions closed, by source conversationId: their
+   * `conversation.*` events in order. A fork that answers such a conversation from its record
+   * re-folds these turns verbatim (RFC 0005 §G), so its transcript and `messages` channel are the source's.
+   */
+  readonly conversations: Record<string, RecordedConversationEvent[]>;
 }
+
+const CONVERSATION_TYPES: readonly string[] = ['conversation.opened', 'conversation.exchanged', 'conversation.closed'];
 
 /** Splits a source run's events (any order) for a fork from `fromSeq` in `mode`. */
 export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mode: ForkMode): ForkSource {
   const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
   const resolutions: Record<string, ForkResolution> = {};
+  const conversationOfKey: Record<string, string> = {};
+  const recorded: Record<string, RecordedConversationEvent[]> = {};
+  for (const e of sorted) {
+    if (e.type === 'interrupt.requested') {
+      const p = (e.payload ?? {}) as { key?: unknown; data?: { conversationId?: unknown } };
+      if (typeof p.key === 'string' && typeof p.data?.conversationId === 'string') setOwn(conversationOfKey, p.key, p.data.conversationId);
+    }
+    if (CONVERSATION_TYPES.includes(e.type)) {
+      const id = (e.payload as { conversationId?: unknown } | null)?.conversationId;
+      if (typeof id === 'string') {
+        if (!Object.hasOwn(recorded, id)) setOwn(recorded, id, []);
+        recorded[id]!.push({ type: e.type as RecordedConversationEvent['type'], ...(e.nodeId ? { nodeId: e.nodeId } : {}), payload: e.payload });
+      }
+    }
+  }
+  const conversations: Record<string, RecordedConversationEvent[]> = {};
   for (const e of sorted) {
     if (mode === 'branch' && e.sequence >= fromSeq) continue;
     const timer = timerRecordOf(e);
@@ -178,8 +209,12 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
       key,
       p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true, ...by } : { value: p.resumeValue ?? null, ...by },
     );
+    const conversationId = Object.hasOwn(conversationOfKey, key) ? conversationOfKey[key]! : undefined;
+    if (conversationId !== undefined && Object.hasOwn(recorded, conversationId))
+      setOwn(conversations, conversationId, recorded[conversationId]!);
   }
   return {
+    conversations,
     history: sorted.filter((e) => e.sequence < fromSeq),
     resolutions,
     expected:
@@ -214,6 +249,8 @@ export class ForkRunData {
   @IsArray() history!: RunEventDoc[];
   @IsObject() resolutions!: Record<string, ForkResolution>;
   @IsArray() expected!: ComparableRunEvent[];
+  /** See {@link ForkSource.conversations}; absent from forks sent before it existed. */
+  @IsOptional() @IsObject() conversations?: Record<string, RecordedConversationEvent[]>;
 }
 
 export type ForkRunCommand = CommandEnvelope<'run.fork', ForkRunData>;

@@ -40,6 +40,8 @@ export {
   type RegisterWorkflowCommand,
   type GetWorkflowCommand,
   type EngineCommand,
+  ChildRunChangedData,
+  type ChildRunChangedCommand,
 } from './engine-commands';
 export {
   INTERRUPT_KINDS,
@@ -112,6 +114,7 @@ export {
   type ForkMode,
   type ForkResolution,
   type ForkSource,
+  type RecordedConversationEvent,
   type ComparableRunEvent,
   type ForkRunCommand,
   type ForkRunResult,

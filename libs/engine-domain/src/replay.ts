@@ -7,6 +7,7 @@ import {
   type ComparableRunEvent,
   type ForkMode,
   type ForkResolution,
+  type RecordedConversationEvent,
   type RunEventDoc,
   type RunEventType,
   type WorkflowDefinition,
@@ -40,6 +41,8 @@ export interface ForkRun {
   readonly resolutions: Readonly<Record<string, ForkResolution>>;
   /** `replay`: the comparable projection of the source's events `>= fromSeq`; ignored in `branch`. */
   readonly expected: readonly ComparableRunEvent[];
+  /** The source's recorded conversations (source conversationId → events), re-folded when the fork answers them from the record. */
+  readonly conversations?: Readonly<Record<string, readonly RecordedConversationEvent[]>>;
   /** `tenant` and `principal` are the source run's owner (`replay.md` §Fork ownership). */
   readonly context: CommandContext;
 }
@@ -100,6 +103,7 @@ export async function decideFork(
     context.now,
     sourceRunId,
     mode === 'replay' ? command.expected : undefined,
+    Object.fromEntries(Object.entries(command.conversations ?? {}).map(([id, events]) => [rebase(id), rebase(events)])),
   );
   const forkedFrom: ForkedFrom = { runId: sourceRunId, fromSeq, mode };
   w.comparing = fromSeq === 0;
@@ -165,11 +169,37 @@ class ForkWriter extends EventWriter {
     now: string,
     private readonly sourceRunId: string,
     private readonly expected: readonly ComparableRunEvent[] | undefined,
+    /** The source's conversations, rebased to the fork's run id, by conversationId. */
+    private readonly conversations: Readonly<Record<string, readonly RecordedConversationEvent[]>> = {},
   ) {
     super(record, commandId, now);
   }
 
   override emit(type: RunEventType, nodeId: string | undefined, payload: unknown): RunEventDoc {
+    if (nodeId !== undefined && (type === 'node.completed' || type === 'node.failed')) this.refold(nodeId);
+    return this.write(type, nodeId, payload);
+  }
+
+  /**
+   * RFC 0005 §G: a node that ends having answered its conversation from the record (no turn was
+   * taken in the fork) re-folds the source's turns of that conversation verbatim, before its end:
+   * the fork's transcript and `messages` channel are then the source's. Only turns the fork's
+   * state does not hold yet are written, so a fork whose history already copied some adds the rest.
+   */
+  private refold(nodeId: string): void {
+    const visit = this.state.active?.nodeId === nodeId ? this.state.active.visit : 0;
+    const conversationId = `${this.state.runId}:${nodeId}:${visit}`;
+    const recorded = ownValue(this.conversations, conversationId);
+    if (!recorded) return;
+    for (const e of recorded) {
+      const view = this.state.conversations?.[conversationId];
+      const turnIndex = (e.payload as { turnIndex?: unknown } | null)?.turnIndex;
+      const fresh = e.type === 'conversation.opened' ? !view : view?.status === 'open' && turnIndex === view.nextTurnIndex;
+      if (fresh) this.write(e.type, e.nodeId ?? nodeId, e.payload);
+    }
+  }
+
+  private write(type: RunEventType, nodeId: string | undefined, payload: unknown): RunEventDoc {
     if (!this.expected || !this.comparing || this.diverged) return super.emit(type, nodeId, payload);
     if (type === 'replay.diverged' || type === 'replay.divergedAtRefusal') {
       // The executor found a divergence of its own (a resumed node that no longer asks its key): one report is enough.

@@ -52,6 +52,7 @@ export class ForkRunHandler {
           history: d.history,
           resolutions: d.resolutions,
           expected: d.expected,
+          ...(d.conversations ? { conversations: d.conversations } : {}),
           // replay.md §Fork ownership: the fork belongs to the source's owner, not to whoever forked it.
           context: { ...commandContext(command), tenant: source.tenant, principal: source.principal },
         },
