@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   interrupt_not_found: 404,
   interrupt_already_resolved: 409,
   interrupt_expired: 410,
+  /** An interrupt of a child run invalidated by its parent's cancel cascading (interrupt-profiles.md §cascade-cancel). */
+  interrupt_gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   /** Node's HTTP parser refused the request line or headers (over 16 KiB), before any route. */
