@@ -21,6 +21,7 @@ import { CommandSeam, type OutboxRelay, type UnappliedNotice } from '@openwop/pl
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
@@ -63,6 +64,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     agentTurn: AgentTurnHandler,
     fireTimer: FireTimerHandler,
     pauseRun: PauseRunHandler,
+    childRunChanged: ChildRunChangedHandler,
   ) {
     const failsRun = (when: (notice: UnappliedNotice) => boolean) => (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
       when(notice) ? this.failRun(command, notice) : Promise.resolve();
@@ -83,6 +85,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         'run.timer': { decide: (m, c) => fireTimer.handle(m, c), unapplied: always },
         'run.pause': { decide: (m, c) => pauseRun.pause(m, c) },
         'run.unpause': { decide: (m, c) => pauseRun.unpause(m, c) },
+        // A child's status reaching its parent carries the parent forward (its node goes on when the child ends).
+        'run.child': { decide: (m, c) => childRunChanged.handle(m, c), unapplied: always },
         'workflow.register': { decide: (m, c) => registerWorkflow.handle(m, c) },
         // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
         'workflow.get': { run: (c) => getWorkflow.handle(ds.manager, c) },

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AgentProviders } from './agent-turn/agent-providers';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
+import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
 import { DecisionPace } from './common/decision-pace';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
@@ -33,6 +34,7 @@ import { WorkflowRegistry } from './workflow-registry';
     AgentTurnHandler,
     FireTimerHandler,
     PauseRunHandler,
+    ChildRunChangedHandler,
     { provide: RUN_TIMER_OPTIONS, useFactory: () => runTimerOptionsFromEnv() },
     RunTimerService,
     EngineCommandsConsumer,

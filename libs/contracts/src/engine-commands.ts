@@ -28,6 +28,14 @@ export class StartRunData {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  /**
+   * Set when a parent run's node starts this run (`core.subWorkflow`): `{runId, nodeId}` of the
+   * parent that waits on it. Internal: the engine sends it to itself; the gateway never does.
+   */
+  @IsOptional()
+  @IsObject()
+  parent?: { runId: string; nodeId: string };
 }
 
 export type StartRunCommand = CommandEnvelope<'run.start', StartRunData>;
@@ -54,6 +62,21 @@ export class ResumeRunData {
   @IsString() resolvedAt!: string;
   /** Side-channel records to append to the run log before resuming (approval votes, asks). */
   @IsOptional() @IsArray() notes?: unknown[];
+}
+
+/**
+ * `run.child`: the child run `childRunId` that the run `runId` waits on changed status (`running`, a
+ * `waiting-*` status with its interrupt, or its terminal status with its outputs or error). The
+ * engine sends it to itself (outbox) from the child's decision, keyed by the parent run.
+ */
+export class ChildRunChangedData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) childRunId!: string;
+  @IsString() @Length(1, 64) status!: string;
+  @IsOptional() @IsString() @Length(1, 256) interruptId?: string;
+  @IsOptional() @IsString() @Length(1, 64) kind?: string;
+  @IsOptional() @IsObject() outputs?: Record<string, unknown>;
+  @IsOptional() @IsObject() error?: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> };
 }
 
 /** `run.cancel` on the engine topic: forwarded by the interrupt service after it cancelled the interrupts. */
@@ -145,6 +168,7 @@ export type RecordConversationCommand = CommandEnvelope<'run.converse', RecordCo
 export type AgentTurnCommand = CommandEnvelope<'agent.turn', AgentTurnData>;
 export type CancelRunEngineCommand = CommandEnvelope<'run.cancel', CancelRunEngineData>;
 export type FailRunCommand = CommandEnvelope<'run.fail', FailRunData>;
+export type ChildRunChangedCommand = CommandEnvelope<'run.child', ChildRunChangedData>;
 export type RegisterWorkflowCommand = CommandEnvelope<'workflow.register', RegisterWorkflowData>;
 export type GetWorkflowCommand = CommandEnvelope<'workflow.get', GetWorkflowData>;
 
@@ -161,7 +185,8 @@ export type EngineCommand =
   | ForkRunCommand
   | FireTimerCommand
   | PauseRunCommand
-  | UnpauseRunCommand;
+  | UnpauseRunCommand
+  | ChildRunChangedCommand;
 
 /** Maps each engine command type to its data class, for validation at the consumer edge. */
 export const ENGINE_COMMAND_DATA = {
@@ -177,4 +202,5 @@ export const ENGINE_COMMAND_DATA = {
   'run.timer': FireTimerData,
   'run.pause': PauseRunData,
   'run.unpause': UnpauseRunData,
+  'run.child': ChildRunChangedData,
 } as const;

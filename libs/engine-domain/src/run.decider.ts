@@ -255,6 +255,7 @@ async function startRun(command: StartRun, state: RunState, nodes: NodeRegistry)
     inputs: command.inputs,
     transport: 'rest',
     owner: { tenant: context.tenant, principal: context.principal },
+    ...(command.parent ? { parentRunId: command.parent.runId, parentNodeId: command.parent.nodeId } : {}),
     ...(command.metadata ? { metadata: command.metadata } : {}),
   });
   const openInterrupt = await drive(w, nodes);
@@ -297,7 +298,9 @@ async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistr
   w.emit('run.cancelled', undefined, {
     reason,
     cancelledBy: command.context.principal,
-    ...(command.parentRunId !== undefined ? { parentRunId: command.parentRunId } : {}),
+    ...(command.parentRunId !== undefined
+      ? { parentRunId: command.parentRunId, ...(state.parent ? { parentNodeId: state.parent.nodeId } : {}) }
+      : {}),
   });
   // The child this run waited on is cancelled too (interrupt-profiles.md §cascade-cancel).
   const cancelChild = child ? { runId: child.runId, parentRunId: state.runId } : undefined;

@@ -20,6 +20,19 @@ export interface RunSnapshot {
   readonly completedAt?: string;
   /** Sequence of the last projected event. */
   readonly lastSequence: number;
+  /** Set on a child run (`core.subWorkflow`): the parent run and node that started it. */
+  readonly parentRunId?: string;
+  readonly parentNodeId?: string;
+  /** The child runs this run's nodes started (`node.dispatched`), with their status as this run last heard it. */
+  readonly childRuns?: readonly ChildRunView[];
+}
+
+/** One child run on its parent's snapshot. */
+export interface ChildRunView {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly nodeId: string;
+  readonly status: string;
 }
 
 /** The pending interrupt as the snapshot and the pending-interrupts listing show it. */
@@ -64,6 +77,8 @@ export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
   'run.cancelled',
   'run.paused',
   'run.resumed',
+  'node.dispatched',
+  'log.appended',
 ];
 
 /**
@@ -72,12 +87,20 @@ export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
  */
 export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventDoc): RunSnapshot | null {
   if (event.type === 'run.started') {
-    const p = event.payload as { workflowId: string; inputs?: Record<string, unknown>; owner?: RunSnapshot['owner'] };
+    const p = event.payload as {
+      workflowId: string;
+      inputs?: Record<string, unknown>;
+      owner?: RunSnapshot['owner'];
+      parentRunId?: string;
+      parentNodeId?: string;
+    };
     return {
       runId: event.runId,
       workflowId: p.workflowId,
       status: 'running',
       ...(p.owner ? { owner: p.owner } : {}),
+      ...(typeof p.parentRunId === 'string' ? { parentRunId: p.parentRunId } : {}),
+      ...(typeof p.parentNodeId === 'string' ? { parentNodeId: p.parentNodeId } : {}),
       ...(p.inputs ? { inputs: p.inputs } : {}),
       variables: p.inputs ?? {},
       createdAt: event.timestamp,
@@ -92,6 +115,10 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
     return event.type === 'node.resumed' ? withoutInterrupt(next) : next;
   }
   switch (event.type) {
+    case 'node.dispatched':
+      return withChild(next, event);
+    case 'log.appended':
+      return withChildEnded(next, event);
     case 'run.paused':
       return { ...next, status: 'paused' };
     case 'run.resumed':
@@ -137,6 +164,27 @@ function snapshotError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
   const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };
   return { code, message, ...(details !== undefined ? { details } : {}) };
+}
+
+/** A child run a node started (`node.dispatched`), listed on the parent as `running`. */
+function withChild(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
+  const p = event.payload as { childRunId?: unknown; childWorkflowId?: unknown; childStatus?: unknown };
+  if (typeof p.childRunId !== 'string') return s;
+  const child: ChildRunView = {
+    runId: p.childRunId,
+    workflowId: String(p.childWorkflowId),
+    nodeId: event.nodeId ?? '',
+    status: typeof p.childStatus === 'string' ? p.childStatus : 'running',
+  };
+  return { ...s, childRuns: [...(s.childRuns ?? []).filter((c) => c.runId !== child.runId), child] };
+}
+
+/** The engine's record that a child run ended (`log.appended`, `fields.event: child.ended`): its status on the parent. */
+function withChildEnded(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
+  const f = (event.payload as { fields?: { event?: unknown; childRunId?: unknown; status?: unknown } } | null)?.fields;
+  if (f?.event !== 'child.ended' || typeof f.childRunId !== 'string' || !s.childRuns) return s;
+  const status = String(f.status);
+  return { ...s, childRuns: s.childRuns.map((c) => (c.runId === f.childRunId ? { ...c, status } : c)) };
 }
 
 function withoutCurrentNode(s: RunSnapshot): RunSnapshot {

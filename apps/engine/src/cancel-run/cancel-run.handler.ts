@@ -17,11 +17,17 @@ export class CancelRunHandler {
     manager: EntityManager,
     command: CancelRunEngineCommand,
   ): Promise<CommandReply<{ runId: string; status: string; lastSequence: number }>> {
-    const { runId, reason } = command.data;
+    const { runId, reason, parentRunId } = command.data;
     const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>
       decideRun(
-        { type: 'CancelRun', runId, ...(reason ? { reason } : {}), context: commandContext(command) },
+        {
+          type: 'CancelRun',
+          runId,
+          ...(reason ? { reason } : {}),
+          ...(parentRunId ? { parentRunId } : {}),
+          context: commandContext(command),
+        },
         state,
       ),
     );

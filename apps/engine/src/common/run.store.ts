@@ -20,6 +20,7 @@ import {
 } from '@openwop/engine-domain';
 import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
+import { childRunMessages } from '../child-runs/child-run.messages';
 import { syncRunTimer } from '../timers/run-timer.store';
 
 /** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
@@ -28,6 +29,12 @@ export async function loadRunForUpdate(manager: EntityManager, runId: string): P
     'SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE',
     [runId],
   );
+  return rows[0]?.state ?? initialRunState();
+}
+
+/** Loads a run's engine state without locking it (a read of another run's state). */
+export async function loadRun(manager: EntityManager, runId: string): Promise<RunState> {
+  const rows = await manager.query<{ state: RunState }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [runId]);
   return rows[0]?.state ?? initialRunState();
 }
 
@@ -74,6 +81,7 @@ export async function commitDecision(
   for (const e of decision.events)
     messages.push({ topic: Topics.runEvents, key: next.runId, value: assertRunEvent(e) });
   for (const f of decision.followUps ?? []) messages.push(followUpMessage(next, f, command));
+  messages.push(...childRunMessages(prior, decision, command));
   await appendToOutbox(manager, messages);
 }
 

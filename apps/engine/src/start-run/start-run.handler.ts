@@ -4,7 +4,7 @@ import { conversationRefusal, type CommandReply, type StartRunCommand, type Star
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
-import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { commitDecision, lastSequenceOf, loadRun, loadRunForUpdate, publicStatus } from '../common/run.store';
 import { WorkflowRegistry } from '../workflow-registry';
 
 /**
@@ -32,6 +32,11 @@ export class StartRunHandler {
     // A workflow this host's conversation capabilities cannot run (a seeded fixture, a host restarted with them off).
     const refused = conversationRefusal(workflow);
     if (refused) return { ok: false, error: refused };
+    const parent = command.data.parent;
+    if (parent && (await parentEnded(manager, parent.runId))) {
+      // The parent ended (cancelled) before its child's start arrived: the child is not started.
+      return { ok: false, error: { code: 'run_terminal', message: `parent run ${parent.runId} already ended`, details: { runId, parentRunId: parent.runId } } };
+    }
     const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>
       decideRun(
@@ -41,6 +46,7 @@ export class StartRunHandler {
           workflow,
           inputs: command.data.inputs ?? {},
           ...(command.data.metadata ? { metadata: command.data.metadata } : {}),
+          ...(parent ? { parent: { runId: parent.runId, nodeId: parent.nodeId } } : {}),
           context: commandContext(command),
         },
         state,
@@ -51,4 +57,10 @@ export class StartRunHandler {
     const next = decided.value.state;
     return { ok: true, data: { runId, status: publicStatus(next), lastSequence: lastSequenceOf(next) } };
   }
+}
+
+/** Whether the parent run has ended: a child started after that is not started at all. */
+async function parentEnded(manager: EntityManager, parentRunId: string): Promise<boolean> {
+  const state = await loadRun(manager, parentRunId);
+  return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
 }
