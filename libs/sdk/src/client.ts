@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RunEventDoc } from '@openwop/contracts';
-import { apiErrorFrom, OpenWopNetworkError } from './errors';
+import { apiErrorFrom, OpenWopNetworkError, OpenWopRunEndedError, OpenWopTimeoutError } from './errors';
+import type { RunEvent, RunStatus } from './generated/run-events';
 import type {
   ClientOptions,
   ConversationPage,
@@ -9,9 +9,11 @@ import type {
   CreateRunResponse,
   ForkRunRequest,
   ForkRunResponse,
+  InterruptKind,
   InterruptPage,
   ListInterruptsQuery,
   ListRunsQuery,
+  PendingInterruptOf,
   PollResponse,
   ResolveResult,
   RunPage,
@@ -19,11 +21,17 @@ import type {
   RunStreamEvent,
   StreamEventsOptions,
   TokenInspection,
+  WaitForInterruptOptions,
+  WaitOptions,
 } from './client.types';
 import { streamRunEvents } from './run-event.stream';
 import { tokenFromCallbackUrl } from './tokens';
 
 const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+/** Default deadline of the wait helpers. */
+const DEFAULT_WAIT_MS = 60_000;
+/** Longest wait of one long poll (the host's maximum `timeoutMs`). */
+const MAX_POLL_WAIT_MS = 30_000;
 
 /**
  * A typed client of the OpenWOP REST + SSE surface this host serves (`rest-endpoints.md`, plus the
@@ -37,7 +45,9 @@ const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', '
  * ```ts
  * const client = new OpenWopClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
  * const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
- * for await (const e of client.streamEvents(runId)) console.log(e.event);
+ * const gate = await client.waitForInterrupt(runId, { kind: 'approval' });
+ * await client.resolveInterrupt(runId, gate.nodeId, { action: 'accept' });
+ * const run = await client.waitForStatus(runId, ['completed']);
  * ```
  */
 export class OpenWopClient {
@@ -131,27 +141,33 @@ export class OpenWopClient {
   async listEvents(
     runId: string,
     options: { after?: number; streamMode?: string } = {},
-  ): Promise<RunEventDoc[]> {
-    const body = await this.call<{ events: RunEventDoc[] }>(
+  ): Promise<RunEvent[]> {
+    const body = await this.call<{ events: RunEvent[] }>(
       'GET',
       `/v1/runs/${enc(runId)}/events${qs(options)}`,
     );
     return body.events;
   }
 
+  /**
+   * `GET /v1/runs/{runId}/events/poll`: the events after `after` (default: from the first); waits
+   * up to `timeoutMs` (at most 30 000) for one when there is none yet.
+   */
   pollEvents(
     runId: string,
-    options: { after?: number; timeoutMs?: number; streamMode?: string } = {},
+    options: { after?: number; timeoutMs?: number; streamMode?: string; signal?: AbortSignal } = {},
   ): Promise<PollResponse> {
-    return this.call('GET', `/v1/runs/${enc(runId)}/events/poll${qs(options)}`);
+    const { signal, ...query } = options;
+    return this.request('GET', `/v1/runs/${enc(runId)}/events/poll${qs(query)}`, { ...(signal ? { signal } : {}) });
   }
 
   /**
    * The run's events as they happen (SSE), until its terminal event; reconnects with
-   * `Last-Event-ID` when the connection drops. See {@link streamRunEvents}.
+   * `Last-Event-ID` when the connection drops. Each frame is typed by `type` (a run event type,
+   * `state.snapshot`, `ai.message.chunk`, or `unknown`). See {@link streamRunEvents}.
    */
   streamEvents(runId: string, options: StreamEventsOptions = {}): AsyncGenerator<RunStreamEvent> {
-    const path = `/v1/runs/${enc(runId)}/events${qs({ streamMode: options.streamMode })}`;
+    const path = `/v1/runs/${enc(runId)}/events${qs({ streamMode: options.streamMode, bufferMs: options.bufferMs })}`;
     return streamRunEvents(
       {
         open: async (lastEventId, signal) => {
@@ -165,6 +181,84 @@ export class OpenWopClient {
       },
       options,
     );
+  }
+
+  // ----------------------------------------------------------------- waiting
+  /**
+   * Waits until the run's status is one of `statuses` and returns its snapshot then. Long-polls the
+   * event log (`/events/poll`) and reads the status after each change; no fixed sleeps.
+   *
+   * @throws {@link OpenWopRunEndedError} when the run ends in another status;
+   *   {@link OpenWopTimeoutError} after `timeoutMs` (60 s by default); the signal's reason when
+   *   `signal` aborts; {@link OpenWopApiError} as any call (e.g. `OpenWopNotFoundError`).
+   */
+  async waitForStatus(
+    runId: string,
+    statuses: RunStatus | readonly RunStatus[],
+    options: WaitOptions = {},
+  ): Promise<RunSnapshotBody> {
+    const wanted: ReadonlySet<string> = new Set(typeof statuses === 'string' ? [statuses] : statuses);
+    return this.waitOnRun(runId, `status ${[...wanted].join(' or ')}`, options, async (status) => {
+      if (!wanted.has(status)) return undefined;
+      // The snapshot is read after the poll: return it only if it still has a wanted status.
+      const run = await this.getRun(runId);
+      return wanted.has(run.status) ? run : undefined;
+    });
+  }
+
+  /**
+   * Waits until the run has a pending interrupt (of `nodeId` and `kind`, when given) and returns it
+   * (`GET /v1/interrupts` row, `data` typed by `kind`); the oldest one when several match. Resolve
+   * it with {@link resolveInterrupt}`(runId, interrupt.nodeId, resumeValue)`.
+   *
+   * @throws as {@link waitForStatus}: {@link OpenWopRunEndedError} when the run ends first.
+   */
+  async waitForInterrupt<K extends InterruptKind = InterruptKind>(
+    runId: string,
+    options: WaitForInterruptOptions<K> = {},
+  ): Promise<PendingInterruptOf<K>> {
+    const { nodeId, kind } = options;
+    const awaited = `pending ${kind ?? ''} interrupt${nodeId !== undefined ? ` at ${nodeId}` : ''}`.replace('  ', ' ');
+    return this.waitOnRun(runId, awaited, options, async () => {
+      const { interrupts } = await this.listInterrupts({ runId, ...(kind !== undefined ? { kind } : {}), limit: 200 });
+      // Newest first: the last match is the oldest.
+      const match = interrupts.filter((i) => nodeId === undefined || i.nodeId === nodeId).at(-1);
+      return match as PendingInterruptOf<K> | undefined;
+    });
+  }
+
+  /**
+   * The wait loop: one long poll per round (at most until the deadline), `check` after each, so a
+   * change between a check and the next poll wakes that poll at once (its cursor is before it).
+   */
+  private async waitOnRun<T>(
+    runId: string,
+    awaited: string,
+    options: WaitOptions,
+    check: (status: string) => Promise<T | undefined>,
+  ): Promise<T> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const signal = options.signal;
+    let after = -1;
+    let status: string | undefined;
+    for (let round = 0; ; round++) {
+      signal?.throwIfAborted();
+      const wait = round === 0 ? 0 : Math.min(MAX_POLL_WAIT_MS, Math.max(0, deadline - Date.now()));
+      const page = await this.pollEvents(runId, {
+        after,
+        timeoutMs: wait,
+        streamMode: 'updates',
+        ...(signal ? { signal } : {}),
+      });
+      after = page.nextAfter;
+      status = page.runStatus;
+      const found = await check(status);
+      if (found !== undefined) return found;
+      if (TERMINAL_STATUSES.has(status) && page.isComplete !== false)
+        throw new OpenWopRunEndedError(runId, awaited, status);
+      if (Date.now() >= deadline) throw new OpenWopTimeoutError(runId, awaited, status, timeoutMs);
+    }
   }
 
   // ----------------------------------------------------------------- interrupts
@@ -258,21 +352,30 @@ export class OpenWopClient {
    *
    * @throws {@link OpenWopApiError} (a subclass by status) for non-2xx answers; {@link OpenWopNetworkError} when nothing answers.
    */
-  async call<T>(
+  call<T>(
     method: string,
     path: string,
     body?: unknown,
     extraHeaders: Record<string, string> = {},
     authenticate = true,
   ): Promise<T> {
-    const headers = authenticate
-      ? this.headers({ accept: 'application/json', ...extraHeaders })
-      : { accept: 'application/json', ...extraHeaders };
+    return this.request(method, path, { body, headers: extraHeaders, authenticate });
+  }
+
+  private async request<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; authenticate?: boolean; signal?: AbortSignal },
+  ): Promise<T> {
+    const { body, signal } = options;
+    const extra: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const headers = options.authenticate === false ? extra : this.headers(extra);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.send(new URL(path, this.options.baseUrl), {
       method,
       headers,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
     });
     if (!res.ok) throw await errorOf(res);
     const text = await res.text();
@@ -287,6 +390,7 @@ export class OpenWopClient {
     try {
       return await this.fetchImpl(url, init);
     } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason;
       if ((error as { name?: string }).name === 'AbortError') throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new OpenWopNetworkError(

@@ -1,4 +1,18 @@
-import type { RunEventDoc } from '@openwop/contracts';
+import type {
+  ApprovalData,
+  ClarificationData,
+  ConversationCloseData,
+  ConversationExchangeData,
+  ConversationStartData,
+  CustomData,
+  ExternalEventData,
+  InterruptPayload,
+  LowConfidenceData,
+  OutputChunkPayload,
+  RunEvent,
+  RunEventOf,
+  RunEventType,
+} from './generated/run-events';
 
 export interface ClientOptions {
   /** The host's base URL, e.g. `http://127.0.0.1:8080`. */
@@ -58,7 +72,7 @@ export interface RunSnapshotBody {
 }
 
 export interface PollResponse {
-  readonly events: RunEventDoc[];
+  readonly events: RunEvent[];
   readonly nextAfter: number;
   readonly runStatus: string;
   readonly isComplete?: boolean;
@@ -185,12 +199,66 @@ export interface ConversationPage {
   readonly nextCursor?: number;
 }
 
-/** One frame of the SSE stream: `id` is the event sequence; `data` the parsed JSON (a `RunEventDoc`). */
-export interface RunStreamEvent {
+/**
+ * One SSE frame as it arrives: `id` the event sequence, `event` the frame name, `data` the parsed
+ * JSON. What {@link streamRunEvents} classifies into a {@link RunStreamEvent}.
+ */
+export interface RawStreamFrame {
   readonly id?: number;
   readonly event: string;
   readonly data: unknown;
 }
+
+/** A frame carrying run event `T` (every mode but `values`); `data.type` is `type`. */
+export type RunEventFrame<T extends RunEventType = RunEventType> = {
+  [K in T]: { readonly type: K; readonly id?: number; readonly event: string; readonly data: RunEventOf<K> };
+}[T];
+
+/** The `values` mode frame: the whole run snapshot after a change (`data.payload`). */
+export interface SnapshotFrame {
+  readonly type: 'state.snapshot';
+  readonly id?: number;
+  readonly event: string;
+  readonly data: StateSnapshotEvent;
+}
+
+/** `data` of a {@link SnapshotFrame}: an event-shaped envelope around the run snapshot. */
+export interface StateSnapshotEvent {
+  readonly eventId: string;
+  readonly runId: string;
+  readonly type: 'state.snapshot';
+  readonly payload: RunSnapshotBody;
+  readonly timestamp: string;
+  readonly sequence: number;
+}
+
+/** A `messages` mode frame: one streamed chunk of an agent's output (an `output.chunk` payload). */
+export interface MessageChunkFrame {
+  readonly type: 'ai.message.chunk';
+  readonly id?: number;
+  readonly event: string;
+  readonly data: MessageChunk;
+}
+
+/** `data` of a {@link MessageChunkFrame}: the `output.chunk` payload with its run and node. */
+export type MessageChunk = OutputChunkPayload & { readonly runId: string; readonly nodeId: string };
+
+/**
+ * A frame this SDK cannot classify: an event type newer than its schemas (readers must not fail on
+ * those, `run-event.schema.json`), or data that is not JSON. `data` is what arrived.
+ */
+export interface UnknownFrame {
+  readonly type: 'unknown';
+  readonly id?: number;
+  readonly event: string;
+  readonly data: unknown;
+}
+
+/**
+ * What {@link OpenWopClient.streamEvents} yields: a union discriminated by `type`, so
+ * `if (frame.type === 'interrupt.requested')` narrows `frame.data.payload` to its schema's type.
+ */
+export type RunStreamEvent = RunEventFrame | SnapshotFrame | MessageChunkFrame | UnknownFrame;
 
 export interface StreamEventsOptions {
   /** Resume after this sequence (sent as `Last-Event-ID`). */
@@ -202,4 +270,46 @@ export interface StreamEventsOptions {
   readonly maxReconnects?: number;
   /** Wait before a reconnection (doubles per failed attempt, capped at 5 s); 250 ms by default. */
   readonly reconnectDelayMs?: number;
+  /**
+   * Ask the host to batch frames over this window (1..5000 ms; `?bufferMs=`): fewer, larger
+   * writes. The batches are unpacked here, so the iteration yields the same frames either way.
+   */
+  readonly bufferMs?: number;
 }
+
+/** Options of {@link OpenWopClient.waitForStatus} and {@link OpenWopClient.waitForInterrupt}. */
+export interface WaitOptions {
+  /** Give up after this long with {@link OpenWopTimeoutError}; 60 000 ms by default. */
+  readonly timeoutMs?: number;
+  /** Stop waiting: the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link OpenWopClient.waitForInterrupt} matches; any pending interrupt of the run when empty. */
+export interface WaitForInterruptOptions<K extends InterruptKind = InterruptKind> extends WaitOptions {
+  readonly nodeId?: string;
+  readonly kind?: K;
+}
+
+/** An interrupt kind (`suspend-request.schema.json` `properties.kind`). */
+export type InterruptKind = InterruptPayload['kind'];
+
+/** The `data` of an interrupt of each kind (`suspend-request.schema.json` `$defs`). */
+export interface InterruptDataByKind {
+  approval: ApprovalData;
+  clarification: ClarificationData;
+  'external-event': ExternalEventData;
+  custom: CustomData;
+  'conversation.start': ConversationStartData;
+  'conversation.exchange': ConversationExchangeData;
+  'conversation.close': ConversationCloseData;
+  'low-confidence': LowConfidenceData;
+}
+
+/**
+ * A pending interrupt as {@link OpenWopClient.waitForInterrupt} returns it: one row of
+ * `GET /v1/interrupts`, its `data` typed by `kind`.
+ */
+export type PendingInterruptOf<K extends InterruptKind = InterruptKind> = {
+  [X in K]: Omit<InterruptSummary, 'kind' | 'data'> & { readonly kind: X; readonly data: InterruptDataByKind[X] };
+}[K];

@@ -110,3 +110,34 @@ function classFor(status: number): typeof OpenWopApiError {
       return OpenWopApiError;
   }
 }
+
+/**
+ * A wait helper (`waitForStatus`, `waitForInterrupt`) reached its deadline. Not an answer of the
+ * host, so not an {@link OpenWopApiError}: `runId`, what was awaited and the last status seen.
+ */
+export class OpenWopTimeoutError extends Error {
+  override name = 'OpenWopTimeoutError';
+  constructor(
+    readonly runId: string,
+    readonly awaited: string,
+    readonly lastStatus: string | undefined,
+    readonly timeoutMs: number,
+  ) {
+    super(`Run ${runId}: no ${awaited} within ${timeoutMs} ms (last status ${lastStatus ?? 'unknown'}).`);
+  }
+}
+
+/**
+ * A wait helper gave up because the run ended (`completed`, `failed`, `cancelled`) without what
+ * was awaited ever happening; `status` is how it ended.
+ */
+export class OpenWopRunEndedError extends Error {
+  override name = 'OpenWopRunEndedError';
+  constructor(
+    readonly runId: string,
+    readonly awaited: string,
+    readonly status: string,
+  ) {
+    super(`Run ${runId} ended ${status} without ${awaited}.`);
+  }
+}

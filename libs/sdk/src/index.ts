@@ -9,20 +9,33 @@ export type {
   CreateRunResponse,
   ForkRunRequest,
   ForkRunResponse,
+  InterruptDataByKind,
+  InterruptKind,
   InterruptPage,
   InterruptSummary,
   ListInterruptsQuery,
   ListRunsQuery,
+  MessageChunk,
+  MessageChunkFrame,
   PendingInterrupt,
+  PendingInterruptOf,
   PollResponse,
+  RawStreamFrame,
   ResolveResult,
   RunPage,
   RunSnapshotBody,
+  RunEventFrame,
   RunStreamEvent,
   RunSummary,
+  SnapshotFrame,
+  StateSnapshotEvent,
   StreamEventsOptions,
   TokenInspection,
+  UnknownFrame,
+  WaitForInterruptOptions,
+  WaitOptions,
 } from './client.types';
+export * from './generated/run-events';
 export {
   OpenWopApiError,
   OpenWopAuthError,
@@ -30,11 +43,13 @@ export {
   OpenWopGoneError,
   OpenWopNetworkError,
   OpenWopNotFoundError,
+  OpenWopRunEndedError,
+  OpenWopTimeoutError,
   OpenWopUnavailableError,
   OpenWopUnprocessableError,
   OpenWopValidationError,
   apiErrorFrom,
 } from './errors';
 export { SseParser, type SseMessage } from './sse.parser';
-export { streamRunEvents, isTerminalEvent, type StreamTransport } from './run-event.stream';
+export { classifyFrame, isTerminalEvent, streamRunEvents, unpack, type StreamTransport } from './run-event.stream';
 export { tokenFromCallbackUrl, callbackUrlOf } from './tokens';

@@ -1,6 +1,9 @@
 import { OpenWopApiError, OpenWopNetworkError } from './errors';
-import type { RunStreamEvent, StreamEventsOptions } from './client.types';
+import type { RawStreamFrame, RunStreamEvent, StreamEventsOptions } from './client.types';
+import { RUN_EVENT_TYPES } from './generated/run-events';
 import { SseParser } from './sse.parser';
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(RUN_EVENT_TYPES);
 
 /** Run event types after which the host closes the stream (`rest-endpoints.md` §SSE). */
 const TERMINAL_TYPES: ReadonlySet<string> = new Set(['run.completed', 'run.failed', 'run.cancelled']);
@@ -44,12 +47,14 @@ export async function* streamRunEvents(
           const { done, value } = await reader.read();
           if (done) break;
           for (const message of parser.push(decoder.decode(value, { stream: true }))) {
-            const event = toEvent(message.id, message.event, message.data);
-            if (event.id !== undefined) last = event.id;
+            const frame = toFrame(message.id, message.event, message.data);
             received = true;
             failures = 0;
-            yield event;
-            if (isTerminalEvent(event)) return;
+            for (const event of unpack(frame)) {
+              yield event;
+              if (isTerminalEvent(event)) return;
+            }
+            if (frame.id !== undefined) last = frame.id;
           }
         }
       } finally {
@@ -68,7 +73,7 @@ export async function* streamRunEvents(
   }
 }
 
-function toEvent(id: string | undefined, event: string, data: string): RunStreamEvent {
+function toFrame(id: string | undefined, event: string, data: string): RawStreamFrame {
   let parsed: unknown = data;
   try {
     parsed = JSON.parse(data);
@@ -79,8 +84,47 @@ function toEvent(id: string | undefined, event: string, data: string): RunStream
   return { ...(seq !== undefined ? { id: seq } : {}), event, data: parsed };
 }
 
-/** Whether the frame carries a terminal run event (frames of a mixed stream are labelled by mode). */
-export function isTerminalEvent(event: RunStreamEvent): boolean {
+/**
+ * The typed frames of one SSE frame: one, or one per document of an `event: batch` frame (whose
+ * documents carry their own sequence; a `messages` chunk comes as a document of type
+ * `ai.message.chunk` holding the chunk).
+ */
+export function unpack(frame: RawStreamFrame): RunStreamEvent[] {
+  if (frame.event !== 'batch' || !Array.isArray(frame.data)) return [classifyFrame(frame)];
+  return frame.data.map((doc: unknown) => {
+    const d = (typeof doc === 'object' && doc !== null ? doc : {}) as { type?: unknown; sequence?: unknown; payload?: unknown };
+    const id = typeof d.sequence === 'number' ? d.sequence : frame.id;
+    const type = typeof d.type === 'string' ? d.type : 'batch';
+    const data = type === 'ai.message.chunk' ? d.payload : doc;
+    return classifyFrame({ ...(id !== undefined ? { id } : {}), event: type, data });
+  });
+}
+
+/**
+ * Types one SSE frame by what its data is: a run event of a known type (by `data.type`), the
+ * `values` snapshot, a `messages` chunk, or `unknown` (a newer event type, data that is not JSON).
+ * Frame names differ between hosts and modes (a mixed stream may name frames by mode), so the data
+ * decides where it can.
+ */
+export function classifyFrame(frame: RawStreamFrame): RunStreamEvent {
+  const data = frame.data as { type?: unknown; payload?: unknown; sequence?: unknown; chunk?: unknown } | null;
+  const base = { ...(frame.id !== undefined ? { id: frame.id } : {}), event: frame.event };
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    if (typeof data.type === 'string' && 'payload' in data && typeof data.sequence === 'number') {
+      if (data.type === 'state.snapshot') return { ...base, type: 'state.snapshot', data } as RunStreamEvent;
+      if (KNOWN_TYPES.has(data.type)) return { ...base, type: data.type, data } as RunStreamEvent;
+    } else if (
+      typeof data.chunk === 'string' &&
+      (frame.event === 'ai.message.chunk' || frame.event === 'messages')
+    ) {
+      return { ...base, type: 'ai.message.chunk', data } as RunStreamEvent;
+    }
+  }
+  return { ...base, type: 'unknown', data: frame.data };
+}
+
+/** Whether the frame carries a terminal run event (by the data's type, else the frame's name). */
+export function isTerminalEvent(event: RawStreamFrame | RunStreamEvent): boolean {
   const type = (event.data as { type?: unknown } | null)?.type;
   return TERMINAL_TYPES.has(typeof type === 'string' ? type : event.event);
 }

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { OpenWopClient, RunSnapshotBody, RunStreamEvent } from '@openwop/sdk';
+import type { OpenWopClient, RunSnapshotBody, RawStreamFrame } from '@openwop/sdk';
 import { Output } from '../util/output';
 import type { PresetAnswers } from './interrupt-answers';
 import { Interruption } from './interruption';
@@ -12,7 +12,7 @@ import { RunFollower } from './run.follower';
 const RUN = '00000000-0000-4000-8000-000000000001';
 
 interface Script {
-  readonly frames: RunStreamEvent[];
+  readonly frames: RawStreamFrame[];
   readonly snapshot: RunSnapshotBody;
   /** Called once every frame was handed over (the stream then waits until aborted). */
   readonly idle?: () => void;
@@ -65,7 +65,7 @@ function harness(script: Script, preset: PresetAnswers = {}, options: { cancelOn
   };
 }
 
-const event = (type: string, nodeId: string, payload: Record<string, unknown>): RunStreamEvent => ({
+const event = (type: string, nodeId: string, payload: Record<string, unknown>): RawStreamFrame => ({
   event: 'updates',
   data: { type, nodeId, payload },
 });
