@@ -136,17 +136,17 @@ async function applyToRun(
     moves.push({ event, run: next });
   }
   if (fresh.length === 0) return undefined;
-  const writes = new StatementBatch();
+  const writes = StatementBatch.for(manager);
   try {
     // The new events and the run's row in one statement (the row is written last, with the
     // snapshot as of the last event; nothing in between reads either).
-    writes.add(insertEventsAndRun(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
+    await writes.add(() => insertEventsAndRun(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
     // Side tables follow event by event, each against the snapshot as of that event. An interrupt's
     // pending row that a later event of the batch clears with the whole run's is left to that one.
     const lastClear = moves.findLastIndex(({ event }) => CLEARS_RUN.has(event.type));
     for (const [i, { event, run }] of moves.entries()) {
       const clearedLater = event.type === 'interrupt.resolved' && i < lastClear;
-      if (!clearedLater) writes.add(projectPendingInterrupts(manager, event, run));
+      if (!clearedLater) await writes.add(() => projectPendingInterrupts(manager, event, run));
       await projectConversation(manager, event, run); // reads what it changes
     }
   } catch (error) {

@@ -66,10 +66,10 @@ describe('transaction on pipelined connections (real Postgres)', () => {
   it('raises the first failure of statements sent without waiting, not the aborted-transaction error after it', async () => {
     await ds.query("INSERT INTO tx_probe (id) VALUES ('taken')");
     const failure = transaction(ds, async (m) => {
-      const writes = new StatementBatch();
+      const writes = StatementBatch.for(m);
       try {
-        writes.add(insert(m, 'fresh'));
-        writes.add(insert(m, 'taken')); // duplicate key: aborts the transaction
+        await writes.add(() => insert(m, 'fresh'));
+        await writes.add(() => insert(m, 'taken')); // duplicate key: aborts the transaction
         await m.query('SELECT 1'); // fails with "current transaction is aborted"
       } catch (error) {
         return writes.rethrow(error);
@@ -82,12 +82,57 @@ describe('transaction on pipelined connections (real Postgres)', () => {
 
   it('keeps statements sent without waiting in issue order', async () => {
     await transaction(ds, async (m) => {
-      const writes = new StatementBatch();
-      writes.add(insert(m, 'x'));
-      writes.add(m.query("UPDATE tx_probe SET id = 'y' WHERE id = 'x'"));
-      writes.add(m.query("UPDATE tx_probe SET id = 'z' WHERE id = 'y'"));
+      const writes = StatementBatch.for(m);
+      await writes.add(() => insert(m, 'x'));
+      await writes.add(() => m.query("UPDATE tx_probe SET id = 'y' WHERE id = 'x'"));
+      await writes.add(() => m.query("UPDATE tx_probe SET id = 'z' WHERE id = 'y'"));
       await writes.settle();
     });
     expect(await ids()).toEqual(['z']);
+  });
+
+  it('sends the statements of a batch without waiting on a pipelined connection', async () => {
+    await transaction(ds, async (m) => {
+      const writes = StatementBatch.for(m);
+      let done = false;
+      await writes.add(() => m.query('SELECT pg_sleep(0.05)').then(() => (done = true)));
+      expect(done).toBe(false);
+      await writes.settle();
+      expect(done).toBe(true);
+    });
+  });
+});
+
+describe('StatementBatch on a connection that is not pipelined (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('unpipelined_tx');
+    ds = await openDatabase({ url: db.url, exclusive: true });
+    await ds.query('CREATE TABLE tx_probe (id text PRIMARY KEY)');
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('waits for each statement, so node-postgres never queues one behind another', async () => {
+    expect(isPipelined(ds)).toBe(false);
+    await transaction(ds, async (m) => {
+      const writes = StatementBatch.for(m);
+      let done = false;
+      await writes.add(() => m.query('SELECT pg_sleep(0.05)').then(() => (done = true)));
+      expect(done).toBe(true);
+      await writes.add(() => m.query("INSERT INTO tx_probe (id) VALUES ('a')"));
+      await writes.settle();
+    });
+    expect(await ds.query('SELECT id FROM tx_probe')).toEqual([{ id: 'a' }]);
+  });
+
+  it('raises the failure of a statement at once', async () => {
+    await ds.query("INSERT INTO tx_probe (id) VALUES ('taken') ON CONFLICT DO NOTHING");
+    const writes = StatementBatch.for(ds.manager);
+    await expect(writes.add(() => ds.query("INSERT INTO tx_probe (id) VALUES ('taken')"))).rejects.toMatchObject({ code: '23505' });
   });
 });

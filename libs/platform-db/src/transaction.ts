@@ -53,16 +53,36 @@ function setTransactionState(runner: QueryRunner, active: boolean): void {
 
 /**
  * Statements whose results the caller does not need, issued without waiting so that they travel
- * with the ones after them (on a pipelined connection), then awaited together. Each is tracked
- * from the start, so a failure is never unhandled even when an awaited statement fails first.
+ * with the ones after them on a pipelined connection, then awaited together. Each is tracked from
+ * the start, so a failure is never unhandled even when an awaited statement fails first.
+ *
+ * On a connection that is not pipelined (the embedded PGlite runs one statement at a time) each
+ * statement is awaited in {@link add} instead: node-postgres would otherwise queue the next one
+ * behind it, which it deprecates ("client.query() when the client is already executing a query").
  */
 export class StatementBatch {
   private readonly pending: Promise<unknown>[] = [];
   private firstError: { error: unknown } | undefined;
 
-  add(statement: Promise<unknown>): void {
+  /** `pipelined`: the connection sends statements without waiting ({@link isPipelined}). */
+  constructor(private readonly pipelined: boolean) {}
+
+  /** A batch for the connection of `manager` (pipelined or not). */
+  static for(manager: EntityManager): StatementBatch {
+    return new StatementBatch(isPipelined(manager.connection));
+  }
+
+  /**
+   * Issues `statement`. Pipelined: returns at once, the statement is awaited by {@link settle}.
+   * Otherwise: returns once it is done, and throws its failure.
+   */
+  async add(statement: () => Promise<unknown>): Promise<void> {
+    if (!this.pipelined) {
+      await statement();
+      return;
+    }
     this.pending.push(
-      statement.catch((error: unknown) => {
+      statement().catch((error: unknown) => {
         this.firstError ??= { error };
       }),
     );
