@@ -54,7 +54,7 @@ const touched: RunEventDoc[] = [
     timestamp: '2026-11-21T00:00:00.000Z',
     sequence: 3,
     schemaVersion: 1,
-  } as RunEventDoc,
+  },
 ];
 
 const mockTurn = (speakerId: string): ConversationTurn => ({
