@@ -106,6 +106,12 @@ function dataProblems(kind: InterruptKind, d: Record<string, unknown>): Violatio
           d.rejectionPolicy === 'majority',
         'must be single-veto or majority',
       );
+      need(
+        'voterAttribution',
+        d.voterAttribution === undefined || d.voterAttribution === 'principal' || d.voterAttribution === 'attested',
+        'must be principal or attested',
+      );
+      need('resolveAuth', d.resolveAuth === undefined || d.resolveAuth === 'bearer', 'must be bearer');
       break;
     case 'clarification':
       only('questions', 'contextType');

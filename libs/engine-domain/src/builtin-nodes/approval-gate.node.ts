@@ -66,7 +66,8 @@ function approvalData(ctx: NodeContext): Record<string, unknown> {
     ...(c.description !== undefined ? { description: c.description } : {}),
     artifactData: c.artifactData !== undefined ? c.artifactData : ctx.inputs,
     actions: c.actions ?? ['accept', 'reject'],
-    ...pick(c, ['requiredApprovals', 'approversList', 'rejectionPolicy']),
+    // Host extensions (ADR 0022): who a vote counts for; whether only a bearer may resolve.
+    ...pick(c, ['requiredApprovals', 'approversList', 'rejectionPolicy', 'voterAttribution', 'resolveAuth']),
   };
 }
 
