@@ -87,7 +87,15 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
     streamModes: [...STREAM_MODES],
     endpoints: GATEWAY_ROUTES.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
     extensions: {
-      interrupts: { kinds: [...INTERRUPT_KINDS], approvalActions: [...APPROVAL_ACTIONS], quorum: true, durableTimeouts: true },
+      interrupts: {
+        kinds: [...INTERRUPT_KINDS],
+        approvalActions: [...APPROVAL_ACTIONS],
+        quorum: true,
+        durableTimeouts: true,
+        // interrupt-profiles.md §Discovery guidance; each is seeded as its conformance fixture (ADR 0022).
+        profiles: ['openwop-interrupt-quorum', 'openwop-interrupt-auth-required', 'openwop-interrupt-external-event', 'openwop-interrupt-cascade-cancel'],
+        signedCallbackTokens: true,
+      },
       resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
       durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },
       bulkCancel: { supported: true, maxRunIds: MAX_BULK_CANCEL_RUN_IDS },
