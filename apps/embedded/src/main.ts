@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EngineModule } from '@openwop/engine';
 import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
-import { appLogger, redactConsole } from '@openwop/observability';
+import { appLogger, routeProcessOutput } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
@@ -18,8 +18,8 @@ import { assertPortFree, startBanner, withoutRouteMappingLines } from './startup
  */
 async function main(): Promise<void> {
   const started = Date.now();
-  redactConsole();
   const nestLogger = withoutRouteMappingLines(appLogger('openwop-embedded'));
+  routeProcessOutput(nestLogger);
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('embedded');
   const config = readHostConfig('embedded');

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { appLogger, redactConsole } from '@openwop/observability';
+import { appLogger, routeProcessOutput } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
 import { configureGatewayApp } from './configure-gateway-app';
 import { GatewayModule } from './gateway.module';
@@ -13,8 +13,8 @@ import { GatewayModule } from './gateway.module';
  * listener. SIGTERM/SIGINT close the app (open streams end first), then the platform.
  */
 async function main(): Promise<void> {
-  redactConsole();
   const appLog = appLogger('openwop-gateway');
+  routeProcessOutput(appLog);
   Logger.overrideLogger(appLog);
   const logger = new Logger('Gateway');
   const config = readHostConfig('distributed');

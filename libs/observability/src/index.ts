@@ -1,5 +1,7 @@
 export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attributes';
-export { appLogger, JsonLogger, RedactingConsoleLogger, redactConsole } from './json.logger';
+export { appLogger, JsonLogger, RedactingConsoleLogger, logLine, redactConsole, routeProcessOutput } from './json.logger';
+export { HttpMetricName, recordHttpServerRequest, type HttpServerRequest } from './http.metrics';
+export { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
 export { REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
 export {
   countConversationTurn,
@@ -21,7 +23,7 @@ export {
   type MetricsServerOptions,
   type ReadinessReport,
 } from './metrics.server';
-export { observeEventLoopDelay, RuntimeMetricName } from './runtime.metrics';
+export { observeEventLoopDelay, observeProcess, RuntimeMetricName } from './runtime.metrics';
 export { countProjectionFailure, countProjectionHeld, ProjectionMetricName } from './projection.metrics';
 export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
 export {

@@ -1,6 +1,6 @@
 import { format } from 'node:util';
 import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
-import { trace } from '@opentelemetry/api';
+import { diag, DiagLogLevel, trace, type DiagLogger } from '@opentelemetry/api';
 import { redactSecrets, redactValue } from './secret-redaction';
 
 type Write = (line: string) => void;
@@ -8,7 +8,8 @@ type Write = (line: string) => void;
 /**
  * A Nest `LoggerService` writing one JSON object per line: `time`, `level`, `service`, `context`,
  * `msg`, and `trace_id`/`span_id` of the active span when one is recording, so a log line leads to
- * its trace. Errors go to stderr with their `stack`. Every field passes through
+ * its trace. A plain object among the parameters adds its fields to the line (a field of the line
+ * itself is never replaced). Errors go to stderr with their `stack`. Every field passes through
  * {@link redactValue}: tokens, keys and callback URLs never reach a line (`secret-redaction.ts`).
  */
 export class JsonLogger implements LoggerService {
@@ -57,6 +58,12 @@ export class JsonLogger implements LoggerService {
     }
     const stack = params.find((p): p is string => typeof p === 'string' && p.includes('\n    at '));
     if (stack && entry.stack === undefined) entry.stack = redactSecrets(stack);
+    for (const fields of params) {
+      if (!isPlainObject(fields)) continue;
+      for (const [key, value] of Object.entries(redactValue(fields) as Record<string, unknown>)) {
+        if (!(key in entry) && !RESERVED.has(key)) entry[key] = value;
+      }
+    }
     const span = trace.getActiveSpan()?.spanContext();
     if (span && span.traceId !== '00000000000000000000000000000000') {
       entry.trace_id = span.traceId;
@@ -122,6 +129,93 @@ export function redactConsole(target: Console = console): void {
     const original = target[method].bind(target);
     target[method] = (...args: unknown[]) => original(redactSecrets(format(...args)));
   }
+}
+
+/** Fields of a line that only the logger sets. */
+const RESERVED = new Set(['time', 'level', 'service', 'context', 'msg', 'stack', 'trace_id', 'span_id']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** The logger {@link routeProcessOutput} routed the process's console to, if it did. */
+let processLogger: LoggerService | undefined;
+
+/**
+ * One line from library code with structured `fields` (the Kafka client's entries): through the
+ * app's logger once {@link routeProcessOutput} ran, else the console (tests, tools).
+ */
+export function logLine(level: 'log' | 'warn' | 'error', context: string, message: string, fields: Record<string, unknown> = {}): void {
+  if (processLogger) {
+    processLogger[level](message, fields, context);
+    return;
+  }
+  const write = level === 'log' ? console.log : level === 'warn' ? console.warn : console.error;
+  write(JSON.stringify({ level, context, msg: message, ...fields }));
+}
+
+/** Marks a console {@link routeProcessOutput} already routed. */
+const ROUTED = Symbol.for('openwop.routed-console');
+
+/**
+ * Makes every line the process prints go through `logger` (the app's logger: JSON lines, or the
+ * pretty console on a terminal), so nothing reaches stdout or stderr in another format:
+ * - `console.*` of `target`, which libraries print with (the Kafka client's log creator, the outbox
+ *   relay, Express' last-resort error handler): one line per call, context `console`,
+ *   `log`/`info`/`debug` as `log`, `warn` as `warn`, `error`/`trace` as `error`;
+ * - Node's process warnings (`process.emitWarning`: deprecations, kafkajs' `TimeoutNegativeWarning`),
+ *   context `process`, with the warning's `name` and `code`, instead of Node's `(node:…)` lines;
+ * - OpenTelemetry's diagnostics (failed OTLP exports, collection errors), context `opentelemetry`,
+ *   at `OTEL_LOG_LEVEL` (default `info`), instead of the SDK's console logger.
+ * Everything passes the logger's secret redaction. Idempotent per console.
+ */
+export function routeProcessOutput(logger: LoggerService, target: Console = console, env: NodeJS.ProcessEnv = process.env): void {
+  const marked = target as Console & { [ROUTED]?: true };
+  if (marked[ROUTED]) return;
+  marked[ROUTED] = true;
+  if (target === console) processLogger = logger;
+  const line = (level: 'log' | 'warn' | 'error', context: string) => (message: string, fields?: Record<string, unknown>) => {
+    const text = redactSecrets(message);
+    if (fields) logger[level](text, fields, context);
+    else logger[level](text, context);
+  };
+  const consoleLine = { log: line('log', 'console'), warn: line('warn', 'console'), error: line('error', 'console') };
+  for (const [method, level] of [['log', 'log'], ['info', 'log'], ['debug', 'log'], ['warn', 'warn'], ['error', 'error'], ['trace', 'error']] as const) {
+    target[method] = (...args: unknown[]) => consoleLine[level](format(...args));
+  }
+  if (target === console) {
+    // Node's own printer of warnings is the listener present before any of ours.
+    for (const listener of process.listeners('warning')) process.removeListener('warning', listener);
+    const warning = line('warn', 'process');
+    process.on('warning', (w: Error & { code?: string }) =>
+      warning(`${w.name}: ${w.message}`, { warning: w.name, ...(w.code !== undefined ? { code: w.code } : {}) }),
+    );
+    diag.setLogger(diagLogger(line), { logLevel: diagLevel(env.OTEL_LOG_LEVEL), suppressOverrideMessage: true });
+  }
+}
+
+function diagLogger(line: (level: 'log' | 'warn' | 'error', context: string) => (message: string) => void): DiagLogger {
+  const at = (level: 'log' | 'warn' | 'error') => {
+    const write = line(level, 'opentelemetry');
+    return (message: string, ...args: unknown[]) => write(args.length > 0 ? format(message, ...args) : message);
+  };
+  return { error: at('error'), warn: at('warn'), info: at('log'), debug: at('log'), verbose: at('log') };
+}
+
+/** `OTEL_LOG_LEVEL` as the SDK reads it (case-insensitive; default `info`). */
+function diagLevel(value: string | undefined): DiagLogLevel {
+  const levels: Record<string, DiagLogLevel> = {
+    none: DiagLogLevel.NONE,
+    error: DiagLogLevel.ERROR,
+    warn: DiagLogLevel.WARN,
+    info: DiagLogLevel.INFO,
+    debug: DiagLogLevel.DEBUG,
+    verbose: DiagLogLevel.VERBOSE,
+    all: DiagLogLevel.ALL,
+  };
+  return levels[value?.trim().toLowerCase() ?? ''] ?? DiagLogLevel.INFO;
 }
 
 function safeJson(entry: Record<string, unknown>): string {

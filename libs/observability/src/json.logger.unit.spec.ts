@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { appLogger, JsonLogger, RedactingConsoleLogger, redactConsole } from './json.logger';
+import { appLogger, JsonLogger, RedactingConsoleLogger, redactConsole, routeProcessOutput } from './json.logger';
 import { REDACTED } from './secret-redaction';
 import { startTelemetry } from './telemetry';
 
@@ -104,5 +104,30 @@ describe('secrets never reach a log line', () => {
     expect(lines.join('\n')).not.toContain(TOKEN.split('.')[1]);
     expect(lines.join('\n')).not.toContain(KEY);
     expect(lines[0]).toContain('outbox relay failed');
+  });
+});
+
+describe('routeProcessOutput', () => {
+  it('turns console calls of a routed console into logger lines, with their level and the console context', () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const logger = new JsonLogger('svc', (l) => out.push(l), (l) => err.push(l));
+    const target = { log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined } as unknown as Console;
+    routeProcessOutput(logger, target);
+    routeProcessOutput(logger, target);
+    target.info('outbox relay %s', 'started');
+    target.error('outbox relay failed', new Error('boom'));
+    expect(out.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'log', service: 'svc', context: 'console', msg: 'outbox relay started' }),
+    ]);
+    expect(err).toHaveLength(1);
+    expect(JSON.parse(err[0]!)).toMatchObject({ level: 'error', context: 'console' });
+    expect((JSON.parse(err[0]!) as { msg: string }).msg).toContain('outbox relay failed Error: boom');
+  });
+
+  it('adds the fields of a plain object to the line, never replacing its own', () => {
+    const out: string[] = [];
+    new JsonLogger('svc', (l) => out.push(l)).warn('[Connection] timeout', { broker: '127.0.0.1:9092', msg: 'not this', level: 'x' }, 'kafkajs');
+    expect(JSON.parse(out[0]!)).toEqual(expect.objectContaining({ level: 'warn', context: 'kafkajs', msg: '[Connection] timeout', broker: '127.0.0.1:9092' }));
   });
 });

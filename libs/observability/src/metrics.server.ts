@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { recordHttpServerRequest } from './http.metrics';
 import { currentTelemetry } from './telemetry';
 
 /** The metrics listener of a service process, when `METRICS_PORT` asks for one. */
@@ -27,6 +28,9 @@ export interface MetricsServerOptions {
   readonly ready?: () => Promise<ReadinessReport>;
 }
 
+/** The paths the listener serves (the `http.route` of its requests). */
+const SERVED = new Set(['/metrics', '/healthz', '/readyz']);
+
 /** `METRICS_PORT` (unset or empty: no listener) and `METRICS_HOST` (default `127.0.0.1`). */
 export function metricsListenFromEnv(env: NodeJS.ProcessEnv = process.env): { port: number; host: string } | undefined {
   const raw = env.METRICS_PORT?.trim();
@@ -41,13 +45,23 @@ export function metricsListenFromEnv(env: NodeJS.ProcessEnv = process.env): { po
  * the embedded host too): `GET /metrics` answers the Prometheus scrape, `GET /healthz` the liveness
  * probe (`200 {"status":"ok"}` while the event loop runs, no I/O), `GET /readyz` the readiness probe
  * (`200 {"status":"ready"}` when `options.ready` finds every dependency answering, else `503` in the
- * error envelope naming what failed); every other request `404`. No auth, like every Prometheus
- * target (docs/adr/0010-observability.md): bind it to a private interface.
+ * error envelope naming what failed); every other request `404`. Each request is counted in
+ * `http.server.request.duration` (route: the path served, none for a 404). No auth, like every
+ * Prometheus target (docs/adr/0010-observability.md): bind it to a private interface.
  */
 export async function startMetricsServer(port: number, host: string, options: MetricsServerOptions = {}): Promise<MetricsServer> {
   const { ready } = options;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
+    const started = process.hrtime.bigint();
+    response.once('finish', () =>
+      recordHttpServerRequest({
+        method: request.method ?? 'GET',
+        route: response.statusCode !== 404 && SERVED.has(path ?? '') ? path : undefined,
+        status: response.statusCode,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      }),
+    );
     if (request.method === 'GET') {
       if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
       if (path === '/readyz' && ready) {

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import { observeEventLoopDelay } from './runtime.metrics';
+import { createPrometheusHandler } from './prometheus.exposition';
+import { observeEventLoopDelay, observeProcess } from './runtime.metrics';
 
 /** What {@link startTelemetry} set up in this process. */
 export interface Telemetry {
@@ -11,7 +12,7 @@ export interface Telemetry {
   /** Metrics are collected and `metricsHandler` serves them. */
   readonly metrics: boolean;
   readonly serviceName: string;
-  /** Answers a Prometheus scrape (text exposition format 0.0.4). */
+  /** Answers a Prometheus scrape (text exposition format 0.0.4, unit suffixes per OpenTelemetry's Prometheus compatibility). */
   metricsHandler(request: IncomingMessage, response: ServerResponse): void;
   /** Flushes and stops the SDK (spans still queued are exported). */
   shutdown(): Promise<void>;
@@ -35,7 +36,8 @@ let tracingOn = false;
  *   http/protobuf; with no endpoint and no `OTEL_TRACES_EXPORTER`, no tracer provider is registered,
  *   so spans cost nothing and no trace context is injected;
  * - `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, `OTEL_PROPAGATORS` as the SDK reads them.
- * Metrics always go to an in-process Prometheus reader whose handler the app mounts on `GET /metrics`.
+ * Metrics always go to an in-process Prometheus reader whose handler the app mounts on `GET /metrics`;
+ * the runtime's own (event loop, CPU, memory) are reported from the start.
  *
  * @returns the process's telemetry; later calls return the first one.
  */
@@ -57,11 +59,13 @@ export function startTelemetry(defaultServiceName: string, options: TelemetryOpt
   });
   tracingOn = spanProcessors === undefined || spanProcessors.length > 0;
   observeEventLoopDelay();
+  observeProcess();
+  const scrape = createPrometheusHandler(prometheus);
   current = {
     tracing: tracingOn,
     metrics: true,
     serviceName,
-    metricsHandler: (request, response) => prometheus.getMetricsRequestHandler(request, response),
+    metricsHandler: (_request, response) => scrape(response),
     shutdown: () => sdk.shutdown(),
   };
   return current;

@@ -1,6 +1,6 @@
 import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { appLogger, metricsListenFromEnv, redactConsole, startMetricsServer } from '@openwop/observability';
+import { appLogger, metricsListenFromEnv, routeProcessOutput, startMetricsServer } from '@openwop/observability';
 import { readHostConfig } from './host-config';
 import { startPlatform, type Platform } from './platform';
 import { PlatformModule } from './platform.module';
@@ -18,8 +18,8 @@ export function rootModule(platform: Platform, modules: readonly (Type | Dynamic
  * distributed mode: platform up, Nest context up, consumers joined; SIGTERM/SIGINT close in order.
  */
 export async function runServiceProcess(name: string, modules: readonly (Type | DynamicModule)[]): Promise<void> {
-  redactConsole();
   const appLog = appLogger(`openwop-${name}`);
+  routeProcessOutput(appLog);
   Logger.overrideLogger(appLog);
   const logger = new Logger(name);
   const platform = await startPlatform(readHostConfig('distributed'));
