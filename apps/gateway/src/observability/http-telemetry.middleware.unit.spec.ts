@@ -1,0 +1,99 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { JsonLogger, startTelemetry } from '@openwop/observability';
+import type { NextFunction, Request, Response } from 'express';
+import { httpTelemetry } from './http-telemetry.middleware';
+
+const exporter = new InMemorySpanExporter();
+const processor = new SimpleSpanProcessor({ exporter });
+const telemetry = startTelemetry('http-telemetry-test', { spanProcessors: [processor] });
+
+const lines: Record<string, unknown>[] = [];
+const json = new JsonLogger('test', (l) => lines.push(JSON.parse(l) as Record<string, unknown>), (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+Logger.overrideLogger(json);
+
+const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiIsImtpZCI6ImsxIn0.' + 'Q'.repeat(43);
+
+/** Runs one request through the middleware; `route` is what Express matched, if anything. */
+async function served(method: string, originalUrl: string, route: string | undefined, statusCode: number, headers: Record<string, string> = {}) {
+  const req = { method, originalUrl, headers, protocol: 'http', route: undefined as { path: string } | undefined } as unknown as Request & { route?: { path: string } };
+  const responseHeaders: Record<string, string> = {};
+  const res = Object.assign(new EventEmitter(), {
+    statusCode,
+    writableFinished: true,
+    setHeader: (name: string, value: string) => void (responseHeaders[name] = value),
+  }) as unknown as Response;
+  const next: NextFunction = () => {
+    if (route !== undefined) req.route = { path: route };
+  };
+  lines.length = 0;
+  httpTelemetry(req, res, next);
+  (res as unknown as EventEmitter).emit('finish');
+  (res as unknown as EventEmitter).emit('close');
+  await processor.forceFlush();
+  return { span: exporter.getFinishedSpans().at(-1)!, headers: responseHeaders, access: lines.filter((l) => l.context === 'http') };
+}
+
+function scrape(): Promise<string> {
+  return new Promise((resolve) => {
+    const res = { statusCode: 0, writableEnded: false, setHeader: () => undefined, end: (body: string) => resolve(body) };
+    telemetry.metricsHandler({} as never, res as never);
+  });
+}
+
+describe('httpTelemetry', () => {
+  it('names the span by the route and records the path with the token of a callback URL cut out', async () => {
+    const { span } = await served('POST', `/v1/interrupts/${TOKEN}?x=1`, '/v1/interrupts/:token', 500);
+    expect(span.name).toBe('POST /v1/interrupts/:token');
+    expect(span.attributes).toMatchObject({
+      'url.path': '/v1/interrupts/[redacted]',
+      'http.route': '/v1/interrupts/:token',
+      'http.response.status_code': 500,
+    });
+    expect(JSON.stringify(span.attributes)).not.toContain(TOKEN.split('.')[1]);
+  });
+
+  it('redacts the path of a request no route matched (an error before routing)', async () => {
+    const { span } = await served('POST', `/v1/interrupts/${TOKEN}`, undefined, 400);
+    expect(span.name).toBe('POST');
+    expect(span.attributes['url.path']).toBe('/v1/interrupts/[redacted]');
+  });
+
+  it('keeps ordinary paths as they are', async () => {
+    expect((await served('GET', '/v1/runs/r-1', '/v1/runs/:runId', 200)).span.attributes['url.path']).toBe('/v1/runs/r-1');
+  });
+
+  it('writes one access line per request with the trace id the response names, the route and no token', async () => {
+    const { span, headers, access } = await served('POST', `/v1/interrupts/${TOKEN}`, '/v1/interrupts/:token', 200);
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({
+      level: 'log',
+      method: 'POST',
+      route: '/v1/interrupts/:token',
+      path: '/v1/interrupts/[redacted]',
+      status: 200,
+      trace_id: span.spanContext().traceId,
+    });
+    expect(typeof access[0]!.duration_ms).toBe('number');
+    expect(headers.traceparent).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    expect(JSON.stringify(access)).not.toContain(TOKEN.split('.')[1]);
+  });
+
+  it('continues the caller trace', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const { span, access } = await served('GET', '/v1/runs', '/v1/runs', 200, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(span.spanContext().traceId).toBe(traceId);
+    expect(access[0]!.trace_id).toBe(traceId);
+  });
+
+  it('records http.server.request.duration by method, route and status, in seconds', async () => {
+    await served('GET', '/v1/runs/r-2', '/v1/runs/:runId', 404);
+    const text = await scrape();
+    expect(text).toContain('# TYPE http_server_request_duration_seconds histogram');
+    expect(text).toMatch(
+      /^http_server_request_duration_seconds_count\{http_request_method="GET",http_response_status_code="404",url_scheme="http",http_route="\/v1\/runs\/:runId"\} 1$/m,
+    );
+    expect(text).not.toContain('r-2');
+  });
+});
