@@ -50,10 +50,17 @@ export interface RecordedConversation {
  * records the same turns gets the same bytes. Conversations are ordered by their opening turn's
  * `ts` (then their run-relative id), turns by `turnIndex`. Empty when the run held no conversation.
  */
-export function messagesChannel(runId: string, conversations: readonly RecordedConversation[]): ChannelMessage[] {
+export function messagesChannel(
+  runId: string,
+  conversations: readonly RecordedConversation[],
+): ChannelMessage[] {
   const relative = (id: string): string => (id.startsWith(`${runId}:`) ? id.slice(runId.length + 1) : id);
   const ordered = conversations
-    .map((c) => ({ ...c, key: relative(c.conversationId), turns: [...c.turns].sort((a, b) => a.turnIndex - b.turnIndex) }))
+    .map((c) => ({
+      ...c,
+      key: relative(c.conversationId),
+      turns: [...c.turns].sort((a, b) => a.turnIndex - b.turnIndex),
+    }))
     .sort((a, b) => (a.turns[0]?.ts ?? 0) - (b.turns[0]?.ts ?? 0) || compare(a.key, b.key));
   const seen = new Set<string>();
   const channel: ChannelMessage[] = [];

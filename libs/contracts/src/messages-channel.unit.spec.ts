@@ -1,6 +1,11 @@
 import { messagesChannel, runChannels, type RecordedTurn } from './messages-channel';
 
-const turn = (runId: string, node: string, turnIndex: number, over: Partial<RecordedTurn> = {}): RecordedTurn => ({
+const turn = (
+  runId: string,
+  node: string,
+  turnIndex: number,
+  over: Partial<RecordedTurn> = {},
+): RecordedTurn => ({
   messageId: `${runId}:${node}:0:${turnIndex}:user`,
   from: 'user',
   role: 'user',
@@ -20,13 +25,35 @@ describe('the messages channel (RFC 0005 §F), folded from the recorded conversa
   it('lists every turn in order with run-relative ids, and keeps a caller-chosen id as sent', () => {
     const channel = messagesChannel('run-a', [
       conversationOf('run-a', 'convo', [
-        turn('run-a', 'convo', 1, { messageId: 'caller-id-1', role: 'agent', from: 'host:a', speakerId: 'host:a' }),
+        turn('run-a', 'convo', 1, {
+          messageId: 'caller-id-1',
+          role: 'agent',
+          from: 'host:a',
+          speakerId: 'host:a',
+        }),
         turn('run-a', 'convo', 0, { role: 'system', from: 'system', content: { reason: 'opened' } }),
       ]),
     ]);
     expect(channel).toEqual([
-      { messageId: 'convo:0:0:user', nodeId: 'convo', from: 'system', role: 'system', content: { reason: 'opened' }, ts: 1000, turnIndex: 0 },
-      { messageId: 'caller-id-1', nodeId: 'convo', from: 'host:a', role: 'agent', content: 't1', ts: 1001, turnIndex: 1, speakerId: 'host:a' },
+      {
+        messageId: 'convo:0:0:user',
+        nodeId: 'convo',
+        from: 'system',
+        role: 'system',
+        content: { reason: 'opened' },
+        ts: 1000,
+        turnIndex: 0,
+      },
+      {
+        messageId: 'caller-id-1',
+        nodeId: 'convo',
+        from: 'host:a',
+        role: 'agent',
+        content: 't1',
+        ts: 1001,
+        turnIndex: 1,
+        speakerId: 'host:a',
+      },
     ]);
   });
 
@@ -36,7 +63,11 @@ describe('the messages channel (RFC 0005 §F), folded from the recorded conversa
     expect(JSON.stringify(runChannels('run-b', fork))).toBe(JSON.stringify(runChannels('run-a', source)));
     // The ids are relative, not dropped: another conversation's turns stay apart.
     expect(JSON.stringify(runChannels('run-b', fork))).not.toBe(
-      JSON.stringify(runChannels('run-a', [conversationOf('run-a', 'other', [turn('run-a', 'other', 0), turn('run-a', 'other', 1)])])),
+      JSON.stringify(
+        runChannels('run-a', [
+          conversationOf('run-a', 'other', [turn('run-a', 'other', 0), turn('run-a', 'other', 1)]),
+        ]),
+      ),
     );
   });
 
@@ -50,7 +81,9 @@ describe('the messages channel (RFC 0005 §F), folded from the recorded conversa
 
   it('folds a messageId once (the message reducer), and is absent for a run with no conversation', () => {
     const dup = turn('r', 'convo', 1, { messageId: 'same' });
-    const channel = messagesChannel('r', [conversationOf('r', 'convo', [turn('r', 'convo', 0, { messageId: 'same' }), dup])]);
+    const channel = messagesChannel('r', [
+      conversationOf('r', 'convo', [turn('r', 'convo', 0, { messageId: 'same' }), dup]),
+    ]);
     expect(channel.map((m) => m.turnIndex)).toEqual([0]);
     expect(runChannels('r', [])).toBeUndefined();
   });

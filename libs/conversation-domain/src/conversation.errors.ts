@@ -92,7 +92,12 @@ export class RosterExceeded extends DomainError {
         reason: 'conversation_roster_exceeded',
         participants,
         maxParticipants,
-        errors: [{ path: '/participants', message: `has ${participants} members; at most ${maxParticipants} are allowed` }],
+        errors: [
+          {
+            path: '/participants',
+            message: `has ${participants} members; at most ${maxParticipants} are allowed`,
+          },
+        ],
       },
     );
   }

@@ -147,7 +147,11 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
       // Auto-resumed (conformance): exactly one exchange by the mock speaker, then the host closes.
       if (!isAutoResumedGate(node)) return undefined;
       if (last.role !== 'agent') return { kind: 'reply', speakerId: agents[0]!.agentId };
-      return { kind: 'close', reason: 'mock-auto-resume', outcome: { reply: last.content, speakerId: speakerOf(last) } };
+      return {
+        kind: 'close',
+        reason: 'mock-auto-resume',
+        outcome: { reply: last.content, speakerId: speakerOf(last) },
+      };
     }
     default:
       return undefined;

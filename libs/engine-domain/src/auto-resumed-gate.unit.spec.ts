@@ -1,6 +1,13 @@
 import type { RunEventDoc } from '@openwop/contracts';
 import type { ConversationTurn } from '@openwop/conversation-domain';
-import { agentPrompt, agentsOf, followUpsOf, isAutoResumedGate, MOCK_SPEAKER_ID, MOCK_TURN_TEXT } from './agent-driver';
+import {
+  agentPrompt,
+  agentsOf,
+  followUpsOf,
+  isAutoResumedGate,
+  MOCK_SPEAKER_ID,
+  MOCK_TURN_TEXT,
+} from './agent-driver';
 import type { ConversationView } from './conversation-view';
 import { runOptions } from './run.decider';
 import { newRunRecord, type RunRecord } from './run.state';
@@ -26,7 +33,8 @@ function gateRun(config: Record<string, unknown>, window: ConversationTurn[]): R
     principal: 'p1',
   });
   const agentTurns: Record<string, number> = {};
-  for (const t of window) if (t.role === 'agent') agentTurns[t.speakerId!] = (agentTurns[t.speakerId!] ?? 0) + 1;
+  for (const t of window)
+    if (t.role === 'agent') agentTurns[t.speakerId!] = (agentTurns[t.speakerId!] ?? 0) + 1;
   const view: ConversationView = {
     conversationId: CID,
     nodeId: 'convo',
@@ -69,16 +77,27 @@ const mockTurn = (speakerId: string): ConversationTurn => ({
 
 describe('an auto-resumed core.conversationGate (mockAutoResume, the conversation fixtures)', () => {
   it('is recognised only with mockAutoResume: true', () => {
-    expect(isAutoResumedGate({ id: 'g', typeId: 'core.conversationGate', config: { mockAutoResume: true } })).toBe(true);
-    expect(isAutoResumedGate({ id: 'g', typeId: 'core.conversationGate', config: { mockAutoResume: false } })).toBe(false);
+    expect(
+      isAutoResumedGate({ id: 'g', typeId: 'core.conversationGate', config: { mockAutoResume: true } }),
+    ).toBe(true);
+    expect(
+      isAutoResumedGate({ id: 'g', typeId: 'core.conversationGate', config: { mockAutoResume: false } }),
+    ).toBe(false);
     expect(isAutoResumedGate({ id: 'g', typeId: 'core.conversationGate' })).toBe(false);
-    expect(isAutoResumedGate({ id: 'g', typeId: 'agent.council', config: { mockAutoResume: true } })).toBe(false);
+    expect(isAutoResumedGate({ id: 'g', typeId: 'agent.council', config: { mockAutoResume: true } })).toBe(
+      false,
+    );
   });
 
   it('right after the open, the mock speaker owes exactly one reply', () => {
     const s = gateRun({ mockAutoResume: true }, []);
     expect(followUpsOf(s, touched, '2026-11-21T00:00:01.000Z')).toEqual([
-      expect.objectContaining({ kind: 'reply', speakerId: MOCK_SPEAKER_ID, conversationId: CID, afterTurnIndex: 0 }),
+      expect.objectContaining({
+        kind: 'reply',
+        speakerId: MOCK_SPEAKER_ID,
+        conversationId: CID,
+        afterTurnIndex: 0,
+      }),
     ]);
     // The reply is scripted, so a redelivered agent.turn streams the same text.
     expect(agentPrompt(s, CID, MOCK_SPEAKER_ID)?.scripted).toBe(MOCK_TURN_TEXT);
@@ -98,14 +117,18 @@ describe('an auto-resumed core.conversationGate (mockAutoResume, the conversatio
 
   it('with a roster, the mock speaks as its first member (so the turn passes RFC 0101 membership)', () => {
     const config = { mockAutoResume: true, participants: [{ agentId: 'host:a' }, { agentId: 'host:b' }] };
-    expect(agentsOf({ id: 'convo', typeId: 'core.conversationGate', config }).map((a) => a.agentId)).toEqual(['host:a']);
+    expect(agentsOf({ id: 'convo', typeId: 'core.conversationGate', config }).map((a) => a.agentId)).toEqual([
+      'host:a',
+    ]);
     expect(followUpsOf(gateRun(config, []), touched, '2026-11-21T00:00:01.000Z')).toEqual([
       expect.objectContaining({ kind: 'reply', speakerId: 'host:a' }),
     ]);
   });
 
   it('a gate without mockAutoResume (the council fixture) waits for its callers: no follow-up', () => {
-    expect(followUpsOf(gateRun({ mockAutoResume: false }, []), touched, '2026-11-21T00:00:01.000Z')).toEqual([]);
+    expect(followUpsOf(gateRun({ mockAutoResume: false }, []), touched, '2026-11-21T00:00:01.000Z')).toEqual(
+      [],
+    );
     expect(followUpsOf(gateRun({}, [mockTurn('host:x')]), touched, '2026-11-21T00:00:01.000Z')).toEqual([]);
   });
 });

@@ -18,7 +18,11 @@ const said = (turnIndex: number, speakerId: string): ConversationTurn => ({
   turnIndex,
 });
 
-function record_(state: RunState, eventType: 'conversation.exchanged' | 'conversation.closed', t: ConversationTurn): Promise<RunDecision> {
+function record_(
+  state: RunState,
+  eventType: 'conversation.exchanged' | 'conversation.closed',
+  t: ConversationTurn,
+): Promise<RunDecision> {
   return decideRun(
     {
       type: 'RecordConversation',
@@ -45,7 +49,14 @@ async function conversedRun(): Promise<RunDecision & { all: RunEventDoc[] }> {
   all.push(...d.events);
   d = await record_(d.state, 'conversation.closed', said(2, 'host:b'));
   all.push(...d.events);
-  d = await resume(d.state, { operation: 'close', conversationId: CID, outcome: 'agreed', reason: 'closed', turnCount: 3, tail: [] });
+  d = await resume(d.state, {
+    operation: 'close',
+    conversationId: CID,
+    outcome: 'agreed',
+    reason: 'closed',
+    turnCount: 3,
+    tail: [],
+  });
   all.push(...d.events);
   return { ...d, all };
 }
@@ -67,14 +78,19 @@ function forkOf(events: readonly RunEventDoc[], mode: 'replay' | 'branch' = 'rep
   );
 }
 
-const conversationEvents = (events: readonly RunEventDoc[]) => events.filter((e) => e.type.startsWith('conversation.'));
+const conversationEvents = (events: readonly RunEventDoc[]) =>
+  events.filter((e) => e.type.startsWith('conversation.'));
 
 describe('a replay fork re-folds the recorded conversation (RFC 0005 §G)', () => {
   it('forkSourceOf hands over the conversation a reused resolution closed, by its source id', async () => {
     const source = await conversedRun();
     const { conversations } = forkSourceOf(source.all, 0, 'replay');
     expect(Object.keys(conversations)).toEqual([CID]);
-    expect(conversations[CID]!.map((e) => e.type)).toEqual(['conversation.opened', 'conversation.exchanged', 'conversation.closed']);
+    expect(conversations[CID]!.map((e) => e.type)).toEqual([
+      'conversation.opened',
+      'conversation.exchanged',
+      'conversation.closed',
+    ]);
   });
 
   it('the fork writes the source turns verbatim under its own run id, before the node completes, with no divergence', async () => {
@@ -90,9 +106,14 @@ describe('a replay fork re-folds the recorded conversation (RFC 0005 §G)', () =
       'node.completed',
       'run.completed',
     ]);
-    const rebased = JSON.parse(JSON.stringify(conversationEvents(source.all).map((e) => e.payload)).replaceAll('r1:', 'f1:'));
+    const rebased = JSON.parse(
+      JSON.stringify(conversationEvents(source.all).map((e) => e.payload)).replaceAll('r1:', 'f1:'),
+    );
     expect(conversationEvents(f.events).map((e) => e.payload)).toEqual(rebased);
-    expect(record(f.state).conversations?.['f1:talk:0']).toMatchObject({ status: 'closed', nextTurnIndex: 3 });
+    expect(record(f.state).conversations?.['f1:talk:0']).toMatchObject({
+      status: 'closed',
+      nextTurnIndex: 3,
+    });
   });
 
   it('a replay from inside the conversation, whose history already copied the open, adds only the turns it lacks', async () => {
@@ -100,7 +121,9 @@ describe('a replay fork re-folds the recorded conversation (RFC 0005 §G)', () =
     const opened = source.all.find((e) => e.type === 'conversation.opened')!;
     const f = await forkOf(source.all, 'replay', opened.sequence + 1);
     // The copied history holds turn 0; the fork answers the wait from the record and re-folds turns 1 and 2 once.
-    expect(conversationEvents(f.events).map((e) => (e.payload as { turnIndex?: number }).turnIndex ?? 0)).toEqual([0, 1, 2]);
+    expect(
+      conversationEvents(f.events).map((e) => (e.payload as { turnIndex?: number }).turnIndex ?? 0),
+    ).toEqual([0, 1, 2]);
     expect(record(f.state).status).toBe('completed');
   });
 
