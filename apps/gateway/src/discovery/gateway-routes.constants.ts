@@ -356,7 +356,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     tag: 'interrupts',
     parameters: [TOKEN],
     responses: { 200: { description: 'The interrupt.', schema: { type: 'object' } } },
-    errors: ['interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'interrupt_cancelled'],
+    errors: ['validation_error', 'interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'interrupt_cancelled', 'unavailable'],
   },
   {
     method: 'POST',

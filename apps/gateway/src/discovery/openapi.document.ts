@@ -140,7 +140,16 @@ function componentSchemas(): Record<string, JsonSchema> {
           items: {
             type: 'object',
             required: ['runId', 'ok'],
-            properties: { runId: { type: 'string' }, ok: { type: 'boolean' }, status: { type: 'string' }, error: { type: 'string' } },
+            properties: {
+              runId: { type: 'string' },
+              ok: { type: 'boolean' },
+              status: { type: 'string', description: 'When `ok`: the status the run now has.' },
+              error: {
+                type: 'object',
+                description: 'When not `ok`: why (`not_found` also for another tenant\'s run).',
+                properties: { code: { type: 'string' }, error: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
           },
         },
       },
