@@ -252,7 +252,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     expect(second.frames.at(-1)!.event).toBe('run.completed');
   });
 
-  it('Last-Event-ID at the terminal event: 200, no frame, closed by the server; a malformed one is 400 validation_error', async () => {
+  it('Last-Event-ID at the terminal event: 200, no frame, closed by the server; a malformed one or one past the log is 400 validation_error', async () => {
     const runId = await delayRun(0);
     const full = await (await events(runId)).toEnd();
     const terminal = full.frames.find((f) => TERMINAL.includes(f.event))!;
@@ -262,6 +262,23 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     }
     const bad = await events(runId, '', { 'Last-Event-ID': 'abc' });
     expect([bad.status, (bad.body as { error?: string }).error]).toEqual([400, 'validation_error']);
+    // An id past the log names no event; on a waiting run such a stream would otherwise never close.
+    const waiting = await waitingApproval();
+    const last = (await fullLog(waiting)).at(-1)!.sequence;
+    for (const [id, header] of [
+      [runId, { 'Last-Event-ID': String(Number(terminal.id) + 1) }],
+      [waiting, { 'Last-Event-ID': String(last + 1) }],
+    ] as const) {
+      const past = await events(id, '', header);
+      expect([past.status, (past.body as { error?: string }).error]).toEqual([400, 'validation_error']);
+    }
+    const pastQuery = await events(waiting, `?after=${last + 1}`);
+    expect(pastQuery.status).toBe(400);
+    const atEnd = await events(waiting, '', { 'Last-Event-ID': String(last) });
+    await approve(waiting);
+    await atEnd.toEnd();
+    expect(atEnd.frames.map((f) => f.event).at(-1)).toBe('run.completed');
+    expect(atEnd.ids.every((i) => i > last)).toBe(true);
   });
 
   it('keep-alive comments flow while a run waits; the stream still closes on the terminal event', async () => {

@@ -3,6 +3,7 @@ import { ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } f
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
+import { ApiError } from '../common/api.error';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { createQueryValidationPipe } from '../common/validation.pipe';
 import { RunReadRepository } from '../runs/run-read.repository';
@@ -51,6 +52,13 @@ export class RunEventsController {
       return;
     }
     const run = await this.runs.requireVisible(runId, caller.tenant);
+    // stream-modes.md §Resumption looks the event up: a cursor past the run's log names no event,
+    // and a stream waiting after it would never see the terminal event, so it would never close.
+    if (after > run.lastSequence) {
+      throw ApiError.validation(`Run ${runId} has no event ${after}: its last sequence is ${run.lastSequence}.`, [
+        { path: lastEventId?.trim() ? '/headers/last-event-id' : '/query/after', message: `must be at most ${run.lastSequence}` },
+      ]);
+    }
     await this.streamer.stream(res, run, {
       modes: selection === 'all' ? ['debug'] : selection,
       after,

@@ -1,4 +1,4 @@
-import { BatchingFrameSink, DirectFrameSink, frameSinkFor } from './sse-frame.sink';
+import { BatchingFrameSink, DirectFrameSink, frameSinkFor, type SseFrameSink } from './sse-frame.sink';
 import type { SseFrame } from './sse.writer';
 
 function recorder(): { frames: SseFrame[]; frame(f: SseFrame): Promise<void> } {
@@ -12,7 +12,7 @@ const frameOf = (d: { sequence: number; type: string }): SseFrame => ({ id: d.se
 describe('the unbuffered sink', () => {
   it('writes each frame as it comes', async () => {
     const out = recorder();
-    const sink = new DirectFrameSink(out);
+    const sink: SseFrameSink = new DirectFrameSink(out);
     await sink.add(frameOf(doc(0, 'run.started')), doc(0, 'run.started'), false);
     await sink.flush();
     expect(out.frames).toEqual([{ id: 0, event: 'run.started', data: doc(0, 'run.started') }]);
