@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ChildRunChangedCommand, CommandReply, InterruptKind } from '@openwop/contracts';
-import { decideRun, type ChildRunChange, type RunError } from '@openwop/engine-domain';
+import { decideRun, type ChildRunChange } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
@@ -30,7 +30,7 @@ export class ChildRunChangedHandler {
       ...(d.interruptId !== undefined ? { interruptId: d.interruptId } : {}),
       ...(d.kind !== undefined ? { kind: d.kind as InterruptKind } : {}),
       ...(d.outputs !== undefined ? { outputs: d.outputs } : {}),
-      ...(d.error !== undefined ? { error: d.error as RunError } : {}),
+      ...(d.error !== undefined ? { error: d.error } : {}),
     };
     const decided = await refusingDomainErrors(() =>
       decideRun({ type: 'ChildRunChanged', runId: d.runId, change, context: commandContext(command) }, state),
