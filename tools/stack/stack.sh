@@ -4,7 +4,11 @@
 #   stack.sh up | down | status
 # Env: INSTANCES (default 1) or INSTANCES_<APP> (e.g. INSTANCES_GATEWAY=2); PORT (first gateway, 8080;
 # the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS and WOP_TOKEN_KEYS (generated
-# when unset, into .infra/stack/api-key and .infra/stack/token-keys.json, mode 0600).
+# when unset, into .infra/stack/api-key and .infra/stack/token-keys.json, mode 0600); METRICS_BASE_PORT
+# (9464): each service process serves GET /metrics, /healthz and /readyz on the next port from it
+# (the gateways on their API port). Every series has one owner (docs/adr/0010-observability.md): the
+# pending-interrupt gauges are the projector's, lag and dead letters each consumer's, so scrape them
+# all; .infra/stack/prometheus-targets.json lists them for Prometheus' file_sd_configs.
 # Logs and pids: .infra/stack/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -47,16 +51,24 @@ up() {
     echo "token signing keys: $dir/token-keys.json"
   fi
   export WOP_TOKEN_KEYS
+  local metrics_port="${METRICS_BASE_PORT:-9464}" targets=()
   for app in "${APPS[@]}"; do
     local n; n="$(instances "$app")"
     for ((i = 1; i <= n; i++)); do
-      local pidf="$dir/$app-$i.pid"
-      if alive "$pidf"; then echo "$app-$i already running (pid $(cat "$pidf"))"; continue; fi
-      local port_env=()
-      [ "$app" = gateway ] && port_env=(PORT=$((PORT + i - 1)))
+      local pidf="$dir/$app-$i.pid" port_env=() target
+      if [ "$app" = gateway ]; then
+        port_env=(PORT=$((PORT + i - 1)))
+        target="127.0.0.1:$((PORT + i - 1))"
+      else
+        port_env=(METRICS_PORT="$metrics_port")
+        target="127.0.0.1:$metrics_port"
+        metrics_port=$((metrics_port + 1))
+      fi
+      targets+=("{\"targets\":[\"$target\"],\"labels\":{\"app\":\"$app\",\"instance_name\":\"$app-$i\"}}")
+      if alive "$pidf"; then echo "$app-$i already running (pid $(cat "$pidf"), metrics http://$target/metrics)"; continue; fi
       env "${port_env[@]}" INSTANCE_ID="$app-$i-$$" nohup node "apps/$app/dist/main.js" >"$dir/$app-$i.log" 2>&1 &
       echo $! >"$pidf"
-      echo "started $app-$i (pid $!, log $dir/$app-$i.log)"
+      echo "started $app-$i (pid $!, log $dir/$app-$i.log, metrics http://$target/metrics)"
       # The first instance of each app migrates the database before the others join.
       [ "$app" = engine ] && [ "$i" = 1 ] && wait_ready_log "$dir/engine-1.log" "engine"
     done
@@ -77,6 +89,8 @@ up() {
     fi
   done
   ((dead == 0)) || exit 1
+  (IFS=,; echo "[${targets[*]}]") >"$dir/prometheus-targets.json"
+  echo "metrics: every process above serves its own /metrics (pending interrupts: projector; lag: each consumer); targets in $dir/prometheus-targets.json"
   echo "stack up in $((SECONDS - t0)) s: http://127.0.0.1:$PORT"
 }
 
