@@ -289,9 +289,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
         (await client.call<{ interrupts: unknown[] }>('GET', `/v1/interrupts?runId=${fork.runId}`))
           .interrupts,
       ).toEqual([]);
-      expect(
-        types.slice(fromSeq).filter((t) => t === 'output.chunk' || t === 'conversation.exchanged'),
-      ).toEqual([]);
+      expect(types.slice(fromSeq).filter((t) => t === 'output.chunk')).toEqual([]);
+      // RFC 0005 §G: the recorded turns are re-folded verbatim (ADR 0023), each once, naming the fork.
+      const talk = (log: RunEvent[]) =>
+        log.filter((e) => e.type.startsWith('conversation.')).map((e) => e.payload);
+      expect(talk(replayed)).toEqual(JSON.parse(JSON.stringify(talk(source)).replaceAll(runId, fork.runId)));
     }
   });
 
@@ -385,7 +387,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
       client.createRun({ workflowId: 'conformance-multi-party-council-oversize' }),
     );
     expect([fixture.status, fixture.code]).toEqual([400, 'validation_error']);
-    expect(fixture.details).toMatchObject({ reason: 'conversation_roster_exceeded', participants: 64, maxParticipants: 8 });
+    expect(fixture.details).toMatchObject({
+      reason: 'conversation_roster_exceeded',
+      participants: 64,
+      maxParticipants: 8,
+    });
 
     const runId = await start(
       workflow(`conv-${mode}-roster`, {
