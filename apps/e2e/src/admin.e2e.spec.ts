@@ -107,7 +107,12 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await row.waitFor({ timeout: UI_WAIT_MS });
     expect(await row.getAttribute('data-node-id')).toBe('gate');
     expect(await row.getAttribute('data-kind')).toBe('approval');
+    // Each row says what is asked, not only ids: the approval's title, the clarification's question.
+    expect(await row.locator('[data-testid=asked]').textContent()).toBe('approval Conformance approval');
     await page.locator(`tr[data-run-id="${other}"]`).waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator(`tr[data-run-id="${other}"] [data-testid=asked]`).textContent()).toBe(
+      'clarification What is your favorite color?',
+    );
     await page.screenshot({ path: resolve(SHOTS, `pending-list-${mode}.png`), fullPage: true });
 
     // The kind filter keeps the approval and drops the clarification.
@@ -170,6 +175,89 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await page.locator('[data-state=empty]').waitFor({ timeout: UI_WAIT_MS });
     expect(await page.locator('[data-state=empty]').textContent()).toContain('No pending approval interrupts.');
     await page.close();
+  });
+
+  it('on a phone: the pending list is cards that fit the screen, each saying what is asked, with no token for a read-only key', async () => {
+    const title = 'Publish the Q3 pricing table for every region and every currency we sell in';
+    await client.call('POST', '/v1/workflows', {
+      id: 'admin-phone-review-with-a-rather-long-workflow-identifier-that-does-not-break',
+      name: 'Admin page on a phone',
+      version: '1.0.0',
+      nodes: [
+        {
+          id: 'review-the-pricing-table-before-it-goes-live',
+          typeId: 'core.approvalGate',
+          config: { title, artifactType: 'pricing-table', artifactData: { currency: 'EUR' }, actions: ['accept', 'reject'] },
+        },
+      ],
+      edges: [],
+      triggers: [],
+      variables: [],
+      metadata: {},
+      settings: {},
+    });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'admin-phone-review-with-a-rather-long-workflow-identifier-that-does-not-break',
+    });
+    await waitStatus(client, runId, 'waiting-approval');
+    // The tokens are minted just after the suspension.
+    const { interrupt } = await waitFor(
+      async () => {
+        const s = await client.call<Snapshot>('GET', `/v1/runs/${runId}`);
+        return s.interrupt?.callbackUrl && s.interrupt.inspectToken ? s : undefined;
+      },
+      { timeoutMs: UI_WAIT_MS, what: `tokens of run ${runId}` },
+    );
+    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    await waitStatus(client, other, 'waiting-input');
+
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    phone.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(e.message)));
+    const overflow = (p: Page) =>
+      p.evaluate<{ scrollWidth: number; innerWidth: number }>(
+        '({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })',
+      );
+    try {
+      for (const key of [TEST_KEYS.t1, TEST_KEYS.readonly]) {
+        const page = await signIn(phone, base, key);
+        const row = page.locator(`tr[data-run-id="${runId}"]`);
+        await row.waitFor({ timeout: UI_WAIT_MS });
+        await page.locator(`tr[data-run-id="${other}"]`).waitFor({ timeout: UI_WAIT_MS });
+        expect(await row.locator('[data-testid=asked]').textContent()).toBe(`approval ${title}`);
+        expect(await page.locator(`tr[data-run-id="${other}"] [data-testid=asked]`).textContent()).toBe(
+          'clarification What is your favorite color?',
+        );
+        // Nothing runs off the screen: the page does not scroll sideways, each row is a card within it.
+        const { scrollWidth, innerWidth } = await overflow(page);
+        expect({ scrollWidth, innerWidth }).toEqual({ scrollWidth: expect.any(Number), innerWidth: 375 });
+        expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+        const box = (await row.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(innerWidth);
+        expect(await row.getByRole('link', { name: 'Open' }).isVisible()).toBe(true);
+        // The list carries no token whatever the key (ADR 0015).
+        const html = await page.content();
+        for (const secret of [interrupt?.callbackUrl, interrupt?.inspectToken]) {
+          expect(secret).toEqual(expect.any(String));
+          expect(html).not.toContain(secret!.split('/').pop()!);
+        }
+        await page.screenshot({ path: resolve(SHOTS, `pending-list-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`), fullPage: true });
+
+        // The interrupt's own view fits too.
+        await row.getByRole('link', { name: 'Open' }).click();
+        await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
+        await page.locator('[data-testid=inspect-link]').waitFor({ timeout: UI_WAIT_MS });
+        const view = await overflow(page);
+        expect(view.innerWidth).toBe(375);
+        expect(view.scrollWidth).toBeLessThanOrEqual(view.innerWidth);
+        await page.screenshot({ path: resolve(SHOTS, `approval-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`), fullPage: true });
+        await page.close();
+      }
+    } finally {
+      await phone.close();
+    }
+    await client.call('POST', `/v1/runs/${runId}/interrupts/review-the-pricing-table-before-it-goes-live`, { action: 'accept' });
+    await client.call('POST', `/v1/runs/${other}/interrupts/ask`, { answers: [{ id: 'q1', answer: 'teal' }] });
   });
 
   it('offers all five actions of a gate that lists them: refine needs feedback, ask stays pending, edit sends the edited artifact', async () => {

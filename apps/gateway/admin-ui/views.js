@@ -18,6 +18,25 @@ export const KINDS = [
 ];
 
 const LIST_REFRESH_MS = 5000;
+
+/** The pending list's columns; the first says what is asked (its kind and its title or questions). */
+const COLUMNS = ['Asked', 'Run', 'Node', 'Workflow', 'Requested at', 'Age', ''];
+
+/**
+ * What an interrupt asks, in words, from its `data` (`interrupt.md` §"Per-kind payloads"): an
+ * approval's title, a clarification's questions, a conversation's title or prompt, the event an
+ * external-event waits for. Text only, never a token: the list carries none (ADR 0015).
+ */
+export function askedOf(interrupt) {
+  const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
+  const str = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+  if (interrupt.kind === 'clarification' && Array.isArray(d.questions) && d.questions.length) {
+    return d.questions.map((q) => str(q && q.question) ?? str(q && q.id) ?? '?').join(' · ');
+  }
+  if (interrupt.kind === 'external-event' && str(d.eventType)) return `Waits for ${d.eventType}`;
+  if (looksLikeConversation(interrupt)) return str(d.title) ?? str(d.prompt) ?? 'Conversation turn';
+  return str(d.title) ?? str(d.question) ?? str(d.prompt) ?? str(d.description) ?? str(d.customKind) ?? `${interrupt.kind} at ${interrupt.nodeId}`;
+}
 const RUN_POLL_MS = 1000;
 
 /** `#/runs/<runId>/interrupts/<nodeId>`: the resolve view of one pending interrupt. */
@@ -106,7 +125,7 @@ export function pendingListView(root, { query }) {
         h(
           'table',
           { class: 'table', 'data-testid': 'pending-table' },
-          h('thead', {}, h('tr', {}, ['Kind', 'Run', 'Node', 'Workflow', 'Requested at', 'Age', ''].map((t) => h('th', {}, t)))),
+          h('thead', {}, h('tr', {}, COLUMNS.map((t) => h('th', {}, t)))),
           h('tbody', {}, rows.map(rowOf)),
         ),
       );
@@ -115,17 +134,20 @@ export function pendingListView(root, { query }) {
     mount(more, nextCursor ? h('button', { type: 'button', class: 'btn', onclick: () => void load(true) }, 'Load more') : null);
   }
 
+  // Each cell carries its column's name (`data-label`): on a narrow screen a row is a card and
+  // every cell shows its label beside the value (admin.css).
   function rowOf(r) {
     const hash = interruptHash(r.runId, r.nodeId);
+    const cell = (label, attrs, ...children) => h('td', { 'data-label': label, ...attrs }, ...children);
     return h(
       'tr',
       { 'data-run-id': r.runId, 'data-node-id': r.nodeId, 'data-kind': r.kind },
-      h('td', {}, badge(r.kind, 'kind')),
-      h('td', {}, h('code', { class: 'id', title: r.runId }, r.runId)),
-      h('td', {}, h('code', {}, r.nodeId)),
-      h('td', {}, r.workflowId),
-      h('td', {}, timeEl(r.requestedAt)),
-      h('td', { class: 'age', 'data-age-ms': r.ageMs }),
+      cell('Asked', { class: 'asked', 'data-testid': 'asked' }, h('span', { class: 'asked-kind' }, badge(r.kind, 'kind')), ' ', askedOf(r)),
+      cell('Run', {}, h('code', { class: 'id', title: r.runId }, r.runId)),
+      cell('Node', {}, h('code', {}, r.nodeId)),
+      cell('Workflow', {}, r.workflowId),
+      cell('Requested at', {}, timeEl(r.requestedAt)),
+      cell('Age', { class: 'age', 'data-age-ms': r.ageMs }),
       h('td', { class: 'row-actions' }, h('a', { class: 'btn btn-small btn-primary', href: hash }, 'Open'), copyButton(absoluteLink(hash), 'Copy link')),
     );
   }
