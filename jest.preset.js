@@ -15,6 +15,9 @@ module.exports = (testMatch, extra = {}) => ({
   testEnvironment: 'node',
   testMatch,
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // .infra holds runtimes, data and checkouts of other releases (the upgrade test's worktree):
+  // never tests or modules of this tree.
+  modulePathIgnorePatterns: ['<rootDir>/.infra/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: path.join(__dirname, 'tsconfig.json') }],
   },
