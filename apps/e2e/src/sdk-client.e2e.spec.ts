@@ -4,6 +4,8 @@ import {
   OpenWopClient,
   OpenWopConflictError,
   OpenWopNotFoundError,
+  OpenWopRunEndedError,
+  OpenWopTimeoutError,
   OpenWopValidationError,
   tokenFromCallbackUrl,
   type RunSnapshotBody,
@@ -111,5 +113,65 @@ describe('OpenWopClient against the embedded host', () => {
       OpenWopNotFoundError,
     );
     await expect(anonymous.listRuns()).rejects.toMatchObject({ status: 401, code: 'unauthenticated' });
+  });
+
+  it('waitForInterrupt and waitForStatus return once the run gets there, and end on a deadline, an abort or the run ending', async () => {
+    const { runId } = await client.createRun({ workflowId: 'example-approval' });
+    const gate = await client.waitForInterrupt(runId, { nodeId: 'review', kind: 'approval', timeoutMs: 20_000 });
+    expect(gate).toMatchObject({ runId, nodeId: 'review', kind: 'approval', data: { actions: expect.any(Array) } });
+    expect(await client.waitForStatus(runId, ['waiting-approval'], { timeoutMs: 20_000 })).toMatchObject({
+      runId,
+      status: 'waiting-approval',
+      interrupt: { nodeId: 'review' },
+    });
+
+    // Not there before the deadline: the last status seen comes with the error.
+    const late = await client.waitForStatus(runId, 'completed', { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(OpenWopTimeoutError);
+    expect(late).toMatchObject({ runId, lastStatus: 'waiting-approval', timeoutMs: 300 });
+    const elsewhere = await client
+      .waitForInterrupt(runId, { nodeId: 'publish', timeoutMs: 300 })
+      .catch((e: unknown) => e);
+    expect(elsewhere).toBeInstanceOf(OpenWopTimeoutError);
+
+    // An abort ends a wait in progress (its request included), with the signal's reason.
+    const stop = new AbortController();
+    const waiting = client.waitForStatus(runId, 'completed', { timeoutMs: 20_000, signal: stop.signal });
+    stop.abort(new Error('no longer needed'));
+    await expect(waiting).rejects.toThrow('no longer needed');
+
+    // A wait in progress sees the change; after the end, a wait for what can no longer come fails at once.
+    const completing = client.waitForStatus(runId, ['completed', 'failed'], { timeoutMs: 20_000 });
+    await client.resolveInterrupt(runId, gate.nodeId, { action: 'accept' });
+    expect(await completing).toMatchObject({ runId, status: 'completed' });
+    const ended = await client.waitForInterrupt(runId, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(ended).toBeInstanceOf(OpenWopRunEndedError);
+    expect(ended).toMatchObject({ runId, status: 'completed' });
+    await expect(client.waitForStatus(runId, 'cancelled', { timeoutMs: 20_000 })).rejects.toBeInstanceOf(
+      OpenWopRunEndedError,
+    );
+  });
+
+  it('streamEvents types every frame by its data: run events in every mode, snapshots in values mode', async () => {
+    const run = await waitingRun();
+    const values: string[] = [];
+    const mixed: string[] = [];
+    const readValues = (async () => {
+      for await (const frame of client.streamEvents(run.runId, { streamMode: 'values' })) {
+        values.push(frame.type);
+        if (frame.type === 'state.snapshot' && frame.data.payload.status === 'completed') break;
+      }
+    })();
+    const readMixed = (async () => {
+      for await (const frame of client.streamEvents(run.runId, { streamMode: 'updates,messages', bufferMs: 50 }))
+        mixed.push(frame.type);
+    })();
+    await client.waitForStatus(run.runId, 'waiting-approval');
+    await client.resolveInterrupt(run.runId, 'review', { action: 'accept' });
+    await Promise.all([readValues, readMixed]);
+    expect(new Set(values)).toEqual(new Set(['state.snapshot']));
+    expect(mixed).not.toContain('unknown');
+    expect(mixed).toContain('interrupt.requested');
+    expect(mixed.at(-1)).toBe('run.completed');
   });
 });
