@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startApp, freePort, type AppProcess } from './processes';
+import { startApp, freePort, REPO_ROOT, type AppProcess } from './processes';
 
 /**
  * Test API keys: `t1` has every scope in tenant t1; `t1b` is a second principal of tenant t1 (a
@@ -48,9 +48,13 @@ export function testTokenKeysJson(kid = 'test-k1'): string {
 
 /**
  * The embedded host as one process (PGlite in memory unless `databaseUrl`). `env` adds to or
- * overrides the process environment (e.g. `WOP_TOKEN_TTL_MS`, `WOP_TOKEN_KEYS`).
+ * overrides the process environment (e.g. `WOP_TOKEN_TTL_MS`, `WOP_TOKEN_KEYS`); `rootDir` runs
+ * another checkout's build (the previous release's, for the upgrade test).
  */
-export async function startEmbeddedHost(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<RunningHost> {
+export async function startEmbeddedHost(
+  options: { databaseUrl?: string; env?: Record<string, string>; rootDir?: string } = {},
+): Promise<RunningHost> {
+  const from = { rootDir: options.rootDir ?? REPO_ROOT };
   const port = await freePort();
   const env: Record<string, string> = {
     PORT: String(port),
@@ -59,7 +63,7 @@ export async function startEmbeddedHost(options: { databaseUrl?: string; env?: R
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
-  const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /ready in \d+ ms/);
+  const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /ready in \d+ ms/, from);
   const processes = [proc];
   return {
     mode: 'embedded',
@@ -67,7 +71,7 @@ export async function startEmbeddedHost(options: { databaseUrl?: string; env?: R
     processes,
     env,
     restart: async (_app, extra) => {
-      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /ready in \d+ ms/);
+      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /ready in \d+ ms/, from);
       processes.push(p);
       return p;
     },
@@ -87,8 +91,11 @@ export async function startDistributedStack(options: {
   instances?: number;
   namespace?: string;
   env?: Record<string, string>;
+  /** The checkout whose build runs (default this one; see {@link StartAppOptions.rootDir}). */
+  rootDir?: string;
 }): Promise<RunningHost> {
   const instances = options.instances ?? 1;
+  const from = { rootDir: options.rootDir ?? REPO_ROOT };
   const env: Record<string, string> = {
     DATABASE_URL: options.databaseUrl,
     KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
@@ -102,12 +109,12 @@ export async function startDistributedStack(options: {
   const startService = async (app: string, extra: Record<string, string> = {}) => {
     if (app === 'gateway') {
       const port = await freePort();
-      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, ...extra, PORT: String(port) }, /listening on/);
+      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, ...extra, PORT: String(port) }, /listening on/, from);
       gateways.push(`http://127.0.0.1:${port}`);
       processes.push(p);
       return p;
     }
-    const p = await startApp(app, `apps/${app}/dist/main.js`, { ...env, ...extra }, / ready/);
+    const p = await startApp(app, `apps/${app}/dist/main.js`, { ...env, ...extra }, / ready/, from);
     processes.push(p);
     return p;
   };

@@ -16,21 +16,34 @@ export interface AppProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** Where a started app comes from and how long it may take to be ready. */
+export interface StartAppOptions {
+  /** Default 60 s. */
+  readonly timeoutMs?: number;
+  /**
+   * The checkout whose build runs (`script` is relative to it, and it is the working directory):
+   * this one by default, or another build such as the previous release's worktree (the upgrade test).
+   */
+  readonly rootDir?: string;
+}
+
 /** Starts `node <script>` with `env`; resolves once `ready` matches its output. */
 export async function startApp(
   name: string,
   script: string,
   env: Record<string, string>,
   ready: RegExp,
-  timeoutMs = 60_000,
+  options: StartAppOptions = {},
 ): Promise<AppProcess> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const rootDir = options.rootDir ?? REPO_ROOT;
   const logDir = resolve(REPO_ROOT, '.infra/test-logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = resolve(logDir, `${name}-${Date.now()}.log`);
   const log = createWriteStream(logFile);
   let text = '';
-  const child = spawn(process.execPath, [resolve(REPO_ROOT, script)], {
-    cwd: REPO_ROOT,
+  const child = spawn(process.execPath, [resolve(rootDir, script)], {
+    cwd: rootDir,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
