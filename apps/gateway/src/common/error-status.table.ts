@@ -30,7 +30,6 @@ export const ERROR_STATUS = {
   request_header_fields_too_large: 431,
   interrupt_cancelled: 422,
   correlation_mismatch: 422,
-  conversation_roster_exceeded: 422,
   capability_required: 422,
   /** `POST /v1/runs/{runId}:fork` with a `fromSeq` the source's event log does not hold (replay.md §Endpoint). */
   sequence_not_found: 422,

@@ -19,6 +19,8 @@ export interface RouteResponse {
   /** Media type of the body; `application/json` unless said; `null` for no body. */
   readonly mediaType?: string | null;
   readonly schema?: JsonSchema;
+  /** Another representation of the same answer, chosen by `Accept` (a signed link's page for a browser). */
+  readonly alternate?: { readonly mediaType: string; readonly schema: JsonSchema };
 }
 
 /** One route the gateway serves: discovery lists it, the OpenAPI document describes it. */
@@ -130,6 +132,16 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     errors: ['not_found'],
   },
   {
+    method: 'GET',
+    path: '/link/assets/{name}',
+    operationId: 'getSignedLinkPageAsset',
+    summary: 'Script and style files of the page a browser gets at a signed link.',
+    tag: 'operations',
+    parameters: [{ name: 'name', in: 'path', schema: { type: 'string' } }],
+    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+    errors: ['not_found'],
+  },
+  {
     method: 'POST',
     path: '/v1/runs',
     scope: 'runs:create',
@@ -138,7 +150,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     tag: 'runs',
     body: { required: true, schema: ref('CreateRunRequest') },
     responses: { 201: { description: 'Run accepted.', schema: ref('CreateRunResponse') } },
-    errors: ['validation_error', 'capability_required', 'conversation_roster_exceeded', 'run_already_exists', 'unavailable'],
+    errors: ['validation_error', 'capability_required', 'run_already_exists', 'unavailable'],
   },
   {
     method: 'GET',
@@ -352,11 +364,51 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     method: 'GET',
     path: '/v1/interrupts/{token}',
     operationId: 'inspectInterruptByToken',
-    summary: 'Inspect the interrupt a signed token names (no API key).',
+    summary: 'Inspect the interrupt a signed token names (no API key); a browser (`Accept` naming `text/html`) gets the approver page for it.',
     tag: 'interrupts',
     parameters: [TOKEN],
-    responses: { 200: { description: 'The interrupt.', schema: { type: 'object' } } },
+    responses: {
+      200: {
+        description: 'The interrupt; for `Accept: text/html`, the page that shows and answers it.',
+        schema: { type: 'object' },
+        alternate: { mediaType: 'text/html', schema: { type: 'string' } },
+      },
+    },
     errors: ['validation_error', 'interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'interrupt_cancelled', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/interrupts/{token}/conversation',
+    operationId: 'getConversationByToken',
+    summary: "Read-only transcript of the conversation the token's interrupt holds (no API key; the signed-link page's live view).",
+    tag: 'interrupts',
+    parameters: [TOKEN, { ...AFTER, description: 'Only turns with a greater turnIndex (default -1: from turn 0).' }, LIMIT(1000)],
+    responses: {
+      200: {
+        description: '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`; `nextCursor` is the `after` of the next page.',
+        schema: { type: 'object', required: ['conversationId', 'status', 'turns'] },
+      },
+    },
+    errors: ['validation_error', 'not_found', 'interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/interrupts/{token}/outcome',
+    operationId: 'getInterruptOutcomeByToken',
+    summary: "Where the token's interrupt stands (no API key): `pending`, `answered` (the link is used up) or `run-ended`, with the run's status.",
+    tag: 'interrupts',
+    parameters: [TOKEN],
+    responses: {
+      200: {
+        description: '`{state, runId, nodeId, interruptId, expiresAt, intent, runStatus?, answer?: {outcome, reason?, resolvedAt, action?}}`.',
+        schema: {
+          type: 'object',
+          required: ['state', 'runId'],
+          properties: { state: { type: 'string', enum: ['pending', 'answered', 'run-ended'] }, runStatus: { type: 'string' } },
+        },
+      },
+    },
+    errors: ['validation_error', 'interrupt_not_found', 'interrupt_expired', 'unavailable'],
   },
   {
     method: 'POST',
@@ -378,7 +430,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     tag: 'workflows',
     body: { required: true, schema: ref('WorkflowDefinition'), mediaTypes: ['application/json', 'application/yaml'] },
     responses: { 201: { description: 'Registered.', schema: { type: 'object', required: ['workflowId'], properties: { workflowId: { type: 'string' } } } } },
-    errors: ['validation_error', 'capability_required', 'conversation_roster_exceeded', 'unavailable'],
+    errors: ['validation_error', 'capability_required', 'unavailable'],
   },
   {
     method: 'GET',
