@@ -11,6 +11,7 @@ import { OutboxKeyIndex1700000000900 } from './1700000000900-outbox-key-index';
 import { ProjectionTotal1700000001000 } from './1700000001000-projection-total';
 import { RunTimers1700000001200 } from './1700000001200-run-timers';
 import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-records';
+import { Webhooks1700000001300 } from './1700000001300-webhooks';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ProjectionTotal1700000001000,
   IdempotencyRecords1700000001100,
   RunTimers1700000001200,
+  Webhooks1700000001300,
 ];

@@ -1,0 +1,54 @@
+import { SIGNATURE_ALGORITHM, signDelivery } from './signature';
+
+/** The request header names of a delivery (webhooks.md §Headers). */
+export const DeliveryHeaders = {
+  webhookId: 'X-openwop-Webhook-Id',
+  eventType: 'X-openwop-Event-Type',
+  timestamp: 'X-openwop-Timestamp',
+  signature: 'X-openwop-Signature',
+  signatureAlgorithm: 'X-openwop-Signature-Algorithm',
+  /** Host additions: the delivery's id (the same on every retry) and the attempt number. */
+  deliveryId: 'X-openwop-Delivery-Id',
+  attempt: 'X-openwop-Delivery-Attempt',
+} as const;
+
+/** The body of a delivery: the run, its tenant, and the run event verbatim (webhooks.md §Body). */
+export function deliveryBody(event: { readonly runId: string }, tenant: string): string {
+  return JSON.stringify({ runId: event.runId, workspaceId: tenant, event });
+}
+
+/** The headers of one attempt, signed at `nowSeconds`. */
+export function deliveryHeaders(input: {
+  readonly webhookId: string;
+  readonly deliveryId: string;
+  readonly eventType: string;
+  readonly secret: string;
+  readonly body: string;
+  readonly attempt: number;
+  readonly nowSeconds: number;
+  readonly userAgent: string;
+}): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': input.userAgent,
+    [DeliveryHeaders.webhookId]: input.webhookId,
+    [DeliveryHeaders.eventType]: input.eventType,
+    [DeliveryHeaders.timestamp]: String(input.nowSeconds),
+    [DeliveryHeaders.signature]: signDelivery(input.secret, input.nowSeconds, input.body),
+    [DeliveryHeaders.signatureAlgorithm]: SIGNATURE_ALGORITHM,
+    [DeliveryHeaders.deliveryId]: input.deliveryId,
+    [DeliveryHeaders.attempt]: String(input.attempt),
+  };
+}
+
+/** How an attempt ended, as the breaker and the retry schedule see it. */
+export type AttemptOutcome =
+  | { readonly ok: true; readonly status: number }
+  | { readonly ok: false; readonly status?: number; readonly error: string };
+
+/** A 2xx is a delivery; anything else (a 3xx too: redirects are not followed, RFC 0093 §A.2) fails. */
+export function outcomeOfStatus(status: number): AttemptOutcome {
+  if (status >= 200 && status < 300) return { ok: true, status };
+  if (status >= 300 && status < 400) return { ok: false, status, error: `redirect ${status} not followed` };
+  return { ok: false, status, error: `status ${status}` };
+}

@@ -1,0 +1,64 @@
+import { checkResolvedAddresses, checkWebhookUrl, deniedRange, parseAllowedHosts } from './egress-policy';
+
+const none = parseAllowedHosts(undefined);
+
+describe('webhook egress policy (webhooks.md §SSRF protection, RFC 0093 §A)', () => {
+  it.each([
+    ['10.0.0.1', 'private'],
+    ['172.16.5.4', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['127.9.9.9', 'loopback'],
+    ['169.254.169.254', 'link-local'],
+    ['0.0.0.0', 'this-network'],
+    ['100.64.0.1', 'carrier-grade-nat'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fd00::1', 'unique-local'],
+    ['fc00::abcd', 'unique-local'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:a9fe:a9fe', 'link-local'],
+    ['64:ff9b::a9fe:a9fe', 'link-local'],
+    ['not-an-ip', 'unparseable'],
+  ])('%s is denied (%s)', (address, range) => {
+    expect(deniedRange(address)).toBe(range);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8'])('%s is public', (a) => {
+    expect(deniedRange(a)).toBeNull();
+  });
+
+  it('refuses non-https, credentials, denied names and literal private addresses at parse time', () => {
+    expect(checkWebhookUrl('not a url', none)).toEqual({ refusal: expect.objectContaining({ reason: 'malformed_url' }) });
+    expect(checkWebhookUrl('http://example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
+    expect(checkWebhookUrl('ftp://example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
+    expect(checkWebhookUrl('https://u:p@example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'malformed_url' }) });
+    expect(checkWebhookUrl('https://localhost/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_host' }) });
+    expect(checkWebhookUrl('https://metadata.google.internal/x', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_host' }) });
+    expect(checkWebhookUrl('https://169.254.169.254/computeMetadata/v1/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'denied_address', range: 'link-local' }),
+    });
+    expect(checkWebhookUrl('https://[::1]:8443/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_address', range: 'loopback' }) });
+    expect(checkWebhookUrl('https://example.com/hook', none)).toEqual({ target: expect.objectContaining({ hostname: 'example.com' }) });
+  });
+
+  it('an allow-listed name may use http and private addresses; matching is by the name as written', () => {
+    const allowed = parseAllowedHosts(' 127.0.0.1, LocalHost ,');
+    expect([...allowed]).toEqual(['127.0.0.1', 'localhost']);
+    expect(checkWebhookUrl('http://127.0.0.1:9/x', allowed)).toEqual({ target: expect.objectContaining({ hostname: '127.0.0.1' }) });
+    expect(checkWebhookUrl('http://localhost:9/x', allowed)).toEqual({ target: expect.objectContaining({ hostname: 'localhost' }) });
+    expect(checkResolvedAddresses('localhost', ['127.0.0.1'], allowed)).toBeNull();
+    // A public name that resolves to an allowed address is still refused: rebinding gains nothing.
+    expect(checkResolvedAddresses('rebind.example', ['127.0.0.1'], allowed)).toEqual(expect.objectContaining({ reason: 'denied_address' }));
+    expect(checkWebhookUrl('http://10.0.0.1/', allowed)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
+  });
+
+  it('every resolved address must pass; none at all is unresolvable', () => {
+    expect(checkResolvedAddresses('a.example', ['93.184.216.34'], none)).toBeNull();
+    expect(checkResolvedAddresses('a.example', ['93.184.216.34', '10.1.2.3'], none)).toEqual(expect.objectContaining({ address: '10.1.2.3' }));
+    expect(checkResolvedAddresses('a.example', [], none)).toEqual(expect.objectContaining({ reason: 'unresolvable' }));
+  });
+});
