@@ -17,6 +17,18 @@ interface Compose {
   services: Record<string, { image?: string; command?: string[]; volumes?: string[]; environment?: Record<string, unknown> }>;
 }
 
+/** The Prometheus family of each metric (the exposition adds the unit; counters end in `_total`). */
+const PROMETHEUS_NAME: Record<string, string> = {
+  [MetricName.interruptsRequested]: 'openwop_interrupt_requested_total',
+  [MetricName.interruptDuration]: 'openwop_interrupt_duration_seconds',
+  [MetricName.interruptsPending]: 'openwop_interrupt_pending',
+  [MetricName.interruptOldestAge]: 'openwop_interrupt_oldest_age_seconds',
+  [MetricName.conversationTurns]: 'openwop_conversation_turns_total',
+  [MetricName.tokenVerifications]: 'openwop_token_verifications_total',
+  [MetricName.consumerLag]: 'openwop_bus_consumer_lag',
+  [MetricName.deadLetters]: 'openwop_bus_dead_letters_total',
+};
+
 describe('docker-compose.yml', () => {
   const compose = yaml<Compose>('docker-compose.yml');
 
@@ -82,7 +94,9 @@ describe('infra configs', () => {
     expect(dashboard.uid).toBe('openwop-hitl');
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
-    for (const name of Object.values(MetricName)) expect({ name, charted: exprs.includes(name.replace(/\./g, '_')) }).toEqual({ name, charted: true });
+    for (const name of Object.values(MetricName)) expect({ name, charted: exprs.includes(PROMETHEUS_NAME[name]) }).toEqual({ name, charted: true });
+    // A metric with a unit is named with it (`_seconds`); the bare name matches no series.
+    expect(exprs).not.toMatch(/openwop_interrupt_(duration|oldest_age)(?!_seconds)/);
     for (const target of dashboard.panels.flatMap((p) => p.targets)) expect(target.datasource.uid).toBe('openwop-prometheus');
   });
 });
