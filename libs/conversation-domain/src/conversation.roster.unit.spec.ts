@@ -110,6 +110,18 @@ describe('multi-party conversation (RFC 0101)', () => {
       expect(g.state).toMatchObject({ nextTurnIndex: 1 });
     });
 
+    it('decides who may speak before where: a non-member or unattributed turn at a wrong turnIndex is refused for its speaker', () => {
+      given(...council())
+        .when(exchange(agentTurn('host:intruder', 'let me in', 'm1', { turnIndex: 7 })))
+        .thenRefuses('validation_error', { reason: 'speaker_not_participant' });
+      given(...council())
+        .when(exchange(agentTurn(undefined, 'anonymous', 'm1', { turnIndex: 7 })))
+        .thenRefuses('validation_error', { errors: [{ path: '/speakerId' }] });
+      given(...council())
+        .when(exchange(agentTurn('host:cto', 'late', 'm1', { turnIndex: 7 })))
+        .thenRefuses('validation_error', { expectedTurnIndex: 1 });
+    });
+
     it('checks the initial and the final turn too', () => {
       given()
         .when(openCommand({ participants: COUNCIL, initialTurn: agentTurn('host:intruder', 'hi', 'm0') }))

@@ -13,8 +13,8 @@ export interface TurnRules {
 
 /**
  * Checks a caller's turn and records it at `turnIndex`.
- * @throws {@link InvalidTurn} for a `turnIndex` other than the next one or content that breaks the
- * turn schema; {@link MissingSpeaker} / {@link SpeakerNotParticipant} for RFC 0101 attribution.
+ * @throws {@link MissingSpeaker} / {@link SpeakerNotParticipant} for RFC 0101 attribution (checked
+ * first); {@link InvalidTurn} for a `turnIndex` other than the next one or content that breaks the turn schema.
  */
 export function recordTurn(
   input: TurnInput,
@@ -22,12 +22,13 @@ export function recordTurn(
   now: string,
   rules: TurnRules,
 ): ConversationTurn {
+  // Who may speak is decided before where: a non-member's turn is refused as such at any index.
+  checkSpeaker(input, rules);
   if (input.turnIndex !== undefined && input.turnIndex !== turnIndex) {
     throw InvalidTurn.at('/turnIndex', `must be ${turnIndex}, the conversation's next turn`, {
       expectedTurnIndex: turnIndex,
     });
   }
-  checkSpeaker(input, rules);
   const content = input.content === undefined ? null : input.content;
   if (rules.turnSchema) {
     const violations = contentViolations(rules.turnSchema, content, '/content');
