@@ -1,4 +1,6 @@
 import { AdminPageController } from './admin/admin-page.controller';
+import { LinkPageController } from './link-page/link-page.controller';
+import { TokenLinkReadRepository } from './interrupt-tokens/token-link-read.repository';
 import { BulkCancelRunsController } from './bulk-cancel-runs/bulk-cancel-runs.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
 import { PauseRunController } from './pause-run/pause-run.controller';
@@ -77,6 +79,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ForkRunController,
     PauseRunController,
     AdminPageController,
+    LinkPageController,
   ],
   providers: [
     {
@@ -101,6 +104,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ResolutionTokenReadRepository,
     InterruptTokenPresenter,
     InterruptTokenHandler,
+    TokenLinkReadRepository,
     ForkRunHandler,
     CancelRunHandler,
   ],

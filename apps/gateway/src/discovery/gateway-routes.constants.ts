@@ -25,14 +25,14 @@ export interface RouteResponse {
 
 /** One route the gateway serves: discovery lists it, the OpenAPI document describes it. */
 export interface GatewayRoute {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** OpenAPI path template (`{name}` parameters, AIP-136 custom methods as `:verb`). */
   readonly path: string;
   /** Required scope (space-separated when several are, OAuth-style); absent for routes served without credentials. */
   readonly scope?: string;
   readonly operationId: string;
   readonly summary: string;
-  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'operations';
+  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'webhooks' | 'operations';
   readonly parameters?: readonly RouteParameter[];
   readonly body?: { readonly required: boolean; readonly schema: JsonSchema; readonly mediaTypes?: readonly string[] };
   /** Success answers by status. */
@@ -44,6 +44,7 @@ export interface GatewayRoute {
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const RUN_ID: RouteParameter = { name: 'runId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Run id.' };
 const NODE_ID: RouteParameter = { name: 'nodeId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Id of the suspended node.' };
+const WEBHOOK_ID: RouteParameter = { name: 'webhookId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Webhook subscription id.' };
 const TOKEN: RouteParameter = { name: 'token', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Signed resolution token (RFC 0093).' };
 const LIMIT = (max: number): RouteParameter => ({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max }, description: 'Page size.' });
 const CURSOR: RouteParameter = { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH }, description: '`nextCursor` of the previous page.' };
@@ -441,6 +442,93 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     tag: 'workflows',
     parameters: [{ name: 'workflowId', in: 'path', schema: { type: 'string', minLength: 1 } }],
     responses: { 200: { description: 'The definition.', schema: ref('WorkflowDefinition') } },
+    errors: ['not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    scope: 'webhooks:manage',
+    operationId: 'registerWebhook',
+    summary: 'Register a webhook subscription (webhooks.md); the secret is returned once.',
+    tag: 'webhooks',
+    body: { required: true, schema: ref('RegisterWebhookRequest') },
+    responses: {
+      201: {
+        description: 'Registered.',
+        schema: {
+          type: 'object',
+          required: ['webhookId', 'secret', 'secretFingerprint', 'signatureAlgorithm'],
+          properties: {
+            webhookId: { type: 'string' },
+            secret: { type: 'string', description: '64 hex characters; shown only here.' },
+            secretFingerprint: { type: 'string', description: 'First 8 hex of sha256(secret).' },
+            signatureAlgorithm: { type: 'string', enum: ['v1'] },
+            tenantId: { type: 'string' },
+            durable: { type: 'boolean' },
+          },
+        },
+      },
+    },
+    errors: ['validation_error', 'webhook_url_rejected'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks',
+    scope: 'webhooks:manage',
+    operationId: 'listWebhooks',
+    summary: "The tenant's webhook subscriptions (fingerprints, never secrets).",
+    tag: 'webhooks',
+    parameters: [{ name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } }, LIMIT(500)],
+    responses: { 200: { description: 'The subscriptions.', schema: { type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: ref('Webhook') } } } } },
+    errors: ['validation_error'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{webhookId}',
+    scope: 'webhooks:manage',
+    operationId: 'getWebhook',
+    summary: 'One webhook subscription.',
+    tag: 'webhooks',
+    parameters: [WEBHOOK_ID],
+    responses: { 200: { description: 'The subscription.', schema: ref('Webhook') } },
+    errors: ['subscription_not_found'],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/webhooks/{webhookId}',
+    scope: 'webhooks:manage',
+    operationId: 'unregisterWebhook',
+    summary: 'Unregister a webhook; its pending deliveries go with it.',
+    tag: 'webhooks',
+    parameters: [WEBHOOK_ID, { name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: "The key's own tenant (default)." }],
+    responses: { 204: { description: 'Unregistered.', mediaType: null } },
+    errors: ['validation_error', 'subscription_not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook-deliveries',
+    scope: 'webhooks:manage',
+    operationId: 'listWebhookDeliveries',
+    summary: 'Webhook deliveries of the tenant; `status=dead` lists the dead letters (RFC 0083).',
+    tag: 'webhooks',
+    parameters: [
+      { name: 'status', in: 'query', schema: { type: 'string', enum: ['pending', 'in_flight', 'delivered', 'failed', 'dead', 'skipped'] } },
+      { name: 'webhookId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      LIMIT(500),
+    ],
+    responses: { 200: { description: 'The deliveries, oldest first.', schema: { type: 'object', required: ['deliveries'], properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') } } } } },
+    errors: ['validation_error'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook-deliveries/{deliveryId}:replay',
+    scope: 'webhooks:manage',
+    operationId: 'replayWebhookDelivery',
+    summary: 'Send a dead (or failed) delivery again, with a fresh budget of attempts.',
+    tag: 'webhooks',
+    parameters: [{ name: 'deliveryId', in: 'path', schema: { type: 'string', minLength: 1 } }],
+    responses: { 200: { description: 'The delivery, pending again.', schema: ref('WebhookDelivery') } },
     errors: ['not_found'],
   },
 ];

@@ -253,7 +253,9 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
     const mediaType = r.mediaType === undefined ? 'application/json' : r.mediaType;
     responses[status] = {
       description: r.description,
-      ...(mediaType !== null ? { content: { [mediaType]: { schema: r.schema ?? {} } } } : {}),
+      ...(mediaType !== null
+        ? { content: { [mediaType]: { schema: r.schema ?? {} }, ...(r.alternate ? { [r.alternate.mediaType]: { schema: r.alternate.schema } } : {}) } }
+        : {}),
       ...(post ? { headers: { 'openwop-Idempotent-Replay': { description: '`true` when this is a stored answer replayed.', schema: { type: 'boolean' } } } } : {}),
     };
   }

@@ -7,15 +7,47 @@ import {
   type ResolveByTokenCommand,
   type ResolveInterruptResult,
 } from '@openwop/contracts';
+import { DomainError } from '@openwop/kernel';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
+import { ApiError } from '../common/api.error';
+import { ConversationReadRepository, type ConversationTurnView } from '../conversations/conversation-read.repository';
 import { waitForRun } from '../runs/run-change.waiter';
 import { ResolutionTokenReadRepository } from './resolution-token-read.repository';
-import { tokenRoutingKey } from './token-routing-key.parser';
+import { TokenLinkReadRepository, type InterruptAnswer, type LinkConversation } from './token-link-read.repository';
+import { tokenRoutingKey, unverifiedClaims } from './token-routing-key.parser';
 
 const READ_YOUR_WRITES_MS = 5_000;
+
+/** Run statuses after which nothing changes (the snapshot's `status`). */
+const ENDED_RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/** One page of the transcript a signed link shows (`GET /v1/interrupts/{token}/conversation`). */
+export interface LinkTranscript extends LinkConversation {
+  readonly turns: readonly ConversationTurnView[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  readonly nextCursor?: number;
+}
+
+/**
+ * Where the interrupt a signed link names stands (`GET /v1/interrupts/{token}/outcome`):
+ * `pending` — it waits and the link works; `answered` — it was answered (through this link or any
+ * other way), so the link is used up; `run-ended` — its run completed, failed or was cancelled
+ * before an answer. A token that is expired, forged or malformed gets the inspect route's refusal.
+ */
+export interface LinkOutcome {
+  readonly state: 'pending' | 'answered' | 'run-ended';
+  readonly runId: string;
+  readonly nodeId?: string;
+  readonly interruptId?: string;
+  readonly expiresAt?: string;
+  readonly intent?: string;
+  /** The run's status in its snapshot (`waiting-approval`, `running`, `completed`, `cancelled`, …). */
+  readonly runStatus?: string;
+  readonly answer?: InterruptAnswer;
+}
 
 /**
  * The caller of a token request: nobody authenticated, the token is the authority. The token
@@ -33,6 +65,8 @@ export class InterruptTokenHandler {
   constructor(
     private readonly commands: CommandSender,
     private readonly tokens: ResolutionTokenReadRepository,
+    private readonly links: TokenLinkReadRepository,
+    private readonly conversations: ConversationReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
   ) {}
 
@@ -71,5 +105,64 @@ export class InterruptTokenHandler {
       );
     }
     return result;
+  }
+
+  /**
+   * One page of the transcript of the conversation the token's interrupt holds, read-only. The
+   * token service verifies the token first (the same verdicts as inspect); the read is bound to
+   * the run and the conversation that interrupt names.
+   *
+   * @throws DomainError with the token service's code; ApiError `not_found` when the interrupt holds no conversation.
+   */
+  async transcript(token: string, after: number, limit: number): Promise<LinkTranscript> {
+    const interrupt = await this.inspect(token);
+    const conversationId = (interrupt.data as { conversationId?: unknown } | null | undefined)?.conversationId;
+    const conversation =
+      typeof conversationId === 'string' ? await this.links.conversation(interrupt.runId, conversationId) : undefined;
+    if (!conversation) throw ApiError.notFound('The interrupt this link names holds no conversation.');
+    const read = await this.conversations.turnsAfter(conversation.conversationId, after, limit + 1);
+    const turns = read.slice(0, limit);
+    const last = turns.at(-1);
+    return { ...conversation, turns, ...(read.length > limit && last ? { nextCursor: last.turnIndex } : {}) };
+  }
+
+  /**
+   * Where the token's interrupt stands. A pending one is what inspect says; once the token service
+   * refuses the token as used up (`interrupt_already_resolved`, a verdict it gives only after the
+   * MAC, the expiry and the stored interrupt checked out, so the payload is authentic), the run's
+   * log says whether the interrupt was answered or its run ended first.
+   *
+   * @throws DomainError with the token service's code for any other refusal.
+   */
+  async outcome(token: string): Promise<LinkOutcome> {
+    try {
+      const interrupt = await this.inspect(token);
+      const runStatus = await this.links.runStatus(interrupt.runId);
+      return {
+        state: 'pending',
+        runId: interrupt.runId,
+        nodeId: interrupt.nodeId,
+        interruptId: interrupt.interruptId,
+        expiresAt: interrupt.expiresAt,
+        intent: interrupt.intent,
+        ...(runStatus !== undefined ? { runStatus } : {}),
+      };
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'interrupt_already_resolved') throw error;
+    }
+    const claims = unverifiedClaims(token);
+    const [runStatus, answer] = await Promise.all([
+      this.links.runStatus(claims.runId),
+      claims.interruptId !== undefined ? this.links.answer(claims.runId, claims.interruptId) : undefined,
+    ]);
+    // Used up while the run has not ended: the interrupt was answered, though its event may not be
+    // projected yet (the token service can see it before the projector does).
+    const ended = runStatus !== undefined && ENDED_RUN_STATUSES.has(runStatus);
+    return {
+      state: answer || !ended ? 'answered' : 'run-ended',
+      ...claims,
+      ...(runStatus !== undefined ? { runStatus } : {}),
+      ...(answer ? { answer } : {}),
+    };
   }
 }

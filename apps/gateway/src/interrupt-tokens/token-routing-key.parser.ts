@@ -14,6 +14,26 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
  *   never echoes the token.
  */
 export function tokenRoutingKey(token: string): string {
+  return unverifiedClaims(token).runId;
+}
+
+/** What a token's payload names, read WITHOUT verifying it (see {@link unverifiedClaims}). */
+export interface UnverifiedTokenClaims {
+  readonly runId: string;
+  readonly nodeId?: string;
+  readonly interruptId?: string;
+  readonly expiresAt?: string;
+  readonly intent?: string;
+}
+
+/**
+ * The claims of a token's payload, NOT verified: trust them only once the token service answered
+ * a verdict it gives after checking the MAC (an inspect that succeeded, or its
+ * `interrupt_already_resolved`, which comes after the MAC, expiry and stored-interrupt checks).
+ *
+ * @throws {@link ApiError} `validation_error` when the token does not decode.
+ */
+export function unverifiedClaims(token: string): UnverifiedTokenClaims {
   const parts = token.split('.');
   if (token.length > MAX_TOKEN_LENGTH || parts.length !== 2 || !parts.every((p) => SEGMENT.test(p)))
     throw malformed();
@@ -23,9 +43,11 @@ export function tokenRoutingKey(token: string): string {
   } catch {
     throw malformed();
   }
-  const runId = (payload as { runId?: unknown } | null)?.runId;
+  const claims = (payload ?? {}) as Record<string, unknown>;
+  const runId = claims.runId;
   if (typeof runId !== 'string' || runId === '') throw malformed();
-  return runId;
+  const text = (name: string) => (typeof claims[name] === 'string' ? { [name]: claims[name] as string } : {});
+  return { runId, ...text('nodeId'), ...text('interruptId'), ...text('expiresAt'), ...text('intent') };
 }
 
 function malformed(): ApiError {

@@ -1,0 +1,258 @@
+// What the page shows for one interrupt: the approval, the clarification form, any other kind as
+// JSON, read-only for an inspect-only link; and the plain states of a link that can no longer be
+// used. Built as DOM nodes and text, never parsed as markup: a payload is data.
+
+import { h, jsonBlock, mount } from '/admin/assets/dom.js';
+import { LinkFailure } from './link-api.js';
+
+const str = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+/** "5 s", "4 min", "2 h 5 min", "3 d 4 h" (a shorter copy of the admin page's age). */
+export function formatLeft(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const hrs = Math.floor(m / 60);
+  if (hrs < 48) return `${hrs} h ${m % 60} min`;
+  return `${Math.floor(hrs / 24)} d ${hrs % 24} h`;
+}
+
+/** A local date and time, with the ISO instant as its machine-readable value. */
+export function when(iso) {
+  const d = new Date(iso);
+  const text = Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return h('time', { datetime: iso, title: iso }, text);
+}
+
+/** The request's heading: what is asked, in words. */
+export function titleOf(interrupt) {
+  const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
+  if (interrupt.kind === 'clarification') return str(d.title) ?? 'A question for you';
+  if (String(interrupt.kind).startsWith('conversation')) return str(d.title) ?? str(d.prompt) ?? 'A conversation';
+  if (interrupt.kind === 'approval') return str(d.title) ?? 'Approval requested';
+  return str(d.title) ?? str(d.question) ?? str(d.prompt) ?? `A ${interrupt.kind} request`;
+}
+
+/** "This link works until … (28 min left)", kept current; calls `onExpired` once the time passed. */
+export function expiryLine(expiresAt, onExpired) {
+  const left = h('span', { 'data-testid': 'time-left' });
+  const line = h('p', { class: 'expiry', 'data-testid': 'expiry' }, 'This link works until ', when(expiresAt), ' (', left, ').');
+  const end = Date.parse(expiresAt);
+  let timer;
+  const tick = () => {
+    const ms = end - Date.now();
+    if (!(ms > 0)) {
+      clearInterval(timer);
+      onExpired();
+      return;
+    }
+    left.textContent = `${formatLeft(ms)} left`;
+    line.classList.toggle('expiry-soon', ms < 5 * 60_000);
+  };
+  if (Number.isNaN(end)) line.replaceChildren('This link has no stated expiry.');
+  else {
+    tick();
+    timer = setInterval(tick, 5_000);
+  }
+  return { line, stop: () => clearInterval(timer) };
+}
+
+/** The note an inspect-only link shows instead of any control. */
+export function readOnlyNote() {
+  return h(
+    'p',
+    { class: 'notice notice-info', 'data-testid': 'read-only-note' },
+    h('strong', {}, 'Read-only link.'),
+    ' It shows this request but cannot answer it. Whoever should decide has their own link.',
+  );
+}
+
+/** An inline error under a form: the envelope's message and its code. */
+export function inlineError(error) {
+  return h(
+    'div',
+    { class: 'notice notice-error', role: 'alert', 'data-testid': 'inline-error', 'data-error-code': error.code ?? 'error' },
+    h('strong', {}, error.message ?? String(error)),
+    error.status ? h('span', { class: 'muted' }, ` (${error.status} ${error.code})`) : null,
+  );
+}
+
+function meta(label, value) {
+  return value === undefined || value === null || value === '' ? null : h('div', { class: 'meta-item' }, h('dt', {}, label), h('dd', {}, value));
+}
+
+/** The approval actions in the order the page offers them; `edit` sends `edit-accept`. */
+const APPROVAL_ACTIONS = [
+  { id: 'accept', label: 'Accept', style: 'btn-primary' },
+  { id: 'reject', label: 'Reject', style: 'btn-danger' },
+  { id: 'refine', label: 'Request changes', style: '' },
+  { id: 'edit', label: 'Edit & accept', style: '' },
+  { id: 'ask', label: 'Ask a question', style: '' },
+];
+
+/** The actions the gate allows (`data.actions`; none listed = accept and reject). */
+export function allowedActions(data) {
+  const listed = new Set((Array.isArray(data.actions) ? data.actions : []).map((a) => (a === 'edit-accept' ? 'edit' : a === 'request-changes' ? 'refine' : a)));
+  const known = APPROVAL_ACTIONS.filter((a) => listed.has(a.id));
+  return known.length ? known : APPROVAL_ACTIONS.filter((a) => a.id === 'accept' || a.id === 'reject');
+}
+
+/**
+ * The approval: title, description, the artifact, and — for a resolving link — only the actions
+ * the gate allows: accept and reject (an optional note), request changes (feedback required, sent
+ * as `refine`), edit & accept (a JSON editor on the artifact), ask (the gate stays open).
+ */
+export function approvalView(interrupt, { canAnswer, submit }) {
+  const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
+  const out = h('div', { class: 'result' });
+  const parts = [
+    str(d.description) ? h('p', { class: 'lead', 'data-testid': 'description' }, d.description) : null,
+    h(
+      'dl',
+      { class: 'meta' },
+      meta('Artifact', d.artifactType),
+      meta('Artifact id', d.artifactId),
+      d.requiredApprovals > 1 ? meta('Approvals needed', `${d.requiredApprovals}`) : null,
+    ),
+    d.artifactData !== undefined ? [h('h2', {}, 'What you are asked to approve'), jsonBlock(d.artifactData, { 'data-testid': 'artifact', tabindex: '0' })] : null,
+  ];
+  if (!canAnswer) return h('div', {}, parts, readOnlyNote());
+
+  const actions = allowedActions(d);
+  const feedback = h('textarea', { id: 'feedback', rows: 3, placeholder: 'A note for the requester (required to request changes)' });
+  const edited = h('textarea', { id: 'edited-artifact', rows: 10, class: 'mono', spellcheck: 'false' }, JSON.stringify(d.artifactData ?? null, null, 2));
+  const editBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'edited-artifact' }, 'Your edited version (JSON)'), edited);
+  const question = h('input', { id: 'ask-question', type: 'text', autocomplete: 'off', placeholder: 'Your question' });
+  const askBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'ask-question' }, 'Question'), question);
+  const buttons = actions.map((a) => h('button', { type: 'button', class: `btn ${a.style}`, 'data-action': a.id, onclick: () => void act(a.id) }, a.label));
+  const fail = (message) => mount(out, inlineError(new LinkFailure(0, 'validation_error', message)));
+
+  async function act(action) {
+    const note = feedback.value.trim();
+    let value;
+    let done;
+    if (action === 'accept' || action === 'reject') {
+      value = { action, ...(note ? { feedback: note } : {}) };
+      done = action === 'accept' ? 'You accepted.' : 'You rejected.';
+    } else if (action === 'refine') {
+      if (!note) return fail('Say what should change in the note above, then press Request changes again.');
+      value = { action: 'refine', refineFeedback: { scope: 'whole', text: note } };
+      done = 'You asked for changes.';
+    } else if (action === 'edit') {
+      if (editBox.hidden) {
+        editBox.hidden = false;
+        edited.focus();
+        return mount(out, h('p', { class: 'muted' }, 'Edit the artifact above, then press Edit & accept again.'));
+      }
+      try {
+        value = { action: 'edit-accept', editedArtifactData: JSON.parse(edited.value), ...(note ? { feedback: note } : {}) };
+      } catch (e) {
+        return fail(`Your edited version is not valid JSON: ${e.message}`);
+      }
+      done = 'You accepted your edited version.';
+    } else if (action === 'ask') {
+      if (askBox.hidden || !question.value.trim()) {
+        askBox.hidden = false;
+        question.focus();
+        return mount(out, h('p', { class: 'muted' }, 'Type your question, then press Ask a question again.'));
+      }
+      value = { action: 'ask', question: question.value.trim() };
+      done = 'Your question was sent.';
+    }
+    const result = await submit(value, { buttons, out, done });
+    if (result && action === 'ask') question.value = '';
+  }
+
+  return h(
+    'div',
+    {},
+    parts,
+    h('div', { class: 'field' }, h('label', { for: 'feedback' }, 'Note'), feedback),
+    editBox,
+    askBox,
+    h('div', { class: 'actions', 'data-testid': 'approval-actions' }, buttons),
+    out,
+  );
+}
+
+function answerInput(q, id) {
+  const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
+  const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
+  if (choices) {
+    const el = h('select', { id, name: q.id }, choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))));
+    return { el, read: () => choices[Number(el.value)] };
+  }
+  if (s.type === 'boolean') {
+    const el = h('input', { id, name: q.id, type: 'checkbox' });
+    return { el, read: () => el.checked };
+  }
+  if (s.type === 'number' || s.type === 'integer') {
+    const el = h('input', { id, name: q.id, type: 'number', inputmode: s.type === 'integer' ? 'numeric' : 'decimal', step: s.type === 'integer' ? '1' : 'any', required: true });
+    return { el, read: () => Number(el.value) };
+  }
+  if (s.type === 'object' || s.type === 'array') {
+    const el = h('textarea', { id, name: q.id, rows: 4, class: 'mono', placeholder: 'JSON' });
+    return { el, read: () => JSON.parse(el.value) };
+  }
+  const el = h('input', { id, name: q.id, type: 'text', required: true, autocomplete: 'off' });
+  return { el, read: () => el.value };
+}
+
+/** The clarification: a form built from its questions (or, read-only, the questions alone). */
+export function clarificationView(interrupt, { canAnswer, submit }) {
+  const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
+  const questions = Array.isArray(d.questions) ? d.questions.filter((q) => q && typeof q.id === 'string') : [];
+  if (!canAnswer) {
+    return h('div', {}, h('ol', { class: 'questions', 'data-testid': 'questions' }, questions.map((q) => h('li', {}, q.question ?? q.id))), readOnlyNote());
+  }
+  const out = h('div', { class: 'result' });
+  const inputs = questions.map((q, i) => ({ q, id: `answer-${i}`, ...answerInput(q, `answer-${i}`) }));
+  const send = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Send answers');
+  return h(
+    'div',
+    {},
+    h(
+      'form',
+      {
+        class: 'form',
+        'data-testid': 'clarification-form',
+        onsubmit: (e) => {
+          e.preventDefault();
+          const answers = [];
+          for (const { q, read } of inputs) {
+            try {
+              answers.push({ id: q.id, answer: read() });
+            } catch (err) {
+              return mount(out, inlineError(new LinkFailure(0, 'validation_error', `${q.question ?? q.id}: ${err.message}`)));
+            }
+          }
+          void submit({ answers }, { buttons: [send], out, done: 'Your answers were sent.' });
+        },
+      },
+      inputs.map(({ q, el, id }) => h('div', { class: 'field' }, h('label', { for: id }, q.question ?? q.id), el)),
+      h('div', { class: 'actions' }, send),
+    ),
+    out,
+  );
+}
+
+/** Any other kind: its payload as JSON and, for a resolving link, a JSON box for the answer. */
+export function genericView(interrupt, { canAnswer, submit }) {
+  const parts = [h('h2', {}, 'Details'), jsonBlock(interrupt.data, { 'data-testid': 'payload', tabindex: '0' })];
+  if (interrupt.resumeSchema) parts.push(h('h2', {}, 'Expected answer'), jsonBlock(interrupt.resumeSchema));
+  if (!canAnswer) return h('div', {}, parts, readOnlyNote());
+  const area = h('textarea', { id: 'resume-value', rows: 6, class: 'mono', spellcheck: 'false' }, '{}');
+  const out = h('div', { class: 'result' });
+  const send = h('button', { type: 'button', class: 'btn btn-primary' }, 'Send answer');
+  send.addEventListener('click', () => {
+    let value;
+    try {
+      value = JSON.parse(area.value);
+    } catch (e) {
+      return mount(out, inlineError(new LinkFailure(0, 'validation_error', `The answer is not valid JSON: ${e.message}`)));
+    }
+    void submit(value, { buttons: [send], out, done: 'Your answer was sent.' });
+  });
+  return h('div', {}, parts, h('div', { class: 'field' }, h('label', { for: 'resume-value' }, 'Your answer (JSON)'), area), h('div', { class: 'actions' }, send), out);
+}
