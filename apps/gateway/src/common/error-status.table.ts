@@ -9,6 +9,10 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  /** `POST /v1/webhooks` with a URL the SSRF guard refuses (webhooks.md §SSRF protection); `details.reason`. */
+  webhook_url_rejected: 400,
+  /** A webhook id the caller's tenant has no subscription of. */
+  subscription_not_found: 404,
   run_already_exists: 409,
   run_terminal: 409,
   /** `POST /v1/runs/{runId}:pause` of a run already paused (rest-endpoints.md); `details.pausedAt`. */

@@ -1,4 +1,4 @@
-import { APPROVAL_ACTIONS, FORK_MODES, MAX_ID_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_SEQUENCE } from '@openwop/contracts';
+import { APPROVAL_ACTIONS, FORK_MODES, MAX_ID_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_SEQUENCE, RUN_EVENT_TYPES } from '@openwop/contracts';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
 import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
@@ -121,6 +121,55 @@ function componentSchemas(): Record<string, JsonSchema> {
         mode: { type: 'string', enum: [...FORK_MODES] },
         fromSeq: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
         runOptionsOverlay: { type: 'object', description: '`branch` only.' },
+      },
+    },
+    RegisterWebhookRequest: {
+      type: 'object',
+      description: 'webhooks.md §Register; `durable` is this host\'s opt-in to RFC 0083 durable delivery.',
+      required: ['url', 'events'],
+      properties: {
+        url: { type: 'string', format: 'uri', maxLength: 2048 },
+        events: { type: 'array', minItems: 1, items: { type: 'string', enum: [...RUN_EVENT_TYPES] } },
+        tenantId: { type: 'string', maxLength: MAX_ID_LENGTH },
+        tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } },
+        durable: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    Webhook: {
+      type: 'object',
+      required: ['webhookId', 'tenantId', 'url', 'events', 'tags', 'durable', 'status', 'secretFingerprint', 'circuit', 'createdAt'],
+      properties: {
+        webhookId: { type: 'string' },
+        tenantId: { type: 'string' },
+        url: { type: 'string' },
+        events: { type: 'array', items: { type: 'string' } },
+        tags: { type: 'array', items: { type: 'string' } },
+        durable: { type: 'boolean' },
+        status: { type: 'string', enum: ['active', 'failed'] },
+        secretFingerprint: { type: 'string' },
+        circuit: { type: 'string', enum: ['closed', 'open', 'half-open'] },
+        createdAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    WebhookDelivery: {
+      type: 'object',
+      required: ['deliveryId', 'webhookId', 'runId', 'eventId', 'sequence', 'eventType', 'status', 'attempts', 'maxAttempts'],
+      properties: {
+        deliveryId: { type: 'string' },
+        webhookId: { type: 'string' },
+        runId: { type: 'string' },
+        eventId: { type: 'string' },
+        sequence: { type: 'integer' },
+        eventType: { type: 'string' },
+        status: { type: 'string', enum: ['pending', 'in_flight', 'delivered', 'failed', 'dead', 'skipped'] },
+        attempts: { type: 'integer' },
+        maxAttempts: { type: 'integer' },
+        lastStatus: { type: ['integer', 'null'] },
+        lastError: { type: ['string', 'null'] },
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+        deliveredAt: { type: ['string', 'null'], format: 'date-time' },
       },
     },
     BulkCancelRequest: {
@@ -306,6 +355,7 @@ export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_R
       { name: 'interrupts' },
       { name: 'conversations' },
       { name: 'workflows' },
+      { name: 'webhooks' },
       { name: 'operations' },
     ],
     security: [{ [API_KEY_SCHEME]: [] }],
