@@ -34,15 +34,25 @@ async function fakeTokenService(message: IncomingMessage): Promise<CommandReply>
   const command = message.value as CommandEnvelope<string, { token: string; resumeValue?: unknown }>;
   received.push({ key: message.key, command });
   const [payload] = command.data.token.split('.');
-  const { tag, runId } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as {
+  const { tag, runId, kind } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as {
     tag: string;
     runId: string;
+    kind?: string;
   };
   if (tag !== 'ok') return { ok: false, error: { code: tag, message: `refused: ${tag}` } };
+  const conversation = kind === 'conversation.exchange';
   return command.type === 'token.inspect'
     ? {
         ok: true,
-        data: { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, kind: 'approval', intent: 'resolve' },
+        data: {
+          runId,
+          nodeId: conversation ? 'talk' : 'gate',
+          interruptId: `${runId}:${conversation ? 'talk' : 'gate'}:0`,
+          kind: kind ?? 'approval',
+          intent: 'resolve',
+          ...(conversation ? { data: { conversationId: `${runId}:talk:0`, prompt: 'Plan a trip' } } : {}),
+          expiresAt: '2099-01-01T00:00:00.000Z',
+        },
       }
     : { ok: true, data: { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, status: 'resolved' } };
 }
@@ -287,4 +297,148 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
       expect(res.json.interrupt).not.toHaveProperty('callbackUrl');
     }
   });
+});
+
+describe('the signed-link page (a browser) and its token-verified reads', () => {
+  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+  const claims = (runId: string, tag: string, extra: Record<string, string> = {}) =>
+    `${b64({ v: 1, alg: 'HS256', kid: 'k1', runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, expiresAt: '2099-01-01T00:00:00.000Z', intent: 'resolve', tag, ...extra })}.${Buffer.alloc(32, 1).toString('base64url')}`;
+  const get = (path: string, accept?: string) => fetch(`${base}${path}`, accept === undefined ? {} : { headers: { accept } });
+
+  async function seedRun(runId: string, status: string) {
+    await platform.dataSource.query(
+      `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+       VALUES ($1, 't1', 'wf', $2, 'gate', 2, $3, now(), now())`,
+      [runId, status, JSON.stringify({ runId, status, owner: { tenant: 't1' } })],
+    );
+  }
+
+  async function seedResolved(runId: string, payload: Record<string, unknown>) {
+    const doc = { eventId: `${runId}-7`, runId, sequence: 7, type: 'interrupt.resolved', nodeId: 'gate', payload: { interruptId: `${runId}:gate:0`, ...payload } };
+    await platform.dataSource.query(
+      `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, 7, 'interrupt.resolved', 'gate', $3)`,
+      [doc.eventId, runId, JSON.stringify(doc)],
+    );
+  }
+
+  it('a browser gets the page: self-only CSP, no referrer, not cached, Vary: Accept; nothing is asked of the token service', async () => {
+    for (const token of [tokenFor('run-p1', 'ok'), 'not-even-a-token']) {
+      const res = await get(`/v1/interrupts/${token}`, BROWSER_ACCEPT);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'");
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('vary')).toBe('Accept');
+      const html = await res.text();
+      expect(html).toContain('<script type="module" src="/link/assets/link.js"></script>');
+      // The page is the same for every link: the token stays in the address, not in the document.
+      expect(html).not.toContain(token);
+    }
+    expect(received).toHaveLength(0);
+  });
+
+  it('JSON clients keep the JSON answer: no Accept, */*, application/json, or text/html ranked below JSON', async () => {
+    const token = tokenFor('run-p2', 'ok');
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5']) {
+      const res = await get(`/v1/interrupts/${token}`, accept);
+      expect({ accept, status: res.status, type: res.headers.get('content-type'), vary: res.headers.get('vary') }).toEqual({
+        accept,
+        status: 200,
+        type: 'application/json; charset=utf-8',
+        vary: 'Accept',
+      });
+      expect(await res.json()).toEqual(expect.objectContaining({ runId: 'run-p2', kind: 'approval', intent: 'resolve' }));
+    }
+    // A refusal is still the envelope for a JSON client.
+    const refused = await get(`/v1/interrupts/${tokenFor('run-p2', 'interrupt_expired')}`, '*/*');
+    expect(refused.status).toBe(410);
+    assertErrorEnvelope(await refused.json());
+    expect(received).toHaveLength(5);
+  });
+
+  it('serves the page files from a fixed list under /link/assets', async () => {
+    const js = await get('/link/assets/link.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('referrer-policy')).toBe('no-referrer');
+    for (const name of ['index.html', '..%2Fpackage.json', 'nope.js']) expect((await get(`/link/assets/${name}`)).status).toBe(404);
+  });
+
+  it('outcome: pending while the token works, with the run status', async () => {
+    await seedRun('run-o1', 'waiting-approval');
+    const res = await call('GET', `/v1/interrupts/${tokenFor('run-o1', 'ok')}/outcome`);
+    expect(res).toEqual({
+      status: 200,
+      json: { state: 'pending', runId: 'run-o1', nodeId: 'gate', interruptId: 'run-o1:gate:0', expiresAt: '2099-01-01T00:00:00.000Z', intent: 'resolve', runStatus: 'waiting-approval' },
+    });
+  });
+
+  it('outcome: answered (from the log) or run-ended once the token service says the token is used up', async () => {
+    await seedRun('run-o2', 'completed');
+    await seedResolved('run-o2', { outcome: 'resolved', action: 'accept', resolvedAt: '2026-01-01T00:01:00.000Z', resumeValue: { action: 'accept', feedback: 'secret note' }, resolvedBy: 'key-t1' });
+    const answered = await call('GET', `/v1/interrupts/${claims('run-o2', 'interrupt_already_resolved')}/outcome`);
+    expect(answered).toEqual({
+      status: 200,
+      json: expect.objectContaining({
+        state: 'answered',
+        runId: 'run-o2',
+        interruptId: 'run-o2:gate:0',
+        runStatus: 'completed',
+        answer: { outcome: 'resolved', action: 'accept', resolvedAt: '2026-01-01T00:01:00.000Z' },
+      }),
+    });
+    // States, never the answer itself or who gave it.
+    expect(JSON.stringify(answered.json)).not.toMatch(/secret note|key-t1|"tag"/);
+
+    await seedRun('run-o3', 'cancelled');
+    const ended = await call('GET', `/v1/interrupts/${claims('run-o3', 'interrupt_already_resolved')}/outcome`);
+    expect(ended.json).toEqual(expect.objectContaining({ state: 'run-ended', runStatus: 'cancelled' }));
+    expect(ended.json).not.toHaveProperty('answer');
+
+    // Used up while the run still goes on: answered, though the event is not projected yet.
+    await seedRun('run-o4', 'running');
+    const racing = await call('GET', `/v1/interrupts/${claims('run-o4', 'interrupt_already_resolved')}/outcome`);
+    expect(racing.json).toEqual(expect.objectContaining({ state: 'answered', runStatus: 'running' }));
+  });
+
+  it.each([
+    ['interrupt_expired', 410],
+    ['interrupt_not_found', 404],
+    ['validation_error', 400],
+  ])('outcome of a %s token is that refusal', async (code, status) => {
+    const res = await call('GET', `/v1/interrupts/${tokenFor('run-o5', code)}/outcome`);
+    expect({ status: res.status, error: res.json.error }).toEqual({ status, error: code });
+  });
+
+  it("transcript: the turns of the token's conversation, paged; none for an interrupt without one", async () => {
+    await platform.dataSource.query(
+      `INSERT INTO conversations (conversation_id, run_id, node_id, tenant, status, turn_count, opened_at, last_sequence)
+       VALUES ('run-t1:talk:0', 'run-t1', 'talk', 't1', 'open', 3, '2026-01-01T00:00:00.000Z', 5)`,
+    );
+    for (const [i, role, content] of [[0, 'system', 'Plan a trip'], [1, 'agent', 'Where to?'], [2, 'user', 'Lisbon']] as const) {
+      await platform.dataSource.query(
+        `INSERT INTO conversation_turns (conversation_id, turn_index, message_id, run_id, role, from_id, content, ts)
+         VALUES ('run-t1:talk:0', $1, $2, 'run-t1', $3, $3, $4, 1767225600000)`,
+        [i, `m${i}`, role, JSON.stringify(content)],
+      );
+    }
+    const token = claimsWithKind('run-t1', 'conversation.exchange');
+    const all = await call('GET', `/v1/interrupts/${token}/conversation`);
+    expect(all.status).toBe(200);
+    expect(all.json).toMatchObject({ conversationId: 'run-t1:talk:0', nodeId: 'talk', status: 'open', turnCount: 3 });
+    expect((all.json.turns as { content: string }[]).map((t) => t.content)).toEqual(['Plan a trip', 'Where to?', 'Lisbon']);
+    const page = await call('GET', `/v1/interrupts/${token}/conversation?after=0&limit=1`);
+    expect(page.json).toMatchObject({ turns: [{ turnIndex: 1, content: 'Where to?' }], nextCursor: 1 });
+    expect((await call('GET', `/v1/interrupts/${token}/conversation?after=x`)).status).toBe(400);
+
+    const none = await call('GET', `/v1/interrupts/${tokenFor('run-t2', 'ok')}/conversation`);
+    expect({ status: none.status, error: none.json.error }).toEqual({ status: 404, error: 'not_found' });
+    const used = await call('GET', `/v1/interrupts/${tokenFor('run-t1', 'interrupt_already_resolved')}/conversation`);
+    expect(used.status).toBe(409);
+  });
+
+  function claimsWithKind(runId: string, kind: string) {
+    return `${b64({ v: 1, alg: 'HS256', kid: 'k1', runId, tag: 'ok', kind })}.${Buffer.alloc(32, 1).toString('base64url')}`;
+  }
 });
