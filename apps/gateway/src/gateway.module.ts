@@ -11,6 +11,10 @@ import { ListRunsController } from './list-runs/list-runs.controller';
 import { ResolveInterruptController } from './resolve-interrupt/resolve-interrupt.controller';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { WorkflowsController } from './workflows/workflows.controller';
+import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller';
+import { WebhookEgressCheck } from './webhooks/webhook-egress.check';
+import { WebhookRepository } from './webhooks/webhook.repository';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { Logger, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
@@ -75,6 +79,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ListInterruptsController,
     ListRunsController,
     WorkflowsController,
+    WebhooksController,
+    WebhookDeliveriesController,
     InterruptTokensController,
     ForkRunController,
     PauseRunController,
@@ -106,6 +112,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     InterruptTokenHandler,
     TokenLinkReadRepository,
     ForkRunHandler,
+    WebhookRepository,
+    WebhookEgressCheck,
     CancelRunHandler,
   ],
   exports: [API_KEY_REGISTRY],

@@ -10,3 +10,4 @@ export {
   type PlatformReadiness,
   type ReadinessDependencies,
 } from './readiness';
+export { createHostResolver, TEST_DNS_ENV, type HostResolver, type ResolvePurpose } from './host-resolver';

@@ -84,6 +84,8 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
     runs: { pauseResume: { supported: true, drainPolicies: [...PAUSE_DRAIN_POLICIES] } },
     idempotency: { supported: true, layer1RetentionSeconds: retentionSeconds, crossRegion: 'single-region' },
     auth: { schemes: ['bearer'], scopes: [...SCOPES, ...HOST_SCOPES] },
+    // webhooks.md: signed deliveries by the notifier service; RFC 0083 durable mode per subscription (`durable: true`).
+    webhooks: { supported: true, durable: true, signatureAlgorithms: ['v1'] },
     streamModes: [...STREAM_MODES],
     endpoints: GATEWAY_ROUTES.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
     extensions: {
@@ -99,6 +101,13 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
       resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
       durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },
       bulkCancel: { supported: true, maxRunIds: MAX_BULK_CANCEL_RUN_IDS },
+      webhooks: {
+        durableOptIn: 'per-subscription',
+        circuitBreaker: { consecutiveFailures: 4, cooldownSeconds: 3600, failedAfterFailuresIn7Days: 100 },
+        deliveryTimeoutMs: 5000,
+        egress: { revalidatedAtDelivery: true, pinnedResolution: true, followsRedirects: false },
+        deadLetters: { list: 'GET /v1/webhook-deliveries?status=dead', replay: 'POST /v1/webhook-deliveries/{deliveryId}:replay' },
+      },
       limits: hostLimits,
     },
   };

@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { RUN_EVENT_TYPES, MAX_ID_LENGTH } from '@openwop/contracts';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+/** Longest webhook URL accepted. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** Most tags one subscription filters on. */
+export const MAX_WEBHOOK_TAGS = 50;
+
+/**
+ * Body of `POST /v1/webhooks` (webhooks.md §Register). `tenantId` defaults to the key's tenant
+ * and must be it when given; `durable` (host extension, RFC 0083) asks for retries with backoff
+ * and dead letters instead of the best-effort single attempt. Unknown fields are refused.
+ */
+export class RegisterWebhookRequestDto {
+  @ApiProperty({ maxLength: MAX_WEBHOOK_URL_LENGTH, description: '`https://` URL (SSRF-checked); `http://` only for allow-listed hosts.' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_WEBHOOK_URL_LENGTH)
+  url!: string;
+
+  @ApiProperty({ type: [String], minItems: 1, description: 'Run event types to deliver (`RunEventType`).' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(RUN_EVENT_TYPES.length)
+  @IsIn(RUN_EVENT_TYPES, { each: true })
+  events!: string[];
+
+  @ApiPropertyOptional({ description: 'The tenant of the subscription: the API key\'s own (the default).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_ID_LENGTH)
+  tenantId?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Only runs whose tags overlap these.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_WEBHOOK_TAGS)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(MAX_ID_LENGTH, { each: true })
+  tags?: string[];
+
+  @ApiPropertyOptional({ description: 'Durable delivery (RFC 0083): retries with backoff, then a dead letter. Default: best effort.' })
+  @IsOptional()
+  @IsBoolean()
+  durable?: boolean;
+}

@@ -1,0 +1,107 @@
+import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { newWebhookSecret, secretFingerprint, SIGNATURE_ALGORITHM } from '@openwop/webhook-domain';
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '../auth/api-key.registry';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ApiError } from '../common/api.error';
+import { createValidationPipe } from '../common/validation.pipe';
+import { RegisterWebhookRequestDto } from './register-webhook.request.dto';
+import { WebhookEgressCheck } from './webhook-egress.check';
+import { ListWebhooksQueryDto, UnregisterWebhookQueryDto } from './webhook-queries.dto';
+import { WebhookRepository, type WebhookView } from './webhook.repository';
+
+/** The answer of a registration: the only time the secret is shown. */
+export interface RegisteredWebhook {
+  readonly webhookId: string;
+  readonly secret: string;
+  readonly secretFingerprint: string;
+  readonly signatureAlgorithm: string;
+  readonly tenantId: string;
+  readonly durable: boolean;
+}
+
+/**
+ * Webhook subscriptions (webhooks.md): register, list, read, unregister, each in the caller's
+ * tenant (`tenantId`, when given, must be the key's own: `403 forbidden` otherwise). The secret is
+ * returned once, at registration; reads and logs name it by fingerprint.
+ */
+@ApiTags('webhooks')
+@Controller()
+export class WebhooksController {
+  private readonly logger = new Logger('Webhooks');
+
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly egress: WebhookEgressCheck,
+  ) {}
+
+  @Post('/v1/webhooks')
+  @HttpCode(201)
+  @RequireScope('webhooks:manage')
+  @ApiCreatedResponse({ description: '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again.' })
+  async register(@Body(createValidationPipe()) body: RegisterWebhookRequestDto, @CurrentCaller() caller: Caller): Promise<RegisteredWebhook> {
+    const tenant = tenantOf(body.tenantId, caller);
+    await this.egress.assertRegistrable(body.url);
+    const secret = newWebhookSecret();
+    const fingerprint = secretFingerprint(secret);
+    const webhookId = `wh_${randomBytes(12).toString('hex')}`;
+    const durable = body.durable === true;
+    await this.webhooks.insert({
+      webhookId,
+      tenant,
+      url: body.url,
+      events: [...new Set(body.events)],
+      tags: [...new Set(body.tags ?? [])],
+      secret,
+      secretFingerprint: fingerprint,
+      durable,
+      createdBy: caller.principal,
+    });
+    this.logger.log(`webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (secret ${fingerprint}, ${durable ? 'durable' : 'best effort'})`);
+    return { webhookId, secret, secretFingerprint: fingerprint, signatureAlgorithm: SIGNATURE_ALGORITHM, tenantId: tenant, durable };
+  }
+
+  @Get('/v1/webhooks')
+  @RequireScope('webhooks:manage')
+  @ApiOkResponse({ description: "`{webhooks}`: the tenant's subscriptions (fingerprints, never secrets)." })
+  async list(@Query(createValidationPipe()) q: ListWebhooksQueryDto, @CurrentCaller() caller: Caller): Promise<{ webhooks: WebhookView[] }> {
+    return { webhooks: await this.webhooks.list(tenantOf(q.tenantId, caller), q.limit ?? 100) };
+  }
+
+  @Get('/v1/webhooks/:webhookId')
+  @RequireScope('webhooks:manage')
+  @ApiOkResponse({ description: 'The subscription (fingerprint, never the secret).' })
+  async get(@Param('webhookId') webhookId: string, @CurrentCaller() caller: Caller): Promise<WebhookView> {
+    const found = await this.webhooks.find(webhookId, caller.tenant);
+    if (!found) throw notFound(webhookId);
+    return found;
+  }
+
+  @Delete('/v1/webhooks/:webhookId')
+  @HttpCode(204)
+  @RequireScope('webhooks:manage')
+  @ApiNoContentResponse({ description: 'Unregistered; pending deliveries are dropped with it.' })
+  async unregister(
+    @Param('webhookId') webhookId: string,
+    @Query(createValidationPipe()) q: UnregisterWebhookQueryDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
+    const tenant = tenantOf(q.tenantId, caller);
+    if (!(await this.webhooks.delete(webhookId, tenant))) throw notFound(webhookId);
+    this.logger.log(`webhook ${webhookId} unregistered in tenant ${tenant} by ${caller.principal}`);
+  }
+}
+
+/** The tenant a request names, which must be the caller's (webhooks.md: the caller MUST be a member). */
+function tenantOf(tenantId: string | undefined, caller: Caller): string {
+  if (tenantId !== undefined && tenantId !== caller.tenant) {
+    throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', { tenantId });
+  }
+  return caller.tenant;
+}
+
+function notFound(webhookId: string): ApiError {
+  return new ApiError('subscription_not_found', `Webhook ${webhookId} not found.`);
+}
