@@ -15,6 +15,9 @@ import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.contr
 import { WebhookEgressCheck } from './webhooks/webhook-egress.check';
 import { WebhookRepository } from './webhooks/webhook.repository';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { MultiPartySeamController } from './host-sample/multi-party-seam.controller';
+import { MultiPartySeamHandler } from './host-sample/multi-party-seam.handler';
+import { multiPartySeamEnabled } from './host-sample/test-seams.config';
 import { Logger, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
@@ -86,6 +89,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     PauseRunController,
     AdminPageController,
     LinkPageController,
+    // Conformance-only (host-sample-test-seams.md): mounted only under OPENWOP_TEST_SEAM_ENABLED=true.
+    ...(multiPartySeamEnabled() ? [MultiPartySeamController] : []),
   ],
   providers: [
     {
@@ -115,6 +120,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     WebhookRepository,
     WebhookEgressCheck,
     CancelRunHandler,
+    MultiPartySeamHandler,
   ],
   exports: [API_KEY_REGISTRY],
 })

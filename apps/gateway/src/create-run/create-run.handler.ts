@@ -30,15 +30,16 @@ export class CreateRunHandler {
 
   /**
    * @throws {@link ApiError} `forbidden` when `tenantId` names another tenant; `unavailable` (503)
-   * when the engine did not answer in time; {@link DomainError} with the engine's code otherwise.
+   * when the engine did not answer in time; {@link DomainError} with the engine's code otherwise
+   * (`run_already_exists` when `runId` names an existing run).
+   * @param runId the new run's id; a fresh UUID unless the caller derives one (the host-sample seam).
    */
-  async handle(request: CreateRunRequestDto, caller: Caller): Promise<CreateRunResponseDto> {
+  async handle(request: CreateRunRequestDto, caller: Caller, runId: string = randomUUID()): Promise<CreateRunResponseDto> {
     if (request.tenantId !== undefined && request.tenantId !== caller.tenant) {
       throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', {
         tenantId: request.tenantId,
       });
     }
-    const runId = randomUUID();
     const command: StartRunCommand = {
       id: randomUUID(),
       type: 'run.start',

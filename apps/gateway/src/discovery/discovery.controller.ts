@@ -3,7 +3,9 @@ import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { sendValidatedJson, validatedJson } from './conditional-get';
+import { multiPartySeamEnabled } from '../host-sample/test-seams.config';
 import { buildDiscoveryDocument } from './discovery.document';
+import { servedGatewayRoutes } from './gateway-routes.constants';
 
 /** How long clients and caches may keep the discovery document (capabilities.md §Endpoint). */
 export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
@@ -17,7 +19,7 @@ export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
 @Controller()
 @Public()
 export class DiscoveryController {
-  private readonly document = validatedJson(buildDiscoveryDocument());
+  private readonly document = validatedJson(buildDiscoveryDocument(undefined, servedGatewayRoutes(multiPartySeamEnabled())));
 
   @Get('/.well-known/openwop')
   discovery(@Req() req: Request, @Res() res: Response): void {

@@ -13,7 +13,7 @@ import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
 import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
-import { GATEWAY_ROUTES } from './gateway-routes.constants';
+import { GATEWAY_ROUTES, type GatewayRoute } from './gateway-routes.constants';
 
 /** Name and version this host reports in discovery. */
 export const IMPLEMENTATION = { name: 'openwop-host', version: '0.1.0' } as const;
@@ -49,8 +49,13 @@ function specLimits(all: Record<string, number>): Record<string, number> {
  * - `replay` (`:fork` in both modes), `runs.pauseResume`, `idempotency` (Postgres records, 24 h);
  * - `extensions` holds what the schema has no family for: interrupt kinds, signed resolution
  *   tokens, durable timers, bulk cancel, and every intake bound.
+ * `endpoints` are the routes served: a test seam (host-sample-test-seams.md) only while it is on; the
+ * multi-party seam's advertising flag is `multiPartyConversation.supported` itself.
  */
-export function buildDiscoveryDocument(limits: ConversationLimits = conversationLimits()): Record<string, unknown> {
+export function buildDiscoveryDocument(
+  limits: ConversationLimits = conversationLimits(),
+  routes: readonly GatewayRoute[] = GATEWAY_ROUTES,
+): Record<string, unknown> {
   const conversation = {
     conversationPrimitive: limits.conversationPrimitive !== false,
     multiPartyConversation: {
@@ -87,7 +92,7 @@ export function buildDiscoveryDocument(limits: ConversationLimits = conversation
     // webhooks.md: signed deliveries by the notifier service; RFC 0083 durable mode per subscription (`durable: true`).
     webhooks: { supported: true, durable: true, signatureAlgorithms: ['v1'] },
     streamModes: [...STREAM_MODES],
-    endpoints: GATEWAY_ROUTES.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
+    endpoints: routes.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
     extensions: {
       interrupts: {
         kinds: [...INTERRUPT_KINDS],

@@ -39,6 +39,8 @@ export interface GatewayRoute {
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Error codes of `ERROR_STATUS` the route answers besides the ones every route of its kind does. */
   readonly errors?: readonly ErrorCode[];
+  /** A conformance-only seam under `/v1/host/sample/*`: served (and listed) only when its env gate is on. */
+  readonly testSeam?: true;
 }
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -531,7 +533,62 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     responses: { 200: { description: 'The delivery, pending again.', schema: ref('WebhookDelivery') } },
     errors: ['not_found'],
   },
+  {
+    method: 'POST',
+    path: '/v1/host/sample/conversation/multi-party/open',
+    scope: 'runs:create',
+    operationId: 'hostSampleOpenMultiPartyConversation',
+    summary:
+      'Conformance seam (host-sample-test-seams.md, RFC 0101): open a council with this roster as a run of one conversation gate in your tenant; idempotent per conversationId. Served only with OPENWOP_TEST_SEAM_ENABLED=true.',
+    tag: 'conversations',
+    testSeam: true,
+    body: {
+      required: true,
+      schema: {
+        type: 'object',
+        required: ['conversationId', 'participants'],
+        properties: {
+          conversationId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
+          participants: { type: 'array', items: { type: 'object', required: ['agentId'], properties: { agentId: { type: 'string' }, name: { type: 'string' } } } },
+          maxParticipants: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The council is open and waits for turns.',
+        schema: { type: 'object', required: ['conversationId', 'accepted'], properties: { conversationId: { type: 'string' }, accepted: { const: true }, runId: { type: 'string' } } },
+      },
+    },
+    errors: ['validation_error', 'unavailable'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/host/sample/conversation/multi-party/exchange',
+    scope: 'approvals:respond',
+    operationId: 'hostSampleExchangeMultiPartyTurn',
+    summary:
+      "Conformance seam (host-sample-test-seams.md, RFC 0101): send one turn to a council opened with the seam, through the conversation's roster and attribution rules. Served only with OPENWOP_TEST_SEAM_ENABLED=true.",
+    tag: 'conversations',
+    testSeam: true,
+    body: {
+      required: true,
+      schema: { type: 'object', required: ['conversationId', 'turn'], properties: { conversationId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH }, turn: ref('ConversationTurn') } },
+    },
+    responses: {
+      200: {
+        description: 'The turn is in the transcript.',
+        schema: { type: 'object', required: ['accepted'], properties: { accepted: { const: true }, conversationId: { type: 'string' }, runId: { type: 'string' }, turnIndex: { type: 'integer' } } },
+      },
+    },
+    errors: ['validation_error', 'not_found', 'interrupt_not_found', 'run_terminal', 'unavailable'],
+  },
 ];
+
+/** The routes this gateway serves: {@link GATEWAY_ROUTES}, less the test seams unless they are on. */
+export function servedGatewayRoutes(testSeams: boolean): readonly GatewayRoute[] {
+  return testSeams ? GATEWAY_ROUTES : GATEWAY_ROUTES.filter((r) => r.testSeam !== true);
+}
 
 /** `ForkRequest.mode` values, for the components. */
 export const FORK_MODE_VALUES: readonly string[] = FORK_MODES;

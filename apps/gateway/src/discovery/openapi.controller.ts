@@ -3,6 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { sendValidatedJson, validatedJson } from './conditional-get';
+import { multiPartySeamEnabled } from '../host-sample/test-seams.config';
+import { servedGatewayRoutes } from './gateway-routes.constants';
 import { buildOpenApiDocument } from './openapi.document';
 
 /** `GET /v1/openapi.json`: this host's OpenAPI 3.1 document (built from the route table), served without credentials. */
@@ -10,7 +12,7 @@ import { buildOpenApiDocument } from './openapi.document';
 @Controller()
 @Public()
 export class OpenApiController {
-  private readonly document = validatedJson(buildOpenApiDocument());
+  private readonly document = validatedJson(buildOpenApiDocument(servedGatewayRoutes(multiPartySeamEnabled())));
 
   @Get('/v1/openapi.json')
   openapi(@Req() req: Request, @Res() res: Response): void {
