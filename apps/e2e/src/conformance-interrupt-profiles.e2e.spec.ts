@@ -6,7 +6,7 @@ import { refusal } from './e2e-kit';
 // The interrupt profiles of interrupt-profiles.md through their seeded conformance fixtures, in both
 // modes: quorum (attested voters, majority of the panel rejects), external event (correlation-matched
 // callback through the signed token), auth-required (bearer only) and the parent/child cancel cascade
-// (core.subWorkflow child runs, ADR 0022). Each case uses its own runs, so they run concurrently.
+// (core.subWorkflow child runs, ADR 0025). Each case uses its own runs, so they run concurrently.
 
 type RunEvent = Awaited<ReturnType<OpenWopClient['listEvents']>>[number];
 type Payload = Record<string, unknown>;

@@ -15,7 +15,7 @@ import type { OutboxMessage } from '@openwop/platform-db';
 export const PARENT_CANCELLED = 'parent-cancelled';
 
 /**
- * The commands a decision owes to other runs of the parent/child tree (ADR 0022), put in the outbox
+ * The commands a decision owes to other runs of the parent/child tree (ADR 0025), put in the outbox
  * with the decision so they survive any crash and are sent once:
  * - a node started a child: the child's `run.start` (engine topic, keyed by the child);
  * - the run was cancelled while it waited on a child: the child's `run.cancel` with

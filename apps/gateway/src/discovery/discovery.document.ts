@@ -99,7 +99,7 @@ export function buildDiscoveryDocument(
         approvalActions: [...APPROVAL_ACTIONS],
         quorum: true,
         durableTimeouts: true,
-        // interrupt-profiles.md §Discovery guidance; each is seeded as its conformance fixture (ADR 0022).
+        // interrupt-profiles.md §Discovery guidance; each is seeded as its conformance fixture (ADR 0025).
         profiles: ['openwop-interrupt-quorum', 'openwop-interrupt-auth-required', 'openwop-interrupt-external-event', 'openwop-interrupt-cascade-cancel'],
         signedCallbackTokens: true,
       },

@@ -6,7 +6,7 @@ import { defineNode, NodeError } from '../node';
  * it (blocking dispatch; `waitForCompletion: false` is not supported). The child's outputs come out
  * on the `result` port. A child that failed or was cancelled fails the node
  * (`child_run_failed` / `child_run_cancelled`, naming the child), so the parent's outcome is
- * deterministic; cancelling the parent cancels the child (ADR 0022).
+ * deterministic; cancelling the parent cancels the child (ADR 0025).
  */
 export const subWorkflowNode = defineNode({
   typeId: 'core.subWorkflow',
