@@ -20,7 +20,7 @@ mkdir -p "$dir"
 export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/openwop}"
 PORT="${PORT:-8080}"
-APPS=(engine projector interrupt token gateway)
+APPS=(engine projector interrupt token notifier gateway)
 
 instances() { local v="INSTANCES_${1^^}"; echo "${!v:-${INSTANCES:-1}}"; }
 

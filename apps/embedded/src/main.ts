@@ -8,6 +8,7 @@ import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
 import { appLogger, routeProcessOutput } from '@openwop/observability';
 import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
+import { NotifierModule } from '@openwop/notifier';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
 import { assertPortFree, startBanner, withoutRouteMappingLines } from './startup';
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   await assertPortFree(config);
   const platform = await startPlatform(config);
   const app = await NestFactory.create<NestExpressApplication>(
-    rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, GatewayModule]),
+    rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, NotifierModule, GatewayModule]),
     { bufferLogs: false, logger: nestLogger },
   );
   configureGatewayApp(app);

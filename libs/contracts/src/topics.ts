@@ -28,6 +28,7 @@ export const ConsumerGroups = {
   projector: 'projector',
   interrupt: 'interrupt',
   token: 'token',
+  notifier: 'notifier',
 } as const;
 
 /** Header names carried on every bus message. */

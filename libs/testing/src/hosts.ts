@@ -79,7 +79,7 @@ export async function startEmbeddedHost(
   };
 }
 
-const SERVICES = ['engine', 'projector', 'interrupt', 'token'] as const;
+const SERVICES = ['engine', 'projector', 'interrupt', 'token', 'notifier'] as const;
 
 /**
  * The distributed stack as separate processes over the real Kafka broker and Postgres:

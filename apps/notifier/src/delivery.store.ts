@@ -1,0 +1,234 @@
+import type { EntityManager } from 'typeorm';
+import type { RunEventDoc } from '@openwop/contracts';
+import {
+  CLOSED_BREAKER,
+  deliveryBody,
+  deliveryIdOf,
+  runTagsOf,
+  subscriptionMatches,
+  type BreakerState,
+  type RunScope,
+  type SubscriptionFilter,
+} from '@openwop/webhook-domain';
+
+/** A subscription as the notifier needs it. */
+export interface SubscriptionRow extends SubscriptionFilter {
+  readonly url: string;
+  readonly secret: string;
+  readonly fingerprint: string;
+  readonly durable: boolean;
+  readonly status: string;
+  readonly createdAtMs: number;
+  readonly breaker: BreakerState;
+}
+
+/** A claimed delivery. */
+export interface ClaimedDelivery {
+  readonly deliveryId: string;
+  readonly webhookId: string;
+  readonly eventType: string;
+  readonly body: string;
+  /** This attempt's number (1-based). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+}
+
+/**
+ * The run scope of the notifier: a `run.started` records its tenant (`owner.tenant`) and tags
+ * (`metadata.tags`); later events read them back. A run the notifier never saw start (its group
+ * joined later) falls back to the engine's own row for the tenant, with no tags.
+ */
+export async function recordRunStarts(m: EntityManager, events: readonly RunEventDoc[]): Promise<void> {
+  for (const e of events) {
+    if (e.type !== 'run.started') continue;
+    const tenant = (e.payload as { owner?: { tenant?: unknown } } | null)?.owner?.tenant;
+    if (typeof tenant !== 'string') continue;
+    await m.query('INSERT INTO webhook_runs (run_id, tenant, tags) VALUES ($1, $2, $3::jsonb) ON CONFLICT (run_id) DO NOTHING', [
+      e.runId,
+      tenant,
+      JSON.stringify(runTagsOf(e.payload)),
+    ]);
+  }
+}
+
+async function runScopes(m: EntityManager, runIds: readonly string[]): Promise<Map<string, RunScope>> {
+  const scopes = new Map<string, RunScope>();
+  const rows = await m.query<{ run_id: string; tenant: string; tags: string[] }[]>(
+    'SELECT run_id, tenant, tags FROM webhook_runs WHERE run_id = ANY($1::text[])',
+    [runIds],
+  );
+  for (const r of rows) scopes.set(r.run_id, { tenant: r.tenant, tags: r.tags });
+  const missing = runIds.filter((id) => !scopes.has(id));
+  if (missing.length > 0) {
+    const engine = await m.query<{ run_id: string; tenant: string }[]>('SELECT run_id, tenant FROM engine_runs WHERE run_id = ANY($1::text[])', [missing]);
+    for (const r of engine) scopes.set(r.run_id, { tenant: r.tenant, tags: [] });
+  }
+  return scopes;
+}
+
+/** Active subscriptions of the given tenants. */
+export async function activeSubscriptions(m: EntityManager, tenants: readonly string[]): Promise<SubscriptionRow[]> {
+  if (tenants.length === 0) return [];
+  const rows = await m.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE tenant = ANY($1::text[]) AND status = 'active'`, [tenants]);
+  return rows.map(subscriptionOf);
+}
+
+/**
+ * Records the deliveries `events` owe: one row per (matching subscription, event), keyed by a
+ * deterministic id so an event consumed twice (a redelivery after a crash) is recorded once. A
+ * subscription hears only events of its own tenant's runs, and only those after it registered.
+ * @returns how many rows were new.
+ */
+export async function recordDeliveries(m: EntityManager, events: readonly RunEventDoc[], durableAttempts: number): Promise<number> {
+  if (events.length === 0) return 0;
+  const scopes = await runScopes(m, [...new Set(events.map((e) => e.runId))]);
+  const subs = await activeSubscriptions(m, [...new Set([...scopes.values()].map((s) => s.tenant))]);
+  if (subs.length === 0) return 0;
+  let recorded = 0;
+  for (const e of events) {
+    const scope = scopes.get(e.runId);
+    if (!scope) continue;
+    const at = Date.parse(e.timestamp);
+    for (const sub of subs) {
+      if (!subscriptionMatches(sub, scope, e.type) || !(at >= sub.createdAtMs)) continue;
+      const rows = await m.query<unknown[]>(
+        `INSERT INTO webhook_deliveries (delivery_id, webhook_id, tenant, run_id, event_id, sequence, event_type, body, status, max_attempts, due_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, now())
+         ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
+        [deliveryIdOf(sub.webhookId, e.eventId), sub.webhookId, sub.tenant, e.runId, e.eventId, e.sequence, e.type, deliveryBody(e, sub.tenant), sub.durable ? durableAttempts : 1],
+      );
+      recorded += rows.length;
+    }
+  }
+  return recorded;
+}
+
+/**
+ * Claims due deliveries for `owner`: pending ones whose time came, and attempts whose lease ran
+ * out with attempts left (the instance that made them died). `FOR UPDATE SKIP LOCKED`: two
+ * instances never claim one row, so each attempt is made once.
+ */
+export async function claimDue(m: EntityManager, owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  const rows = await m.query<RawClaim[]>(
+    `UPDATE webhook_deliveries d
+        SET status = 'in_flight', attempts = d.attempts + 1, due_at = now() + ($2 * interval '1 millisecond'), claimed_by = $1, updated_at = now()
+      WHERE d.delivery_id IN (
+        SELECT delivery_id FROM webhook_deliveries
+         WHERE status IN ('pending', 'in_flight') AND due_at <= now() AND (status = 'pending' OR attempts < max_attempts)
+         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING d.delivery_id, d.webhook_id, d.event_type, d.body, d.attempts, d.max_attempts`,
+    [owner, leaseMs, limit],
+  );
+  return rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    webhookId: r.webhook_id,
+    eventType: r.event_type,
+    body: r.body,
+    attempt: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+  }));
+}
+
+/** Attempts lost with their process and no attempts left: failed (best effort) or dead (durable). */
+export async function settleLostAttempts(m: EntityManager): Promise<number> {
+  const rows = await m.query<unknown[]>(
+    `UPDATE webhook_deliveries SET status = CASE WHEN max_attempts > 1 THEN 'dead' ELSE 'failed' END,
+            last_error = 'attempt lost: its notifier stopped before it reported', updated_at = now()
+      WHERE status = 'in_flight' AND due_at <= now() AND attempts >= max_attempts
+      RETURNING delivery_id`,
+  );
+  return rows.length;
+}
+
+/** The subscription of a delivery, locked for the breaker's update. */
+export async function lockSubscription(m: EntityManager, webhookId: string): Promise<SubscriptionRow | undefined> {
+  const rows = await m.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE webhook_id = $1 FOR UPDATE`, [webhookId]);
+  return rows[0] ? subscriptionOf(rows[0]) : undefined;
+}
+
+export async function saveBreaker(m: EntityManager, webhookId: string, b: BreakerState, failed: boolean): Promise<void> {
+  await m.query(
+    `UPDATE webhook_subscriptions SET breaker_phase = $2, consecutive_failures = $3, breaker_since = $4, window_started_at = $5,
+            window_failures = $6, status = CASE WHEN $7 THEN 'failed' ELSE status END
+      WHERE webhook_id = $1`,
+    [webhookId, b.phase, b.consecutiveFailures, ts(b.since), ts(b.windowStartedAt), b.windowFailures, failed],
+  );
+}
+
+/**
+ * Writes how attempt `attempt` of a delivery ended, if the delivery is still ours (a lease that ran
+ * out may have passed it to another instance, whose word then counts).
+ */
+export async function settleAttempt(
+  m: EntityManager,
+  d: { deliveryId: string; owner: string; attempt: number },
+  next: { status: 'delivered' | 'pending' | 'failed' | 'dead' | 'skipped'; dueAtMs?: number; lastStatus?: number; lastError?: string; refund?: boolean },
+): Promise<boolean> {
+  const rows = await m.query<unknown[]>(
+    `UPDATE webhook_deliveries
+        SET status = $4, due_at = COALESCE($5::timestamptz, due_at), last_status = $6, last_error = $7, updated_at = now(),
+            delivered_at = CASE WHEN $4 = 'delivered' THEN now() ELSE delivered_at END,
+            attempts = CASE WHEN $8 THEN attempts - 1 ELSE attempts END
+      WHERE delivery_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'in_flight'
+      RETURNING delivery_id`,
+    [d.deliveryId, d.owner, d.attempt, next.status, ts(next.dueAtMs ?? null), next.lastStatus ?? null, next.lastError ?? null, next.refund === true],
+  );
+  return rows.length > 0;
+}
+
+const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime());
+
+const SELECT_SUBSCRIPTION = `SELECT webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, status, created_at,
+  breaker_phase, consecutive_failures, breaker_since, window_started_at, window_failures FROM webhook_subscriptions`;
+
+interface RawSubscription {
+  webhook_id: string;
+  tenant: string;
+  url: string;
+  events: string[];
+  tags: string[];
+  secret: string;
+  secret_fingerprint: string;
+  durable: boolean;
+  status: string;
+  created_at: Date | string;
+  breaker_phase: string;
+  consecutive_failures: number;
+  breaker_since: Date | string | null;
+  window_started_at: Date | string | null;
+  window_failures: number;
+}
+
+interface RawClaim {
+  delivery_id: string;
+  webhook_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+  max_attempts: number;
+}
+
+function subscriptionOf(r: RawSubscription): SubscriptionRow {
+  const phase = r.breaker_phase === 'open' || r.breaker_phase === 'half-open' ? r.breaker_phase : 'closed';
+  return {
+    webhookId: r.webhook_id,
+    tenant: r.tenant,
+    events: r.events,
+    tags: r.tags,
+    url: r.url,
+    secret: r.secret,
+    fingerprint: r.secret_fingerprint,
+    durable: r.durable,
+    status: r.status,
+    createdAtMs: new Date(r.created_at).getTime(),
+    breaker: {
+      ...CLOSED_BREAKER,
+      phase,
+      consecutiveFailures: Number(r.consecutive_failures),
+      since: ms(r.breaker_since),
+      windowStartedAt: ms(r.window_started_at),
+      windowFailures: Number(r.window_failures),
+    },
+  };
+}
