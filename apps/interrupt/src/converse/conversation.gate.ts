@@ -1,20 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { CommandReply, ResolveInterruptCommand, ResolveInterruptResult } from '@openwop/contracts';
 import {
-  type CommandReply,
-  type RecordConversationCommand,
-  type ResolveInterruptCommand,
-  type ResolveInterruptResult,
-} from '@openwop/contracts';
-import {
+  closureOf,
+  conversationAddressed,
+  conversationResolveResult,
+  converseCommand,
   decideConversation,
   evolveConversation,
   initialConversationState,
+  lastRecordedTurn,
   parseConversationResolve,
   recordedTurn,
+  silenceAuditCommand,
+  silenceOfOpening,
   type ConversationEvent,
+  type ConversationHome,
   type ConversationOpened,
-  type ConversationState,
+  type HeldConversation,
 } from '@openwop/conversation-domain';
 import {
   decideInterrupt,
@@ -24,12 +27,10 @@ import {
 } from '@openwop/interrupt-domain';
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
 import { decided } from '../common/command-reply.util';
-import { ConversationRepository, digestOf, type ConversationHome } from '../common/conversation.repository';
+import { ConversationRepository } from '../common/conversation.repository';
 import { resumeMessages, toEngine, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository, type HeldInterrupt } from '../common/interrupt.repository';
 import { conversationTurnRecorded, interruptEnded } from '../common/interrupt.telemetry';
-
-type Held = Exclude<ConversationState, { status: 'not-open' }>;
 
 /**
  * The conversation side of the interrupt gate (RFC 0005, ADR 0011). A conversation interrupt holds
@@ -53,11 +54,10 @@ export class ConversationGate {
     const existing = await this.conversations.lockByInterrupt(manager, held.interrupt.interruptId, []);
     if (existing.status !== 'not-open') return;
     // maxSilenceMs rides on the state (evolve spreads it along), so every save re-arms the silence audit.
-    const silence = typeof opened.maxSilenceMs === 'number' ? { maxSilenceMs: opened.maxSilenceMs } : {};
     await this.conversations.save(
       manager,
       homeOf(held),
-      { ...state, ...silence },
+      { ...state, ...silenceOfOpening(opened) },
       0,
       String(opened.openedAt),
     );
@@ -76,12 +76,7 @@ export class ConversationGate {
     );
     if (!parsed.ok) return parsed.reply;
     const resolve = parsed.value;
-    const addressed =
-      interrupt.status !== 'none' &&
-      interrupt.interrupt.runId === runId &&
-      interrupt.interrupt.nodeId === nodeId &&
-      interrupt.interrupt.tenant === context.tenant;
-    if (!addressed || interrupt.status === 'cancelled') {
+    if (interrupt.status === 'none' || !conversationAddressed(interrupt, { runId, nodeId, tenant: context.tenant })) {
       // The interrupt's own refusal: not found (or another tenant's), or cancelled with its run.
       const refused = decided(() =>
         decideInterrupt({ type: 'ResolveInterrupt', runId, nodeId, resumeValue: null, context }, interrupt),
@@ -113,17 +108,9 @@ export class ConversationGate {
     if (events.value.length === 0) {
       // A retried turn: answer with the turn first recorded under its messageId.
       const turn = resolve.turn ? recordedTurn(state, resolve.turn.messageId) : undefined;
-      return {
-        ok: true,
-        data: {
-          ...base,
-          status: resolve.operation === 'close' ? 'resolved' : 'accepted',
-          conversationId,
-          ...(turn ? { turnIndex: turn.turnIndex, messageId: turn.messageId } : {}),
-        },
-      };
+      return { ok: true, data: conversationResolveResult(base, resolve.operation === 'close', conversationId, turn) };
     }
-    const next = events.value.reduce(evolveConversation, state) as Held;
+    const next = events.value.reduce(evolveConversation, state) as HeldConversation;
     const messages = events.value.map((e) => converse(e, interrupt, now, command));
     if (next.status === 'closed') {
       const resumed = decided(() =>
@@ -141,23 +128,9 @@ export class ConversationGate {
     }
     await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex, now);
     await appendToOutbox(manager, messages);
-    const recorded = events.value[events.value.length - 1]!;
-    const turn =
-      recorded.type === 'conversation.exchanged'
-        ? recorded.data.payload.turn
-        : recorded.type === 'conversation.closed'
-          ? recorded.data.payload.finalTurn
-          : undefined;
+    const turn = lastRecordedTurn(events.value);
     conversationTurnRecorded(interrupt.interrupt, conversationId, turn?.turnIndex);
-    return {
-      ok: true,
-      data: {
-        ...base,
-        status: next.status === 'closed' ? 'resolved' : 'accepted',
-        conversationId,
-        ...(turn ? { turnIndex: turn.turnIndex, messageId: turn.messageId } : {}),
-      },
-    };
+    return { ok: true, data: conversationResolveResult(base, next.status === 'closed', conversationId, turn) };
   }
 
   /**
@@ -173,7 +146,7 @@ export class ConversationGate {
     const state = await this.conversations.lockByInterrupt(manager, interrupt.interrupt.interruptId, []);
     const events = decideConversation({ type: 'ExpireConversation', now }, state);
     if (events.length === 0 || state.status === 'not-open') return [];
-    const next = events.reduce(evolveConversation, state) as Held;
+    const next = events.reduce(evolveConversation, state) as HeldConversation;
     await this.conversations.save(manager, homeOf(interrupt), next, state.nextTurnIndex, now);
     return events.map((e) => converse(e, interrupt, now, cause));
   }
@@ -191,29 +164,7 @@ export async function silenceAudits(
   limit: number,
 ): Promise<OutboxMessage[]> {
   const silent = await repository.claimSilent(manager, now, limit);
-  return silent.map((c) => {
-    const command: RecordConversationCommand = {
-      id: `silence:${c.conversationId}:${c.lastTurnIndex}`,
-      type: 'run.converse',
-      occurredAt: now,
-      correlationId: c.home.runId,
-      causationId: `silence:${c.conversationId}`,
-      actor: { tenant: c.home.tenant, principal: 'interrupt-service' },
-      data: {
-        runId: c.home.runId,
-        nodeId: c.home.nodeId,
-        interruptId: c.home.interruptId,
-        type: 'conversation.silence',
-        payload: {
-          conversationId: c.conversationId,
-          silentSinceTurnIndex: c.lastTurnIndex,
-          maxSilenceMs: c.maxSilenceMs,
-          detectedAt: now,
-        },
-      },
-    };
-    return toEngine(c.home.runId, command);
-  });
+  return silent.map((c) => toEngine(c.home.runId, silenceAuditCommand(c, now)));
 }
 
 function homeOf(held: HeldInterrupt): ConversationHome {
@@ -221,39 +172,6 @@ function homeOf(held: HeldInterrupt): ConversationHome {
   return { interruptId: i.interruptId, runId: i.runId, nodeId: i.nodeId, tenant: i.tenant };
 }
 
-/** The node's resume value on close (recorded in `interrupt.resolved`: replay reads it back). */
-function closureOf(state: Extract<ConversationState, { status: 'closed' }>): Record<string, unknown> {
-  const digest = digestOf(state);
-  return {
-    operation: 'close',
-    conversationId: state.conversationId,
-    outcome: state.outcome ?? null,
-    reason: state.reason,
-    turnCount: digest.turnCount,
-    ...(digest.lastAgentTurn ? { lastAgentTurn: digest.lastAgentTurn } : {}),
-    tail: digest.tail,
-    ...(digest.summary ? { summary: digest.summary } : {}),
-  };
-}
-
 function converse(event: ConversationEvent, held: HeldInterrupt, now: string, cause: Cause): OutboxMessage {
-  const { interruptId, runId, nodeId, tenant } = held.interrupt;
-  if (event.type === 'conversation.opened') throw new Error('the engine writes conversation.opened itself');
-  const command: RecordConversationCommand = {
-    id: `converse:${event.data.eventId}`,
-    type: 'run.converse',
-    occurredAt: now,
-    correlationId: cause.correlationId,
-    causationId: cause.id,
-    actor: { tenant, principal: 'interrupt-service' },
-    data: {
-      runId,
-      nodeId,
-      interruptId,
-      type: event.type,
-      payload: event.data.payload as unknown as Record<string, unknown>,
-      ...(event.type === 'conversation.closed' ? { reason: event.data.reason } : {}),
-    },
-  };
-  return toEngine(runId, command);
+  return toEngine(held.interrupt.runId, converseCommand(event, homeOf(held), now, cause));
 }
