@@ -111,7 +111,8 @@ export function conversationView(token, interrupt, { canAnswer, onRefusal, onDon
   const el = h(
     'div',
     { 'data-testid': 'conversation' },
-    str(d.prompt) ? h('p', { class: 'lead' }, d.prompt) : null,
+    // The heading already is the prompt unless the conversation has a title of its own.
+    str(d.title) && str(d.prompt) ? h('p', { class: 'lead' }, d.prompt) : null,
     list,
     status,
     canAnswer ? composer : readOnlyNote(),

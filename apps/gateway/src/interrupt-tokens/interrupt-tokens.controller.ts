@@ -29,7 +29,7 @@ import { TokenRouteErrorFilter } from './token-route-error.filter';
  * approver's page instead of the JSON: a static page that reads the token from its own URL and
  * calls these same routes; any other client gets the JSON answer it always got. The page's two
  * reads besides inspect, `…/conversation` and `…/outcome`, are verified by the token service like
- * inspect and bound to the interrupt the token names (ADR 0024).
+ * inspect and bound to the interrupt the token names (ADR 0026).
  */
 @ApiTags('interrupts')
 @Public()
