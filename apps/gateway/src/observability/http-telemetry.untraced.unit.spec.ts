@@ -38,7 +38,8 @@ describe('httpTelemetry with tracing off', () => {
   });
 
   it('mints a trace id when the caller sent none or an invalid one', () => {
-    for (const headers of [{}, { traceparent: 'garbage' }, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }]) {
+    const cases: Record<string, string>[] = [{}, { traceparent: 'garbage' }, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }];
+    for (const headers of cases) {
       const { traceparent, access } = served(headers);
       const traceId = /^00-([0-9a-f]{32})-[0-9a-f]{16}-00$/.exec(traceparent)?.[1];
       expect(traceId).toBeDefined();
