@@ -48,7 +48,9 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
   }
 
   /** Starts a run of `workflowId` and waits for its signed links (minted just after it suspends). */
-  async function startWithLinks(workflowId: string): Promise<{ runId: string; callbackUrl: string; inspectUrl: string }> {
+  async function startWithLinks(
+    workflowId: string,
+  ): Promise<{ runId: string; callbackUrl: string; inspectUrl: string }> {
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId });
     const { interrupt } = await waitFor(
       async () => {
@@ -77,7 +79,8 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: resolve(SHOTS, `${name}-${mode}.png`), fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: resolve(SHOTS, `${name}-${mode}.png`), fullPage: true });
 
   async function events(runId: string): Promise<RunEvent[]> {
     return (await client.call<{ events: RunEvent[] }>('GET', `/v1/runs/${runId}/events/poll`)).events;
@@ -93,7 +96,12 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     base = hut.host.gateways[0]!;
     client = new OpenWopClient({ baseUrl: base, apiKey: TEST_KEYS.t1 });
     browser = await chromium.launch({ executablePath });
-    phone = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    phone = await browser.newContext({
+      viewport: PHONE,
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     phone.on('page', (page) => {
       page.on('pageerror', (e) => pageErrors.push(e.message));
       page.on('request', (r) => {
@@ -111,10 +119,17 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
           typeId: 'core.approvalGate',
           config: {
             title: 'Publish the Q3 pricing table for every region and every currency we sell in',
-            description: 'Marketing drafted the new prices. Accept, reject, or send them back with what should change.',
+            description:
+              'Marketing drafted the new prices. Accept, reject, or send them back with what should change.',
             artifactType: 'pricing-table',
             artifactId: 'pricing-q3-with-a-rather-long-identifier-that-must-still-wrap-on-a-phone',
-            artifactData: { currency: 'EUR', plans: [{ name: 'Starter', price: 9 }, { name: 'Team', price: 29 }] },
+            artifactData: {
+              currency: 'EUR',
+              plans: [
+                { name: 'Starter', price: 9 },
+                { name: 'Team', price: 29 },
+              ],
+            },
             actions: ['accept', 'reject', 'refine'],
           },
         },
@@ -141,23 +156,37 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     const main = page.locator('main');
     expect(await main.getAttribute('data-intent')).toBe('resolve');
     expect(await main.getAttribute('data-kind')).toBe('approval');
-    expect(await page.locator('h1').textContent()).toBe('Publish the Q3 pricing table for every region and every currency we sell in');
-    expect(await page.locator('[data-testid=description]').textContent()).toContain('Marketing drafted the new prices.');
+    expect(await page.locator('h1').textContent()).toBe(
+      'Publish the Q3 pricing table for every region and every currency we sell in',
+    );
+    expect(await page.locator('[data-testid=description]').textContent()).toContain(
+      'Marketing drafted the new prices.',
+    );
     expect(JSON.parse((await page.locator('[data-testid=artifact]').textContent())!)).toEqual({
       currency: 'EUR',
-      plans: [{ name: 'Starter', price: 9 }, { name: 'Team', price: 29 }],
+      plans: [
+        { name: 'Starter', price: 9 },
+        { name: 'Team', price: 29 },
+      ],
     });
     // The expiry, as a time and as time left.
-    expect(await page.locator('[data-testid=expiry]').textContent()).toMatch(/^This link works until .+ \(\d+ min left\)\.$/);
+    expect(await page.locator('[data-testid=expiry]').textContent()).toMatch(
+      /^This link works until .+ \(\d+ min left\)\.$/,
+    );
     // Only the actions the gate allows.
-    const offered = await page.locator('[data-testid=approval-actions] button').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-action')));
+    const offered: (string | null)[] = [];
+    for (const button of await page.locator('[data-testid=approval-actions] button').all()) {
+      offered.push(await button.getAttribute('data-action'));
+    }
     expect(offered).toEqual(['accept', 'reject', 'refine']);
     await expectFitsPhone(page);
     await shot(page, 'approval-phone');
 
     // Request changes needs a note: stopped in the page, nothing sent.
     await page.locator('button[data-action=refine]').click();
-    expect(await page.locator('[data-testid=inline-error]').textContent()).toContain('Say what should change');
+    expect(await page.locator('[data-testid=inline-error]').textContent()).toContain(
+      'Say what should change',
+    );
     expect((await client.call<Snapshot>('GET', `/v1/runs/${runId}`)).status).toBe('waiting-approval');
 
     await page.locator('#feedback').fill('Looks right to me.');
@@ -191,7 +220,10 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
 
     // JSON clients: fetch's and curl's */*, and application/json, get today's JSON answers.
     for (const accept of ['*/*', 'application/json']) {
-      for (const [url, intent] of [[callbackUrl, 'resolve'], [inspectUrl, 'inspect']] as const) {
+      for (const [url, intent] of [
+        [callbackUrl, 'resolve'],
+        [inspectUrl, 'inspect'],
+      ] as const) {
         const res = await fetch(url, { headers: { accept } });
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain('application/json');
@@ -199,21 +231,32 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
       }
     }
     // A browser's Accept gets the page, the same for every link.
-    const html = await fetch(callbackUrl, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const html = await fetch(callbackUrl, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await html.text()).not.toContain(callbackUrl.split('/').pop()!);
-    await client.call('POST', `/v1/runs/${runId}/interrupts/review`, { action: 'reject', feedback: 'not now' });
+    await client.call('POST', `/v1/runs/${runId}/interrupts/review`, {
+      action: 'reject',
+      feedback: 'not now',
+    });
     await waitRun(runId, 'failed');
   });
 
   it('a used link says it was used, and how; a JSON client gets the 409 envelope', async () => {
     const { runId, callbackUrl, inspectUrl } = await startWithLinks('link-review');
     // Someone answers elsewhere first (through the API with a key).
-    await client.call('POST', `/v1/runs/${runId}/interrupts/review`, { action: 'reject', feedback: 'not this quarter' });
+    await client.call('POST', `/v1/runs/${runId}/interrupts/review`, {
+      action: 'reject',
+      feedback: 'not this quarter',
+    });
     // A rejected gate fails its run.
     await waitRun(runId, 'failed');
-    for (const [url, name] of [[callbackUrl, 'used-phone'], [inspectUrl, 'used-read-only-phone']] as const) {
+    for (const [url, name] of [
+      [callbackUrl, 'used-phone'],
+      [inspectUrl, 'used-read-only-phone'],
+    ] as const) {
       const page = await open(url, 'used');
       expect(await page.locator('h1').textContent()).toBe('This link was already used');
       expect(await page.locator('main').textContent()).toContain('The request was rejected on ');
@@ -276,7 +319,10 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
         {
           id: 'chat',
           typeId: 'agent.conversation',
-          config: { provider: 'scripted', script: ['Hello! Where shall we go?', 'Noted: Lisbon. I will look at flights.', 'Done.'] },
+          config: {
+            provider: 'scripted',
+            script: ['Hello! Where shall we go?', 'Noted: Lisbon. I will look at flights.', 'Done.'],
+          },
         },
         { id: 'after', typeId: 'core.noop', config: {} },
       ],
@@ -293,13 +339,17 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     await page.locator('#turn-input').fill('Lisbon');
     await page.locator('[data-testid=send-turn]').tap();
     await transcript.locator('li[data-role=user]', { hasText: 'Lisbon' }).waitFor({ timeout: UI_WAIT_MS });
-    await transcript.locator('li', { hasText: 'Noted: Lisbon. I will look at flights.' }).waitFor({ timeout: UI_WAIT_MS });
+    await transcript
+      .locator('li', { hasText: 'Noted: Lisbon. I will look at flights.' })
+      .waitFor({ timeout: UI_WAIT_MS });
     await expectFitsPhone(page);
     await shot(page, 'conversation-phone');
 
     // The inspect-only link follows the same transcript, with no box to write in.
     const watcher = await open(inspectUrl, 'pending');
-    await watcher.locator('[data-testid=transcript] li', { hasText: 'Noted: Lisbon.' }).waitFor({ timeout: UI_WAIT_MS });
+    await watcher
+      .locator('[data-testid=transcript] li', { hasText: 'Noted: Lisbon.' })
+      .waitFor({ timeout: UI_WAIT_MS });
     expect(await watcher.locator('main button, main textarea').count()).toBe(0);
     await shot(watcher, 'conversation-read-only-phone');
     await watcher.close();
@@ -315,7 +365,9 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     const origin = new URL(base).origin;
     expect(requests.length).toBeGreaterThan(10);
     for (const r of requests) {
-      expect(r.url.startsWith(`${origin}/`) || r.url.startsWith('data:') ? 'same origin' : r.url).toBe('same origin');
+      expect(r.url.startsWith(`${origin}/`) || r.url.startsWith('data:') ? 'same origin' : r.url).toBe(
+        'same origin',
+      );
       // Chromium reports an empty header for a request sent with no Referer.
       expect(r.referer ?? '').toBe('');
       expect(r.authorization).toBeUndefined();

@@ -28,11 +28,18 @@ async function call(method, path, body) {
       credentials: 'omit',
       cache: 'no-store',
       referrerPolicy: 'no-referrer',
-      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new LinkFailure(0, 'network_error', 'The service did not answer. Check your connection and try again.');
+    throw new LinkFailure(
+      0,
+      'network_error',
+      'The service did not answer. Check your connection and try again.',
+    );
   }
   let parsed;
   try {
@@ -41,7 +48,8 @@ async function call(method, path, body) {
     parsed = undefined;
   }
   if (!res.ok) {
-    if (parsed && typeof parsed.error === 'string') throw new LinkFailure(res.status, parsed.error, parsed.message || parsed.error, parsed.details);
+    if (parsed && typeof parsed.error === 'string')
+      throw new LinkFailure(res.status, parsed.error, parsed.message || parsed.error, parsed.details);
     throw new LinkFailure(res.status, `http_${res.status}`, `The service answered ${res.status}.`);
   }
   return parsed;
@@ -54,7 +62,11 @@ export const resolve = (token, resumeValue) => call('POST', base(token), { resum
 /** Where it stands once the link is used up: pending, answered or run-ended. */
 export const outcome = (token) => call('GET', `${base(token)}/outcome`);
 /** One page of its conversation's transcript, turns after `after`. */
-export const transcript = (token, after) => call('GET', `${base(token)}/conversation${after !== undefined ? `?after=${encodeURIComponent(after)}` : ''}`);
+export const transcript = (token, after) =>
+  call(
+    'GET',
+    `${base(token)}/conversation${after !== undefined ? `?after=${encodeURIComponent(after)}` : ''}`,
+  );
 
 /** Run statuses after which nothing changes. */
 export const ENDED_STATUSES = new Set(['completed', 'failed', 'cancelled']);

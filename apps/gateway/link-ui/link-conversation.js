@@ -19,12 +19,20 @@ export function conversationView(token, interrupt, { canAnswer, onRefusal, onDon
   let after = -1;
   let timer;
   let stopped = false;
-  const list = h('ol', { class: 'transcript', 'data-testid': 'transcript', 'aria-live': 'polite' }, h('li', { class: 'muted' }, 'Loading the conversation…'));
+  const list = h(
+    'ol',
+    { class: 'transcript', 'data-testid': 'transcript', 'aria-live': 'polite' },
+    h('li', { class: 'muted' }, 'Loading the conversation…'),
+  );
   const status = h('p', { class: 'muted', 'data-testid': 'conversation-status' });
   const out = h('div', { class: 'result' });
   const input = h('textarea', { id: 'turn-input', rows: 2, placeholder: 'Write a message' });
   const send = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'send-turn' }, 'Send');
-  const close = h('button', { type: 'button', class: 'btn', 'data-testid': 'close-conversation', onclick: () => void closeIt() }, 'End the conversation');
+  const close = h(
+    'button',
+    { type: 'button', class: 'btn', 'data-testid': 'close-conversation', onclick: () => void closeIt() },
+    'End the conversation',
+  );
   const composer = h(
     'form',
     { class: 'composer', onsubmit: (e) => (e.preventDefault(), void sendTurn()) },
@@ -34,14 +42,25 @@ export function conversationView(token, interrupt, { canAnswer, onRefusal, onDon
   );
 
   function paint() {
-    const items = [...turns.values()].sort((a, b) => a.turnIndex - b.turnIndex).map((t) =>
-      h(
-        'li',
-        { class: `turn turn-${t.role === 'user' ? 'user' : 'other'}`, 'data-role': t.role, 'data-turn-index': t.turnIndex },
-        h('div', { class: 'turn-head' }, h('strong', {}, t.role === 'user' ? 'You' : t.speakerId || t.from || t.role), t.ts ? [' · ', when(new Date(t.ts).toISOString())] : ''),
-        typeof t.content === 'string' ? h('div', { class: 'turn-body' }, t.content) : jsonBlock(t.content),
-      ),
-    );
+    const items = [...turns.values()]
+      .sort((a, b) => a.turnIndex - b.turnIndex)
+      .map((t) =>
+        h(
+          'li',
+          {
+            class: `turn turn-${t.role === 'user' ? 'user' : 'other'}`,
+            'data-role': t.role,
+            'data-turn-index': t.turnIndex,
+          },
+          h(
+            'div',
+            { class: 'turn-head' },
+            h('strong', {}, t.role === 'user' ? 'You' : t.speakerId || t.from || t.role),
+            t.ts ? [' · ', when(new Date(t.ts).toISOString())] : '',
+          ),
+          typeof t.content === 'string' ? h('div', { class: 'turn-body' }, t.content) : jsonBlock(t.content),
+        ),
+      );
     mount(list, items.length ? items : h('li', { class: 'muted' }, 'No messages yet.'));
   }
 
@@ -54,7 +73,10 @@ export function conversationView(token, interrupt, { canAnswer, onRefusal, onDon
           turns.set(t.turnIndex, t);
           after = Math.max(after, t.turnIndex);
         }
-        status.textContent = page.status === 'open' ? `${page.turnCount} message${page.turnCount === 1 ? '' : 's'} · live` : 'This conversation is closed.';
+        status.textContent =
+          page.status === 'open'
+            ? `${page.turnCount} message${page.turnCount === 1 ? '' : 's'} · live`
+            : 'This conversation is closed.';
         if (page.nextCursor === undefined || page.nextCursor === null) break;
       }
       paint();
@@ -74,7 +96,10 @@ export function conversationView(token, interrupt, { canAnswer, onRefusal, onDon
     send.disabled = true;
     mount(out);
     try {
-      await resolve(token, { operation: 'exchange', turn: { messageId: uuid(), from: 'user', role: 'user', content } });
+      await resolve(token, {
+        operation: 'exchange',
+        turn: { messageId: uuid(), from: 'user', role: 'user', content },
+      });
       input.value = '';
       await refresh();
     } catch (e) {

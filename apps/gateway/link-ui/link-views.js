@@ -21,7 +21,9 @@ export function formatLeft(ms) {
 /** A local date and time, with the ISO instant as its machine-readable value. */
 export function when(iso) {
   const d = new Date(iso);
-  const text = Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const text = Number.isNaN(d.getTime())
+    ? String(iso)
+    : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   return h('time', { datetime: iso, title: iso }, text);
 }
 
@@ -29,7 +31,8 @@ export function when(iso) {
 export function titleOf(interrupt) {
   const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
   if (interrupt.kind === 'clarification') return str(d.title) ?? 'A question for you';
-  if (String(interrupt.kind).startsWith('conversation')) return str(d.title) ?? str(d.prompt) ?? 'A conversation';
+  if (String(interrupt.kind).startsWith('conversation'))
+    return str(d.title) ?? str(d.prompt) ?? 'A conversation';
   if (interrupt.kind === 'approval') return str(d.title) ?? 'Approval requested';
   return str(d.title) ?? str(d.question) ?? str(d.prompt) ?? `A ${interrupt.kind} request`;
 }
@@ -37,7 +40,15 @@ export function titleOf(interrupt) {
 /** "This link works until … (28 min left)", kept current; calls `onExpired` once the time passed. */
 export function expiryLine(expiresAt, onExpired) {
   const left = h('span', { 'data-testid': 'time-left' });
-  const line = h('p', { class: 'expiry', 'data-testid': 'expiry' }, 'This link works until ', when(expiresAt), ' (', left, ').');
+  const line = h(
+    'p',
+    { class: 'expiry', 'data-testid': 'expiry' },
+    'This link works until ',
+    when(expiresAt),
+    ' (',
+    left,
+    ').',
+  );
   const end = Date.parse(expiresAt);
   let timer;
   const tick = () => {
@@ -72,14 +83,21 @@ export function readOnlyNote() {
 export function inlineError(error) {
   return h(
     'div',
-    { class: 'notice notice-error', role: 'alert', 'data-testid': 'inline-error', 'data-error-code': error.code ?? 'error' },
+    {
+      class: 'notice notice-error',
+      role: 'alert',
+      'data-testid': 'inline-error',
+      'data-error-code': error.code ?? 'error',
+    },
     h('strong', {}, error.message ?? String(error)),
     error.status ? h('span', { class: 'muted' }, ` (${error.status} ${error.code})`) : null,
   );
 }
 
 function meta(label, value) {
-  return value === undefined || value === null || value === '' ? null : h('div', { class: 'meta-item' }, h('dt', {}, label), h('dd', {}, value));
+  return value === undefined || value === null || value === ''
+    ? null
+    : h('div', { class: 'meta-item' }, h('dt', {}, label), h('dd', {}, value));
 }
 
 /** The approval actions in the order the page offers them; `edit` sends `edit-accept`. */
@@ -93,7 +111,11 @@ const APPROVAL_ACTIONS = [
 
 /** The actions the gate allows (`data.actions`; none listed = accept and reject). */
 export function allowedActions(data) {
-  const listed = new Set((Array.isArray(data.actions) ? data.actions : []).map((a) => (a === 'edit-accept' ? 'edit' : a === 'request-changes' ? 'refine' : a)));
+  const listed = new Set(
+    (Array.isArray(data.actions) ? data.actions : []).map((a) =>
+      a === 'edit-accept' ? 'edit' : a === 'request-changes' ? 'refine' : a,
+    ),
+  );
   const known = APPROVAL_ACTIONS.filter((a) => listed.has(a.id));
   return known.length ? known : APPROVAL_ACTIONS.filter((a) => a.id === 'accept' || a.id === 'reject');
 }
@@ -115,17 +137,51 @@ export function approvalView(interrupt, { canAnswer, submit }) {
       meta('Artifact id', d.artifactId),
       d.requiredApprovals > 1 ? meta('Approvals needed', `${d.requiredApprovals}`) : null,
     ),
-    d.artifactData !== undefined ? [h('h2', {}, 'What you are asked to approve'), jsonBlock(d.artifactData, { 'data-testid': 'artifact', tabindex: '0' })] : null,
+    d.artifactData !== undefined
+      ? [
+          h('h2', {}, 'What you are asked to approve'),
+          jsonBlock(d.artifactData, { 'data-testid': 'artifact', tabindex: '0' }),
+        ]
+      : null,
   ];
   if (!canAnswer) return h('div', {}, parts, readOnlyNote());
 
   const actions = allowedActions(d);
-  const feedback = h('textarea', { id: 'feedback', rows: 3, placeholder: 'A note for the requester (required to request changes)' });
-  const edited = h('textarea', { id: 'edited-artifact', rows: 10, class: 'mono', spellcheck: 'false' }, JSON.stringify(d.artifactData ?? null, null, 2));
-  const editBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'edited-artifact' }, 'Your edited version (JSON)'), edited);
-  const question = h('input', { id: 'ask-question', type: 'text', autocomplete: 'off', placeholder: 'Your question' });
-  const askBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'ask-question' }, 'Question'), question);
-  const buttons = actions.map((a) => h('button', { type: 'button', class: `btn ${a.style}`, 'data-action': a.id, onclick: () => void act(a.id) }, a.label));
+  const feedback = h('textarea', {
+    id: 'feedback',
+    rows: 3,
+    placeholder: 'A note for the requester (required to request changes)',
+  });
+  const edited = h(
+    'textarea',
+    { id: 'edited-artifact', rows: 10, class: 'mono', spellcheck: 'false' },
+    JSON.stringify(d.artifactData ?? null, null, 2),
+  );
+  const editBox = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', { for: 'edited-artifact' }, 'Your edited version (JSON)'),
+    edited,
+  );
+  const question = h('input', {
+    id: 'ask-question',
+    type: 'text',
+    autocomplete: 'off',
+    placeholder: 'Your question',
+  });
+  const askBox = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', { for: 'ask-question' }, 'Question'),
+    question,
+  );
+  const buttons = actions.map((a) =>
+    h(
+      'button',
+      { type: 'button', class: `btn ${a.style}`, 'data-action': a.id, onclick: () => void act(a.id) },
+      a.label,
+    ),
+  );
   const fail = (message) => mount(out, inlineError(new LinkFailure(0, 'validation_error', message)));
 
   async function act(action) {
@@ -143,10 +199,17 @@ export function approvalView(interrupt, { canAnswer, submit }) {
       if (editBox.hidden) {
         editBox.hidden = false;
         edited.focus();
-        return mount(out, h('p', { class: 'muted' }, 'Edit the artifact above, then press Edit & accept again.'));
+        return mount(
+          out,
+          h('p', { class: 'muted' }, 'Edit the artifact above, then press Edit & accept again.'),
+        );
       }
       try {
-        value = { action: 'edit-accept', editedArtifactData: JSON.parse(edited.value), ...(note ? { feedback: note } : {}) };
+        value = {
+          action: 'edit-accept',
+          editedArtifactData: JSON.parse(edited.value),
+          ...(note ? { feedback: note } : {}),
+        };
       } catch (e) {
         return fail(`Your edited version is not valid JSON: ${e.message}`);
       }
@@ -180,7 +243,11 @@ function answerInput(q, id) {
   const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
   const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
   if (choices) {
-    const el = h('select', { id, name: q.id }, choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))));
+    const el = h(
+      'select',
+      { id, name: q.id },
+      choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))),
+    );
     return { el, read: () => choices[Number(el.value)] };
   }
   if (s.type === 'boolean') {
@@ -188,7 +255,14 @@ function answerInput(q, id) {
     return { el, read: () => el.checked };
   }
   if (s.type === 'number' || s.type === 'integer') {
-    const el = h('input', { id, name: q.id, type: 'number', inputmode: s.type === 'integer' ? 'numeric' : 'decimal', step: s.type === 'integer' ? '1' : 'any', required: true });
+    const el = h('input', {
+      id,
+      name: q.id,
+      type: 'number',
+      inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
+      step: s.type === 'integer' ? '1' : 'any',
+      required: true,
+    });
     return { el, read: () => Number(el.value) };
   }
   if (s.type === 'object' || s.type === 'array') {
@@ -202,9 +276,20 @@ function answerInput(q, id) {
 /** The clarification: a form built from its questions (or, read-only, the questions alone). */
 export function clarificationView(interrupt, { canAnswer, submit }) {
   const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
-  const questions = Array.isArray(d.questions) ? d.questions.filter((q) => q && typeof q.id === 'string') : [];
+  const questions = Array.isArray(d.questions)
+    ? d.questions.filter((q) => q && typeof q.id === 'string')
+    : [];
   if (!canAnswer) {
-    return h('div', {}, h('ol', { class: 'questions', 'data-testid': 'questions' }, questions.map((q) => h('li', {}, q.question ?? q.id))), readOnlyNote());
+    return h(
+      'div',
+      {},
+      h(
+        'ol',
+        { class: 'questions', 'data-testid': 'questions' },
+        questions.map((q) => h('li', {}, q.question ?? q.id)),
+      ),
+      readOnlyNote(),
+    );
   }
   const out = h('div', { class: 'result' });
   const inputs = questions.map((q, i) => ({ q, id: `answer-${i}`, ...answerInput(q, `answer-${i}`) }));
@@ -224,13 +309,18 @@ export function clarificationView(interrupt, { canAnswer, submit }) {
             try {
               answers.push({ id: q.id, answer: read() });
             } catch (err) {
-              return mount(out, inlineError(new LinkFailure(0, 'validation_error', `${q.question ?? q.id}: ${err.message}`)));
+              return mount(
+                out,
+                inlineError(new LinkFailure(0, 'validation_error', `${q.question ?? q.id}: ${err.message}`)),
+              );
             }
           }
           void submit({ answers }, { buttons: [send], out, done: 'Your answers were sent.' });
         },
       },
-      inputs.map(({ q, el, id }) => h('div', { class: 'field' }, h('label', { for: id }, q.question ?? q.id), el)),
+      inputs.map(({ q, el, id }) =>
+        h('div', { class: 'field' }, h('label', { for: id }, q.question ?? q.id), el),
+      ),
       h('div', { class: 'actions' }, send),
     ),
     out,
@@ -239,7 +329,10 @@ export function clarificationView(interrupt, { canAnswer, submit }) {
 
 /** Any other kind: its payload as JSON and, for a resolving link, a JSON box for the answer. */
 export function genericView(interrupt, { canAnswer, submit }) {
-  const parts = [h('h2', {}, 'Details'), jsonBlock(interrupt.data, { 'data-testid': 'payload', tabindex: '0' })];
+  const parts = [
+    h('h2', {}, 'Details'),
+    jsonBlock(interrupt.data, { 'data-testid': 'payload', tabindex: '0' }),
+  ];
   if (interrupt.resumeSchema) parts.push(h('h2', {}, 'Expected answer'), jsonBlock(interrupt.resumeSchema));
   if (!canAnswer) return h('div', {}, parts, readOnlyNote());
   const area = h('textarea', { id: 'resume-value', rows: 6, class: 'mono', spellcheck: 'false' }, '{}');
@@ -250,9 +343,19 @@ export function genericView(interrupt, { canAnswer, submit }) {
     try {
       value = JSON.parse(area.value);
     } catch (e) {
-      return mount(out, inlineError(new LinkFailure(0, 'validation_error', `The answer is not valid JSON: ${e.message}`)));
+      return mount(
+        out,
+        inlineError(new LinkFailure(0, 'validation_error', `The answer is not valid JSON: ${e.message}`)),
+      );
     }
     void submit(value, { buttons: [send], out, done: 'Your answer was sent.' });
   });
-  return h('div', {}, parts, h('div', { class: 'field' }, h('label', { for: 'resume-value' }, 'Your answer (JSON)'), area), h('div', { class: 'actions' }, send), out);
+  return h(
+    'div',
+    {},
+    parts,
+    h('div', { class: 'field' }, h('label', { for: 'resume-value' }, 'Your answer (JSON)'), area),
+    h('div', { class: 'actions' }, send),
+    out,
+  );
 }

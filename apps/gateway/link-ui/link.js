@@ -5,7 +5,15 @@
 import { h, mount } from '/admin/assets/dom.js';
 import { ENDED_STATUSES, inspect, LinkFailure, outcome, resolve, tokenOfLocation } from './link-api.js';
 import { conversationView } from './link-conversation.js';
-import { approvalView, clarificationView, expiryLine, genericView, inlineError, titleOf, when } from './link-views.js';
+import {
+  approvalView,
+  clarificationView,
+  expiryLine,
+  genericView,
+  inlineError,
+  titleOf,
+  when,
+} from './link-views.js';
 
 const main = document.getElementById('main');
 const token = tokenOfLocation();
@@ -29,17 +37,49 @@ function retryButton() {
   return h('button', { type: 'button', class: 'btn', onclick: () => void load() }, 'Try again');
 }
 
-const ACTION_WORDS = { accept: 'accepted', 'edit-accept': 'accepted with edits', reject: 'rejected', refine: 'sent back with changes requested', timeout: 'not answered in time' };
+const ACTION_WORDS = {
+  accept: 'accepted',
+  'edit-accept': 'accepted with edits',
+  reject: 'rejected',
+  refine: 'sent back with changes requested',
+  timeout: 'not answered in time',
+};
 
 /** The link can no longer be used: say why, plainly. `kept` stays below (a transcript). */
 async function showRefusal(error, kept) {
   const keep = kept ? [h('hr'), kept] : [];
   if (error.code === 'interrupt_expired') {
     const at = error.details && error.details.expiresAt;
-    return show('expired', card('This link has expired', h('p', { class: 'lead' }, 'It stopped working', at ? [' at ', when(at)] : '', '. Ask whoever sent it for a new one.')), ...keep);
+    return show(
+      'expired',
+      card(
+        'This link has expired',
+        h(
+          'p',
+          { class: 'lead' },
+          'It stopped working',
+          at ? [' at ', when(at)] : '',
+          '. Ask whoever sent it for a new one.',
+        ),
+      ),
+      ...keep,
+    );
   }
-  if (error.code === 'interrupt_not_found' || (error.code === 'validation_error' && error.status === 400 && !kept)) {
-    return show('invalid', card('This link is not valid', h('p', { class: 'lead' }, 'It may be cut short or was never issued. Open the whole link from the message you received.')));
+  if (
+    error.code === 'interrupt_not_found' ||
+    (error.code === 'validation_error' && error.status === 400 && !kept)
+  ) {
+    return show(
+      'invalid',
+      card(
+        'This link is not valid',
+        h(
+          'p',
+          { class: 'lead' },
+          'It may be cut short or was never issued. Open the whole link from the message you received.',
+        ),
+      ),
+    );
   }
   if (error.code === 'interrupt_already_resolved') {
     let where;
@@ -53,19 +93,42 @@ async function showRefusal(error, kept) {
         'run-ended',
         card(
           'The run has ended',
-          h('p', { class: 'lead' }, 'The run behind this link ended', where.runStatus ? [' (', h('strong', { 'data-testid': 'run-status' }, where.runStatus), ')'] : '', ' before anyone answered. Nothing waits for you here.'),
+          h(
+            'p',
+            { class: 'lead' },
+            'The run behind this link ended',
+            where.runStatus ? [' (', h('strong', { 'data-testid': 'run-status' }, where.runStatus), ')'] : '',
+            ' before anyone answered. Nothing waits for you here.',
+          ),
         ),
         ...keep,
       );
     }
     const answer = (where && where.answer) || {};
-    const how = ACTION_WORDS[answer.action] ?? (answer.reason === 'timeout' ? 'closed when its time ran out' : 'answered');
+    const how =
+      ACTION_WORDS[answer.action] ??
+      (answer.reason === 'timeout' ? 'closed when its time ran out' : 'answered');
     return show(
       'used',
       card(
         'This link was already used',
-        h('p', { class: 'lead' }, 'The request was ', h('strong', {}, how), answer.resolvedAt ? [' on ', when(answer.resolvedAt)] : '', '. A link works once; nothing more is needed from you.'),
-        where && where.runStatus ? h('p', { class: 'muted' }, 'The run is now ', h('strong', { 'data-testid': 'run-status' }, where.runStatus), '.') : null,
+        h(
+          'p',
+          { class: 'lead' },
+          'The request was ',
+          h('strong', {}, how),
+          answer.resolvedAt ? [' on ', when(answer.resolvedAt)] : '',
+          '. A link works once; nothing more is needed from you.',
+        ),
+        where && where.runStatus
+          ? h(
+              'p',
+              { class: 'muted' },
+              'The run is now ',
+              h('strong', { 'data-testid': 'run-status' }, where.runStatus),
+              '.',
+            )
+          : null,
       ),
       ...keep,
     );
@@ -78,7 +141,11 @@ function showDone(text, kept) {
   const status = h('strong', { 'data-testid': 'run-status' }, '…');
   show(
     'done',
-    card('Thank you', h('p', { class: 'lead', 'data-testid': 'done' }, text), h('p', { class: 'muted' }, 'The run goes on. Its status: ', status, '.')),
+    card(
+      'Thank you',
+      h('p', { class: 'lead', 'data-testid': 'done' }, text),
+      h('p', { class: 'muted' }, 'The run goes on. Its status: ', status, '.'),
+    ),
     ...(kept ? [h('hr'), kept] : []),
   );
   const started = Date.now();
@@ -87,7 +154,8 @@ function showDone(text, kept) {
     try {
       const where = await outcome(token);
       if (where.runStatus) status.textContent = where.runStatus;
-      if (ENDED_STATUSES.has(where.runStatus) || Date.now() - started > RUN_WATCH_LIMIT_MS) return clearInterval(timer);
+      if (ENDED_STATUSES.has(where.runStatus) || Date.now() - started > RUN_WATCH_LIMIT_MS)
+        return clearInterval(timer);
     } catch (e) {
       // Expired or gone: the status shown stays the last one known.
       if (e instanceof LinkFailure && e.status >= 400 && e.status < 500) clearInterval(timer);
@@ -111,7 +179,14 @@ async function submit(value, { buttons, out, done }) {
       showDone(done);
       return result;
     }
-    mount(out, h('p', { class: 'notice notice-ok', 'data-testid': 'recorded', role: 'status' }, 'Recorded. The request stays open until it is decided.'));
+    mount(
+      out,
+      h(
+        'p',
+        { class: 'notice notice-ok', 'data-testid': 'recorded', role: 'status' },
+        'Recorded. The request stays open until it is decided.',
+      ),
+    );
     return result;
   } catch (error) {
     if (['interrupt_already_resolved', 'interrupt_expired', 'interrupt_not_found'].includes(error.code)) {
@@ -150,14 +225,26 @@ async function load() {
   else if (interrupt.kind === 'clarification') body = clarificationView(interrupt, context);
   else body = genericView(interrupt, context);
 
-  const expiry = expiryLine(interrupt.expiresAt, () => void showRefusal(new LinkFailure(410, 'interrupt_expired', 'The link expired.', { expiresAt: interrupt.expiresAt })));
+  const expiry = expiryLine(
+    interrupt.expiresAt,
+    () =>
+      void showRefusal(
+        new LinkFailure(410, 'interrupt_expired', 'The link expired.', { expiresAt: interrupt.expiresAt }),
+      ),
+  );
   main.dataset.intent = interrupt.intent;
   main.dataset.kind = interrupt.kind;
   show(
     'pending',
     card(
       titleOf(interrupt),
-      h('p', { class: 'kind' }, h('span', { class: 'badge', 'data-testid': 'kind' }, interrupt.kind), ' ', canAnswer ? 'waits for your answer' : 'is waiting'),
+      h(
+        'p',
+        { class: 'kind' },
+        h('span', { class: 'badge', 'data-testid': 'kind' }, interrupt.kind),
+        ' ',
+        canAnswer ? 'waits for your answer' : 'is waiting',
+      ),
       expiry.line,
       body,
     ),

@@ -36,7 +36,14 @@ export class TokenLinkReadRepository {
   /** The conversation `conversationId` of run `runId`, if the projection holds it. */
   async conversation(runId: string, conversationId: string): Promise<LinkConversation | undefined> {
     const rows = await this.ds.query<
-      { conversation_id: string; node_id: string; status: 'open' | 'closed'; turn_count: number; opened_at: Date; closed_at: Date | null }[]
+      {
+        conversation_id: string;
+        node_id: string;
+        status: 'open' | 'closed';
+        turn_count: number;
+        opened_at: Date;
+        closed_at: Date | null;
+      }[]
     >(
       `SELECT conversation_id, node_id, status, turn_count, opened_at, closed_at
        FROM conversations WHERE conversation_id = $1 AND run_id = $2`,
@@ -56,13 +63,17 @@ export class TokenLinkReadRepository {
 
   /** The run's status in its snapshot, if the run is known. */
   async runStatus(runId: string): Promise<string | undefined> {
-    const rows = await this.ds.query<{ status: string }[]>('SELECT status FROM runs WHERE run_id = $1', [runId]);
+    const rows = await this.ds.query<{ status: string }[]>('SELECT status FROM runs WHERE run_id = $1', [
+      runId,
+    ]);
     return rows[0]?.status;
   }
 
   /** How `interruptId` of `runId` was answered, if its `interrupt.resolved` event is in the log. */
   async answer(runId: string, interruptId: string): Promise<InterruptAnswer | undefined> {
-    const rows = await this.ds.query<{ outcome: string | null; reason: string | null; resolved_at: string | null; action: string | null }[]>(
+    const rows = await this.ds.query<
+      { outcome: string | null; reason: string | null; resolved_at: string | null; action: string | null }[]
+    >(
       `SELECT doc->'payload'->>'outcome' AS outcome, doc->'payload'->>'reason' AS reason,
               doc->'payload'->>'resolvedAt' AS resolved_at, doc->'payload'->>'action' AS action
        FROM run_events

@@ -46,7 +46,10 @@ export function unverifiedClaims(token: string): UnverifiedTokenClaims {
   const claims = (payload ?? {}) as Record<string, unknown>;
   const runId = claims.runId;
   if (typeof runId !== 'string' || runId === '') throw malformed();
-  const text = (name: string) => (typeof claims[name] === 'string' ? { [name]: claims[name] as string } : {});
+  const text = (name: string): Record<string, string> => {
+    const value = claims[name];
+    return typeof value === 'string' ? { [name]: value } : {};
+  };
   return { runId, ...text('nodeId'), ...text('interruptId'), ...text('expiresAt'), ...text('intent') };
 }
 

@@ -20,7 +20,11 @@ function rangesOf(accept: string): MediaRange[] {
 }
 
 /** The weight `ranges` give `type` by its most specific match (`a/b`, then `a/*`, then `*\/*`), 0 when none. */
-function weightOf(ranges: readonly MediaRange[], type: string, { wildcards }: { wildcards: boolean }): number {
+function weightOf(
+  ranges: readonly MediaRange[],
+  type: string,
+  { wildcards }: { wildcards: boolean },
+): number {
   const [major] = type.split('/');
   const exact = ranges.find((r) => r.type === type);
   if (exact) return exact.q;

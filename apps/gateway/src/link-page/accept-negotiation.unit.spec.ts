@@ -3,7 +3,10 @@ import { prefersHtml } from './accept-negotiation';
 describe('prefersHtml (signed link: the page or the JSON answer)', () => {
   it.each([
     // Browsers navigating to a link.
-    ['text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7', true],
+    [
+      'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
+      true,
+    ],
     ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', true],
     ['text/html', true],
     ['TEXT/HTML; charset=utf-8', true],

@@ -21,7 +21,14 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The only files served: a fixed list, so no request path ever reaches the file system. */
-export const LINK_ASSET_NAMES = ['index.html', 'link.css', 'link.js', 'link-api.js', 'link-views.js', 'link-conversation.js'] as const;
+export const LINK_ASSET_NAMES = [
+  'index.html',
+  'link.css',
+  'link.js',
+  'link-api.js',
+  'link-views.js',
+  'link-conversation.js',
+] as const;
 
 /**
  * Reads every page file once; `dir` is overridable for tests.
@@ -31,7 +38,10 @@ export function loadLinkPageAssets(dir: string = LINK_UI_DIR): ReadonlyMap<strin
   const assets = new Map<string, LinkPageAsset>();
   for (const name of LINK_ASSET_NAMES) {
     const ext = name.slice(name.lastIndexOf('.'));
-    assets.set(name, { contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream', body: readFileSync(resolve(dir, name)) });
+    assets.set(name, {
+      contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream',
+      body: readFileSync(resolve(dir, name)),
+    });
   }
   return assets;
 }

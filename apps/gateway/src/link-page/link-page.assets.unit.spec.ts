@@ -35,7 +35,8 @@ describe('signed-link page assets', () => {
       const name = /^\/admin\/assets\/(.+)$/.exec(file)?.[1];
       expect(ADMIN_ASSET_NAMES).toContain(name);
       const source = admin.get(name!)!.body.toString('utf8');
-      for (const n of names) expect(source).toMatch(new RegExp(`export (?:async )?(?:function|const|class) ${n}\\b`));
+      for (const n of names)
+        expect(source).toMatch(new RegExp(`export (?:async )?(?:function|const|class) ${n}\\b`));
     }
   });
 

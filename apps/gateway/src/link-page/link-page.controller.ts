@@ -21,6 +21,9 @@ export class LinkPageController {
   asset(@Param('name') name: string, @Res() res: Response): void {
     const asset = name === 'index.html' ? undefined : this.assets.get(name);
     if (!asset) throw ApiError.notFound(`No link page asset ${name}`);
-    res.status(200).set({ ...LINK_PAGE_SECURITY_HEADERS, 'Content-Type': asset.contentType }).send(asset.body);
+    res
+      .status(200)
+      .set({ ...LINK_PAGE_SECURITY_HEADERS, 'Content-Type': asset.contentType })
+      .send(asset.body);
   }
 }
