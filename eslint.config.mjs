@@ -2,11 +2,26 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import globals from 'globals';
+
+// The browser pages the gateway serves as static files (plain ES modules, no build step).
+const browserPages = ['apps/gateway/admin-ui/**/*.js'];
 
 const frameworkImports = ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', '@opentelemetry/*', 'class-validator', 'class-transformer'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.infra/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.infra/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+      ...browserPages.map((glob) => `!${glob}`),
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,
@@ -59,6 +74,34 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@nx/enforce-module-boundaries': 'off',
+    },
+  },
+  {
+    // Import cycles fail lint, inside a project (cycles between projects are the Nx rule's).
+    files: ['**/*.ts', '**/*.mts', ...browserPages],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.mts', '.js'],
+      // Another project's build output is the Nx rule's business: never parse it.
+      'import-x/ignore': ['/dist/'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.js', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    files: browserPages,
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: browserPages,
+    languageOptions: { sourceType: 'module', ecmaVersion: 2023, globals: { ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': 'off',
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always'],
+      'no-implicit-globals': 'error',
+      'no-var': 'error',
     },
   },
 );
