@@ -109,7 +109,7 @@ export async function recordDeliveries(m: EntityManager, events: readonly RunEve
  * instances never claim one row, so each attempt is made once.
  */
 export async function claimDue(m: EntityManager, owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = await m.query<RawClaim[]>(
+  const rows = returned(await m.query<RawClaim[] | [RawClaim[], number]>(
     `UPDATE webhook_deliveries d
         SET status = 'in_flight', attempts = d.attempts + 1, due_at = now() + ($2 * interval '1 millisecond'), claimed_by = $1, updated_at = now()
       WHERE d.delivery_id IN (
@@ -118,7 +118,7 @@ export async function claimDue(m: EntityManager, owner: string, leaseMs: number,
          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING d.delivery_id, d.webhook_id, d.event_type, d.body, d.attempts, d.max_attempts`,
     [owner, leaseMs, limit],
-  );
+  ));
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     webhookId: r.webhook_id,
@@ -131,12 +131,12 @@ export async function claimDue(m: EntityManager, owner: string, leaseMs: number,
 
 /** Attempts lost with their process and no attempts left: failed (best effort) or dead (durable). */
 export async function settleLostAttempts(m: EntityManager): Promise<number> {
-  const rows = await m.query<unknown[]>(
+  const rows = returned(await m.query<unknown[] | [unknown[], number]>(
     `UPDATE webhook_deliveries SET status = CASE WHEN max_attempts > 1 THEN 'dead' ELSE 'failed' END,
             last_error = 'attempt lost: its notifier stopped before it reported', updated_at = now()
       WHERE status = 'in_flight' AND due_at <= now() AND attempts >= max_attempts
       RETURNING delivery_id`,
-  );
+  ));
   return rows.length;
 }
 
@@ -164,7 +164,7 @@ export async function settleAttempt(
   d: { deliveryId: string; owner: string; attempt: number },
   next: { status: 'delivered' | 'pending' | 'failed' | 'dead' | 'skipped'; dueAtMs?: number; lastStatus?: number; lastError?: string; refund?: boolean },
 ): Promise<boolean> {
-  const rows = await m.query<unknown[]>(
+  const rows = returned(await m.query<unknown[] | [unknown[], number]>(
     `UPDATE webhook_deliveries
         SET status = $4, due_at = COALESCE($5::timestamptz, due_at), last_status = $6, last_error = $7, updated_at = now(),
             delivered_at = CASE WHEN $4 = 'delivered' THEN now() ELSE delivered_at END,
@@ -172,8 +172,13 @@ export async function settleAttempt(
       WHERE delivery_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'in_flight'
       RETURNING delivery_id`,
     [d.deliveryId, d.owner, d.attempt, next.status, ts(next.dueAtMs ?? null), next.lastStatus ?? null, next.lastError ?? null, next.refund === true],
-  );
+  ));
   return rows.length > 0;
+}
+
+/** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
+function returned<T>(result: T[] | [T[], number]): T[] {
+  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]);
 }
 
 const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

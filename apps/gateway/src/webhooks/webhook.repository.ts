@@ -67,10 +67,10 @@ export class WebhookRepository {
 
   /** Deletes the subscription (its deliveries with it); whether there was one in `tenant`. */
   async delete(webhookId: string, tenant: string): Promise<boolean> {
-    const rows = await this.ds.query<{ webhook_id: string }[]>(
+    const rows = returned(await this.ds.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
       'DELETE FROM webhook_subscriptions WHERE webhook_id = $1 AND tenant = $2 RETURNING webhook_id',
       [webhookId, tenant],
-    );
+    ));
     return rows.length > 0;
   }
 
@@ -107,13 +107,13 @@ export class WebhookRepository {
    * delivery as it now is, or `undefined` when there is no dead letter of that id in the tenant.
    */
   async replay(deliveryId: string, tenant: string): Promise<DeliveryView | undefined> {
-    const rows = await this.ds.query<RawDelivery[]>(
+    const rows = returned(await this.ds.query<RawDelivery[] | [RawDelivery[], number]>(
       `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, due_at = now(), updated_at = now(), claimed_by = NULL
        WHERE delivery_id = $1 AND tenant = $2 AND status IN ('dead', 'failed')
        RETURNING delivery_id, webhook_id, run_id, event_id, sequence, event_type, status, attempts, max_attempts, last_status, last_error,
                  created_at, updated_at, delivered_at`,
       [deliveryId, tenant],
-    );
+    ));
     const row = rows[0];
     return row ? deliveryOf(row) : undefined;
   }
@@ -150,6 +150,11 @@ interface RawDelivery {
   created_at: Date | string;
   updated_at: Date | string;
   delivered_at: Date | string | null;
+}
+
+/** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
+function returned<T>(result: T[] | [T[], number]): T[] {
+  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]);
 }
 
 const iso = (v: Date | string): string => new Date(v).toISOString();
