@@ -331,7 +331,7 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('vary')).toBe('Accept');
       const html = await res.text();
-      expect(html).toContain('<script type="module" src="/link/assets/link.js"></script>');
+      expect(html).toContain('<script type="module" src="/link/assets/app.js"></script>');
       // The page is the same for every link: the token stays in the address, not in the document.
       expect(html).not.toContain(token);
     }
@@ -358,7 +358,7 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
   });
 
   it('serves the page files from a fixed list under /link/assets', async () => {
-    const js = await get('/link/assets/link.js');
+    const js = await get('/link/assets/app.js');
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('referrer-policy')).toBe('no-referrer');

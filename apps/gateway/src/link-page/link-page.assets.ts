@@ -24,7 +24,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 export const LINK_ASSET_NAMES = [
   'index.html',
   'link.css',
-  'link.js',
+  'app.js',
   'link-api.js',
   'link-views.js',
   'link-conversation.js',

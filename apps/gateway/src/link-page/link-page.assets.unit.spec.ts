@@ -11,7 +11,7 @@ describe('signed-link page assets', () => {
   it('loads every listed file with its content type', () => {
     expect([...assets.keys()]).toEqual([...LINK_ASSET_NAMES]);
     expect(assets.get('index.html')?.contentType).toBe('text/html; charset=utf-8');
-    expect(assets.get('link.js')?.contentType).toBe('text/javascript; charset=utf-8');
+    expect(assets.get('app.js')?.contentType).toBe('text/javascript; charset=utf-8');
     expect(assets.get('link.css')?.contentType).toBe('text/css; charset=utf-8');
   });
 
