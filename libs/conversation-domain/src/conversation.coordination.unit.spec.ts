@@ -178,7 +178,8 @@ describe('conversation coordination (the interrupt service keeps only persistenc
     });
 
     it('name the last turn, so one silence is audited once', () => {
-      const stored = storedConversationOf({ ...held(talk(3)), maxSilenceMs: 60_000 });
+      const silenced = { ...held(talk(3)), maxSilenceMs: 60_000 };
+      const stored = storedConversationOf(silenced);
       const silent = silentConversationOf(HOME, stored);
       expect(silent).toEqual({ home: HOME, conversationId: CID, lastTurnIndex: 2, maxSilenceMs: 60_000 });
       expect(silentConversationOf(HOME, storedConversationOf(held(talk(3)))).maxSilenceMs).toBe(0);
