@@ -34,7 +34,7 @@ async function call(method, path, body) {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch (e) {
+  } catch {
     throw new LinkFailure(
       0,
       'network_error',
