@@ -6,7 +6,7 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 // The browser pages the gateway serves as static files (plain ES modules, no build step).
-const browserPages = ['apps/gateway/admin-ui/**/*.js'];
+const browserPages = ['apps/gateway/admin-ui/**/*.js', 'apps/gateway/link-ui/**/*.js'];
 
 const frameworkImports = ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', '@opentelemetry/*', 'class-validator', 'class-transformer'];
 
