@@ -258,7 +258,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const runId = await start('conformance-approval');
       const s = await waiting(runId, 'waiting-approval');
       expect(s.currentNodeId).toBe('gate');
-      for (const bad of [{}, { action: 'maybe' }, { action: 'refine', refineFeedback: { scope: 'whole', text: 'x' } }]) {
+      for (const bad of [{}, { action: 'maybe' }, { action: 'refine', refineFeedback: { scope: 'whole', text: 'x' } }, { action: 'accept', extra: 1 }, { resumeValue: { action: 'accept', feedbak: 'typo' } }]) {
         const refused = await post(`/v1/runs/${runId}/interrupts/gate`, bad);
         expect([refused.status, refused.json.error]).toEqual([400, 'validation_error']);
       }

@@ -23,6 +23,27 @@ const MAX_VOTER_LENGTH = 256;
 const ACTIONS: readonly string[] = ['accept', 'reject', 'refine', 'edit-accept', 'ask'];
 
 /**
+ * Every field an approval answer may carry (interrupt.md's resume union, the legacy `decision`, an
+ * ask's `question`, an attested `voter`); `decidedAt` is accepted and overwritten by the host clock.
+ * Anything else is not an approval answer: fixtures.md has the host refuse "any other shape" with
+ * 400, and a misspelt field (`feedbak`) must not be dropped silently.
+ */
+const FIELDS: ReadonlySet<string> = new Set([
+  'action',
+  'decision',
+  'feedback',
+  'refineFeedback',
+  'editedArtifactData',
+  'decidedBy',
+  'decidedAt',
+  'question',
+  'voter',
+]);
+
+/** Most unknown fields one refusal names. */
+const MAX_NAMED_FIELDS = 10;
+
+/**
  * Parses an approval resume value. A body without `action` but with a legacy `decision` is
  * normalized per the spec's table; `rejected` with feedback becomes `refine` when the gate offers
  * it, else `reject` carrying the feedback (so legacy clients can still reject an accept/reject gate
@@ -31,6 +52,16 @@ const ACTIONS: readonly string[] = ['accept', 'reject', 'refine', 'edit-accept',
  */
 export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): ApprovalSubmission {
   if (!isJsonObject(value)) throw InvalidResumeValue.at('', 'must be an object with an action');
+  const unknown = Object.keys(value).filter((k) => !FIELDS.has(k));
+  if (unknown.length > 0)
+    throw new InvalidResumeValue(
+      `resumeValue is not an approval answer: unknown field${unknown.length === 1 ? '' : 's'} ` +
+        `${unknown.slice(0, MAX_NAMED_FIELDS).join(', ')}${unknown.length > MAX_NAMED_FIELDS ? ', …' : ''} ` +
+        `(allowed: ${[...FIELDS].join(', ')})`,
+      unknown
+        .slice(0, MAX_NAMED_FIELDS)
+        .map((k) => ({ path: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'is not a field of an approval answer' })),
+    );
   const action = value.action === undefined ? legacyAction(value, gate) : value.action;
   if (typeof action !== 'string' || !ACTIONS.includes(action)) {
     throw InvalidResumeValue.at('/action', `must be one of ${ACTIONS.join(', ')}`);

@@ -119,6 +119,21 @@ describe('approval gate', () => {
         .thenRefuses('validation_error');
     });
 
+    it('refuses an answer with a field an approval answer does not have, naming it, and stays pending', () => {
+      const error = given(gate())
+        .when(resolveWith({ action: 'accept', extra: 1, 'a/b': 2 }))
+        .thenRefuses('validation_error');
+      expect(error.details?.errors).toEqual([
+        expect.objectContaining({ path: '/extra' }),
+        expect.objectContaining({ path: '/a~1b' }),
+      ]);
+      expect(
+        given(gate())
+          .when(resolveWith({ action: 'accept', decidedAt: '2020-01-01T00:00:00.000Z', feedback: 'ok' }))
+          .next(),
+      ).toMatchObject({ status: 'resolved' });
+    });
+
     it('offers edit-accept when actions list edit or edit-accept', () => {
       for (const actions of [['edit'], ['edit-accept']]) {
         expect(
