@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhooks (webhooks.md, RFC 0083/0093; docs/adr/0024-webhooks-and-the-notifier.md):
+ * Webhooks (webhooks.md, RFC 0083/0093; docs/adr/0028-webhooks-and-the-notifier.md):
  * - `webhook_subscriptions`: one row per registration, scoped to its tenant; the secret the
  *   notifier signs with, its fingerprint, and the subscription's circuit breaker;
  * - `webhook_runs`: the tenant and tags of each run the notifier has seen start (its own read model,
