@@ -123,8 +123,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
 
   const register = (payload: Record<string, unknown>, key: string = TEST_KEYS.t1) => call(gw(), 'POST', '/v1/webhooks', payload, key);
 
-  const completedRun = async (key: string = TEST_KEYS.t1): Promise<string> => {
-    const created = await call(gw(), 'POST', '/v1/runs', { workflowId: 'conformance-noop' }, key);
+  const completedRun = async (key: string = TEST_KEYS.t1, tags?: string[]): Promise<string> => {
+    const created = await call(gw(), 'POST', '/v1/runs', { workflowId: 'conformance-noop', ...(tags ? { tags } : {}) }, key);
     expect(created.status).toBe(201);
     const runId = created.json.runId as string;
     await waitFor(async () => (await call(gw(), 'GET', `/v1/runs/${runId}`, undefined, key)).json.status === 'completed', {
@@ -142,6 +142,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     expect(signatureAlgorithm).toBe('v1');
     const other = await register({ url: `http://127.0.0.1:${receiver.port}/t2`, events: ['run.started', 'run.completed'] }, TEST_KEYS.t2);
     expect(other.status).toBe(201);
+    const tagged = await register({ url: `http://127.0.0.1:${receiver.port}/tagged`, events: ['run.completed'], tags: ['prod'] });
+    expect(tagged.status).toBe(201);
 
     // The secret is shown once: reads carry the fingerprint only.
     const read = await call(gw(), 'GET', `/v1/webhooks/${webhookId}`);
@@ -180,6 +182,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     await waitFor(() => receiver.at('/t2').some((r) => body(r).runId === t2Run), { timeoutMs: 30_000, what: "t2's own delivery" });
     expect(receiver.at('/t2').some((r) => body(r).runId === runId)).toBe(false);
     expect(receiver.at('/t1').some((r) => body(r).runId === t2Run)).toBe(false);
+    // Tags: only the run tagged `prod` reaches the tagged subscription. Its rows are recorded with
+    // the untagged subscription's, in one transaction per event, so by now both would exist.
+    const prodRun = await completedRun(TEST_KEYS.t1, ['prod', 'eu']);
+    await waitFor(() => receiver.at('/tagged').some((r) => body(r).runId === prodRun), { timeoutMs: 30_000, what: 'the tagged delivery' });
+    await waitFor(() => receiver.at('/t1').some((r) => body(r).runId === prodRun && body(r).event.type === 'run.completed'), { timeoutMs: 30_000, what: 'the untagged delivery of the tagged run' });
+    const taggedRows = await call(gw(), 'GET', `/v1/webhook-deliveries?webhookId=${tagged.json.webhookId as string}`);
+    expect((taggedRows.json.deliveries as { runId: string }[]).map((d) => d.runId)).toEqual([prodRun]);
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${tagged.json.webhookId as string}`)).status).toBe(204);
     const delivered = await call(gw(), 'GET', `/v1/webhook-deliveries?webhookId=${webhookId}&runId=${runId}`);
     expect((delivered.json.deliveries as { status: string }[]).map((d) => d.status)).toEqual(['delivered', 'delivered']);
 

@@ -50,11 +50,13 @@ export class CreateRunHandler {
         runId,
         workflowId: request.workflowId,
         ...(request.inputs ? { inputs: request.inputs } : {}),
-        ...(request.metadata || request.configurable
+        ...(request.metadata || request.configurable || request.tags
           ? {
               metadata: {
                 ...request.metadata,
                 ...(request.configurable ? { configurable: request.configurable } : {}),
+                // RunOptions.tags ride in run.started's metadata: webhook tag filters read them there.
+                ...(request.tags ? { tags: request.tags } : {}),
               },
             }
           : {}),
