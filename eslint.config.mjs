@@ -41,7 +41,9 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:e2e'] },
+            // Apps never import apps; only the one-process host composes the services' modules.
+            { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app', 'type:host', 'type:e2e'] },
+            { sourceTag: 'type:host', notDependOnLibsWithTags: ['type:host', 'type:e2e'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contract', 'type:util', 'type:infra'] },
             {
               sourceTag: 'type:domain',
@@ -61,6 +63,14 @@ export default tseslint.config(
             { sourceTag: 'scope:interrupt', onlyDependOnLibsWithTags: ['scope:interrupt', 'scope:shared'] },
             { sourceTag: 'scope:token', onlyDependOnLibsWithTags: ['scope:token', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:notifier', onlyDependOnLibsWithTags: ['scope:notifier', 'scope:shared'] },
+            {
+              sourceTag: 'scope:host',
+              onlyDependOnLibsWithTags: ['scope:engine', 'scope:projector', 'scope:interrupt', 'scope:token', 'scope:gateway', 'scope:notifier', 'scope:shared'],
+            },
+            // The CLI talks to a host over the wire: the SDK and the contract and util libs, nothing else.
+            { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['type:contract', 'type:util'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
       ],
