@@ -11,10 +11,19 @@ interface Answer {
   readonly json: Record<string, unknown>;
 }
 
-async function call(gateway: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, apiKey: string = TEST_KEYS.t1): Promise<Answer> {
+async function call(
+  gateway: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  apiKey: string = TEST_KEYS.t1,
+): Promise<Answer> {
   const res = await fetch(`${gateway}${path}`, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -80,15 +89,27 @@ class Receiver {
 }
 
 /** The subscriber's recipe of webhooks.md §Verification, written here independently of the host's code. */
-function verifyDelivery(secret: string, h: { timestamp: string | undefined; signature: string | undefined }, rawBody: string, nowSeconds: number): boolean {
+function verifyDelivery(
+  secret: string,
+  h: { timestamp: string | undefined; signature: string | undefined },
+  rawBody: string,
+  nowSeconds: number,
+): boolean {
   const ts = Number(h.timestamp);
   if (!Number.isInteger(ts) || Math.abs(nowSeconds - ts) > 300) return false;
   const sig = (h.signature ?? '').replace(/^sha256=/, '');
   const expected = createHmac('sha256', secret).update(`${ts}.${rawBody}`).digest('hex');
-  return sig.length === expected.length && timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(sig, 'hex'));
+  return (
+    sig.length === expected.length && timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(sig, 'hex'))
+  );
 }
 
-const body = (r: Received) => JSON.parse(r.body) as { runId: string; workspaceId: string; event: { type: string; sequence: number; runId: string } };
+const body = (r: Received) =>
+  JSON.parse(r.body) as {
+    runId: string;
+    workspaceId: string;
+    event: { type: string; sequence: number; runId: string };
+  };
 
 /**
  * Webhooks (webhooks.md, RFC 0083/0093) end to end on real Kafka and Postgres, both modes: a local
@@ -107,7 +128,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     hut = await MODES[mode]({
       WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
       // rebind.test is public when registered and loopback when delivered to (RFC 0093 §A.1).
-      WEBHOOK_TEST_DNS: JSON.stringify({ 'rebind.test': { register: ['93.184.216.34'], deliver: ['127.0.0.1'] } }),
+      WEBHOOK_TEST_DNS: JSON.stringify({
+        'rebind.test': { register: ['93.184.216.34'], deliver: ['127.0.0.1'] },
+      }),
       WEBHOOK_DELIVERY_TIMEOUT_MS: '2000',
       WEBHOOK_LEASE_MS: '3500',
       WEBHOOK_POLL_MS: '200',
@@ -121,28 +144,53 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     await receiver.stop();
   }, 60_000);
 
-  const register = (payload: Record<string, unknown>, key: string = TEST_KEYS.t1) => call(gw(), 'POST', '/v1/webhooks', payload, key);
+  const register = (payload: Record<string, unknown>, key: string = TEST_KEYS.t1) =>
+    call(gw(), 'POST', '/v1/webhooks', payload, key);
 
   const completedRun = async (key: string = TEST_KEYS.t1, tags?: string[]): Promise<string> => {
-    const created = await call(gw(), 'POST', '/v1/runs', { workflowId: 'conformance-noop', ...(tags ? { tags } : {}) }, key);
+    const created = await call(
+      gw(),
+      'POST',
+      '/v1/runs',
+      { workflowId: 'conformance-noop', ...(tags ? { tags } : {}) },
+      key,
+    );
     expect(created.status).toBe(201);
     const runId = created.json.runId as string;
-    await waitFor(async () => (await call(gw(), 'GET', `/v1/runs/${runId}`, undefined, key)).json.status === 'completed', {
-      timeoutMs: 30_000,
-      what: `run ${runId} completed`,
-    });
+    await waitFor(
+      async () => (await call(gw(), 'GET', `/v1/runs/${runId}`, undefined, key)).json.status === 'completed',
+      {
+        timeoutMs: 30_000,
+        what: `run ${runId} completed`,
+      },
+    );
     return runId;
   };
 
   it('delivers signed events that verify with the secret shown once, to the tenant of the run only', async () => {
-    const reg = await register({ url: `http://127.0.0.1:${receiver.port}/t1`, events: ['run.started', 'run.completed'] });
+    const reg = await register({
+      url: `http://127.0.0.1:${receiver.port}/t1`,
+      events: ['run.started', 'run.completed'],
+    });
     expect(reg.status).toBe(201);
-    const { webhookId, secret, secretFingerprint, signatureAlgorithm } = reg.json as Record<string, string>;
+    const { webhookId, secret, secretFingerprint, signatureAlgorithm } = reg.json as {
+      webhookId: string;
+      secret: string;
+      secretFingerprint: string;
+      signatureAlgorithm: string;
+    };
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
     expect(signatureAlgorithm).toBe('v1');
-    const other = await register({ url: `http://127.0.0.1:${receiver.port}/t2`, events: ['run.started', 'run.completed'] }, TEST_KEYS.t2);
+    const other = await register(
+      { url: `http://127.0.0.1:${receiver.port}/t2`, events: ['run.started', 'run.completed'] },
+      TEST_KEYS.t2,
+    );
     expect(other.status).toBe(201);
-    const tagged = await register({ url: `http://127.0.0.1:${receiver.port}/tagged`, events: ['run.completed'], tags: ['prod'] });
+    const tagged = await register({
+      url: `http://127.0.0.1:${receiver.port}/tagged`,
+      events: ['run.completed'],
+      tags: ['prod'],
+    });
     expect(tagged.status).toBe(201);
 
     // The secret is shown once: reads carry the fingerprint only.
@@ -153,7 +201,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     const listed = await call(gw(), 'GET', '/v1/webhooks');
     expect(JSON.stringify(listed.json)).not.toContain(secret);
     expect((listed.json.webhooks as { webhookId: string }[]).map((w) => w.webhookId)).toContain(webhookId);
-    expect((listed.json.webhooks as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(other.json.webhookId);
+    expect((listed.json.webhooks as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(
+      other.json.webhookId,
+    );
     // Another tenant reads it as absent.
     expect((await call(gw(), 'GET', `/v1/webhooks/${webhookId}`, undefined, TEST_KEYS.t2)).status).toBe(404);
 
@@ -173,31 +223,67 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['user-agent']).toMatch(/^openwop-webhook-dispatcher\//);
       expect(body(r).workspaceId).toBe('t1');
-      const ok = verifyDelivery(secret, { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] }, r.body, Math.floor(Date.now() / 1000));
+      const ok = verifyDelivery(
+        secret,
+        { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] },
+        r.body,
+        Math.floor(Date.now() / 1000),
+      );
       expect(ok).toBe(true);
-      expect(verifyDelivery('0'.repeat(64), { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] }, r.body, Math.floor(Date.now() / 1000))).toBe(false);
+      expect(
+        verifyDelivery(
+          '0'.repeat(64),
+          { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] },
+          r.body,
+          Math.floor(Date.now() / 1000),
+        ),
+      ).toBe(false);
     }
     // t2's subscription hears nothing of t1's run; its own run reaches it.
     const t2Run = await completedRun(TEST_KEYS.t2);
-    await waitFor(() => receiver.at('/t2').some((r) => body(r).runId === t2Run), { timeoutMs: 30_000, what: "t2's own delivery" });
+    await waitFor(() => receiver.at('/t2').some((r) => body(r).runId === t2Run), {
+      timeoutMs: 30_000,
+      what: "t2's own delivery",
+    });
     expect(receiver.at('/t2').some((r) => body(r).runId === runId)).toBe(false);
     expect(receiver.at('/t1').some((r) => body(r).runId === t2Run)).toBe(false);
     // Tags: only the run tagged `prod` reaches the tagged subscription. Its rows are recorded with
     // the untagged subscription's, in one transaction per event, so by now both would exist.
     const prodRun = await completedRun(TEST_KEYS.t1, ['prod', 'eu']);
-    await waitFor(() => receiver.at('/tagged').some((r) => body(r).runId === prodRun), { timeoutMs: 30_000, what: 'the tagged delivery' });
-    await waitFor(() => receiver.at('/t1').some((r) => body(r).runId === prodRun && body(r).event.type === 'run.completed'), { timeoutMs: 30_000, what: 'the untagged delivery of the tagged run' });
-    const taggedRows = await call(gw(), 'GET', `/v1/webhook-deliveries?webhookId=${tagged.json.webhookId as string}`);
+    await waitFor(() => receiver.at('/tagged').some((r) => body(r).runId === prodRun), {
+      timeoutMs: 30_000,
+      what: 'the tagged delivery',
+    });
+    await waitFor(
+      () =>
+        receiver.at('/t1').some((r) => body(r).runId === prodRun && body(r).event.type === 'run.completed'),
+      { timeoutMs: 30_000, what: 'the untagged delivery of the tagged run' },
+    );
+    const taggedRows = await call(
+      gw(),
+      'GET',
+      `/v1/webhook-deliveries?webhookId=${tagged.json.webhookId as string}`,
+    );
     expect((taggedRows.json.deliveries as { runId: string }[]).map((d) => d.runId)).toEqual([prodRun]);
     expect((await call(gw(), 'DELETE', `/v1/webhooks/${tagged.json.webhookId as string}`)).status).toBe(204);
     const delivered = await call(gw(), 'GET', `/v1/webhook-deliveries?webhookId=${webhookId}&runId=${runId}`);
-    expect((delivered.json.deliveries as { status: string }[]).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    expect((delivered.json.deliveries as { status: string }[]).map((d) => d.status)).toEqual([
+      'delivered',
+      'delivered',
+    ]);
 
     expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}?tenantId=t2`)).status).toBe(403);
-    expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`, undefined, TEST_KEYS.t2)).status).toBe(404);
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`, undefined, TEST_KEYS.t2)).status).toBe(
+      404,
+    );
     expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`)).status).toBe(204);
-    expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`)).json.error).toBe('subscription_not_found');
-    expect((await call(gw(), 'DELETE', `/v1/webhooks/${other.json.webhookId as string}`, undefined, TEST_KEYS.t2)).status).toBe(204);
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`)).json.error).toBe(
+      'subscription_not_found',
+    );
+    expect(
+      (await call(gw(), 'DELETE', `/v1/webhooks/${other.json.webhookId as string}`, undefined, TEST_KEYS.t2))
+        .status,
+    ).toBe(204);
   }, 120_000);
 
   it('refuses private, loopback, link-local and metadata destinations at registration', async () => {
@@ -213,19 +299,42 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       'http://example.com/',
     ]) {
       const reg = await register({ url, events: ['run.completed'] });
-      expect({ url, status: reg.status, error: reg.json.error }).toEqual({ url, status: 400, error: 'webhook_url_rejected' });
+      expect({ url, status: reg.status, error: reg.json.error }).toEqual({
+        url,
+        status: 400,
+        error: 'webhook_url_rejected',
+      });
     }
     expect((await register({ events: ['run.completed'] })).json.error).toBe('validation_error');
-    expect((await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: [] })).json.error).toBe('validation_error');
-    expect((await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: ['no.such.event'] })).json.error).toBe('validation_error');
-    expect((await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: ['run.completed'], tenantId: 't2' })).status).toBe(403);
+    expect((await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: [] })).json.error).toBe(
+      'validation_error',
+    );
+    expect(
+      (await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: ['no.such.event'] })).json.error,
+    ).toBe('validation_error');
+    expect(
+      (
+        await register({
+          url: `http://127.0.0.1:${receiver.port}/x`,
+          events: ['run.completed'],
+          tenantId: 't2',
+        })
+      ).status,
+    ).toBe(403);
     // Nothing was stored by any refusal.
-    const rows = await query<{ n: string }>(hut.db.url, "SELECT count(*)::text AS n FROM webhook_subscriptions WHERE url LIKE '%/x' OR url LIKE '%169.254%'");
+    const rows = await query<{ n: string }>(
+      hut.db.url,
+      "SELECT count(*)::text AS n FROM webhook_subscriptions WHERE url LIKE '%/x' OR url LIKE '%169.254%'",
+    );
     expect(rows[0]!.n).toBe('0');
   }, 60_000);
 
   it('refuses at delivery a name that now resolves to loopback, connecting nowhere; the dead letter can be replayed', async () => {
-    const reg = await register({ url: `https://rebind.test:${receiver.port}/rebind`, events: ['run.completed'], durable: true });
+    const reg = await register({
+      url: `https://rebind.test:${receiver.port}/rebind`,
+      events: ['run.completed'],
+      durable: true,
+    });
     expect(reg.status).toBe(201); // public at registration
     const webhookId = reg.json.webhookId as string;
     const connectionsBefore = receiver.connections;
@@ -233,7 +342,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     const dead = await waitFor(
       async () => {
         const list = await call(gw(), 'GET', `/v1/webhook-deliveries?status=dead&webhookId=${webhookId}`);
-        return (list.json.deliveries as { runId: string; lastError: string; attempts: number; deliveryId: string }[]).find((d) => d.runId === runId);
+        return (
+          list.json.deliveries as { runId: string; lastError: string; attempts: number; deliveryId: string }[]
+        ).find((d) => d.runId === runId);
       },
       { timeoutMs: 30_000, what: 'the rebinding delivery dead-lettered' },
     );
@@ -243,14 +354,21 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     expect(receiver.connections).toBe(connectionsBefore);
     const replayed = await call(gw(), 'POST', `/v1/webhook-deliveries/${dead.deliveryId}:replay`);
     expect(replayed.status).toBe(200);
-    expect(replayed.json).toEqual(expect.objectContaining({ deliveryId: dead.deliveryId, status: 'pending', attempts: 0 }));
-    expect((await call(gw(), 'POST', `/v1/webhook-deliveries/${dead.deliveryId}:replay`, undefined, TEST_KEYS.t2)).status).toBe(404);
+    expect(replayed.json).toEqual(
+      expect.objectContaining({ deliveryId: dead.deliveryId, status: 'pending', attempts: 0 }),
+    );
+    expect(
+      (await call(gw(), 'POST', `/v1/webhook-deliveries/${dead.deliveryId}:replay`, undefined, TEST_KEYS.t2))
+        .status,
+    ).toBe(404);
     // The replay is attempted and refused again; that fourth failure in a row opens the circuit
     // (webhooks.md §Circuit breaker), which holds a durable delivery instead of dropping it.
     await waitFor(
       async () => {
         const list = await call(gw(), 'GET', `/v1/webhook-deliveries?webhookId=${webhookId}`);
-        const d = (list.json.deliveries as { deliveryId: string; status: string; lastError: string }[]).find((x) => x.deliveryId === dead.deliveryId);
+        const d = (list.json.deliveries as { deliveryId: string; status: string; lastError: string }[]).find(
+          (x) => x.deliveryId === dead.deliveryId,
+        );
         return d?.status === 'pending' && d.lastError === 'circuit open';
       },
       { timeoutMs: 30_000, what: 'the replayed delivery refused again, then held by the open circuit' },
@@ -262,12 +380,19 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
 
   it('a durable delivery outlives kill -9 of the notifier making it and arrives, deduplicated by (webhook, sequence)', async () => {
     receiver.hold('/durable');
-    const reg = await register({ url: `http://127.0.0.1:${receiver.port}/durable`, events: ['run.completed'], durable: true });
+    const reg = await register({
+      url: `http://127.0.0.1:${receiver.port}/durable`,
+      events: ['run.completed'],
+      durable: true,
+    });
     expect(reg.status).toBe(201);
-    const { webhookId, secret } = reg.json as Record<string, string>;
+    const { webhookId, secret } = reg.json as { webhookId: string; secret: string };
     const runId = await completedRun();
     // The first attempt is in flight (held open here): find the process that claimed it and kill it.
-    await waitFor(() => receiver.at('/durable').some((r) => body(r).runId === runId), { timeoutMs: 30_000, what: 'the first attempt in flight' });
+    await waitFor(() => receiver.at('/durable').some((r) => body(r).runId === runId), {
+      timeoutMs: 30_000,
+      what: 'the first attempt in flight',
+    });
     const [row] = await query<{ claimed_by: string; attempts: number; delivery_id: string }>(
       hut.db.url,
       'SELECT claimed_by, attempts, delivery_id FROM webhook_deliveries WHERE webhook_id = $1 AND run_id = $2',
@@ -293,12 +418,21 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     const got = receiver.at('/durable').filter((r) => body(r).runId === runId);
     expect(got.length).toBeGreaterThanOrEqual(2); // the lost attempt and the one that arrived
     for (const r of got) {
-      expect(verifyDelivery(secret, { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] }, r.body, Math.floor(Date.now() / 1000))).toBe(true);
+      expect(
+        verifyDelivery(
+          secret,
+          { timestamp: r.headers['x-openwop-timestamp'], signature: r.headers['x-openwop-signature'] },
+          r.body,
+          Math.floor(Date.now() / 1000),
+        ),
+      ).toBe(true);
       expect(r.headers['x-openwop-delivery-id']).toBe(row!.delivery_id);
     }
     expect(got.map((r) => r.headers['x-openwop-delivery-attempt'])).toEqual(['1', '2']);
     // The receiver's dedupe key (webhook id, run, sequence) sees one event.
-    const unique = new Set(got.map((r) => `${r.headers['x-openwop-webhook-id']}|${body(r).runId}|${body(r).event.sequence}`));
+    const unique = new Set(
+      got.map((r) => `${r.headers['x-openwop-webhook-id']}|${body(r).runId}|${body(r).event.sequence}`),
+    );
     expect(unique.size).toBe(1);
     expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`)).status).toBe(204);
   }, 150_000);

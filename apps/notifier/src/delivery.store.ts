@@ -43,11 +43,10 @@ export async function recordRunStarts(m: EntityManager, events: readonly RunEven
     if (e.type !== 'run.started') continue;
     const tenant = (e.payload as { owner?: { tenant?: unknown } } | null)?.owner?.tenant;
     if (typeof tenant !== 'string') continue;
-    await m.query('INSERT INTO webhook_runs (run_id, tenant, tags) VALUES ($1, $2, $3::jsonb) ON CONFLICT (run_id) DO NOTHING', [
-      e.runId,
-      tenant,
-      JSON.stringify(runTagsOf(e.payload)),
-    ]);
+    await m.query(
+      'INSERT INTO webhook_runs (run_id, tenant, tags) VALUES ($1, $2, $3::jsonb) ON CONFLICT (run_id) DO NOTHING',
+      [e.runId, tenant, JSON.stringify(runTagsOf(e.payload))],
+    );
   }
 }
 
@@ -60,16 +59,25 @@ async function runScopes(m: EntityManager, runIds: readonly string[]): Promise<M
   for (const r of rows) scopes.set(r.run_id, { tenant: r.tenant, tags: r.tags });
   const missing = runIds.filter((id) => !scopes.has(id));
   if (missing.length > 0) {
-    const engine = await m.query<{ run_id: string; tenant: string }[]>('SELECT run_id, tenant FROM engine_runs WHERE run_id = ANY($1::text[])', [missing]);
+    const engine = await m.query<{ run_id: string; tenant: string }[]>(
+      'SELECT run_id, tenant FROM engine_runs WHERE run_id = ANY($1::text[])',
+      [missing],
+    );
     for (const r of engine) scopes.set(r.run_id, { tenant: r.tenant, tags: [] });
   }
   return scopes;
 }
 
 /** Active subscriptions of the given tenants. */
-export async function activeSubscriptions(m: EntityManager, tenants: readonly string[]): Promise<SubscriptionRow[]> {
+export async function activeSubscriptions(
+  m: EntityManager,
+  tenants: readonly string[],
+): Promise<SubscriptionRow[]> {
   if (tenants.length === 0) return [];
-  const rows = await m.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE tenant = ANY($1::text[]) AND status = 'active'`, [tenants]);
+  const rows = await m.query<RawSubscription[]>(
+    `${SELECT_SUBSCRIPTION} WHERE tenant = ANY($1::text[]) AND status = 'active'`,
+    [tenants],
+  );
   return rows.map(subscriptionOf);
 }
 
@@ -79,7 +87,11 @@ export async function activeSubscriptions(m: EntityManager, tenants: readonly st
  * subscription hears only events of its own tenant's runs, and only those after it registered.
  * @returns how many rows were new.
  */
-export async function recordDeliveries(m: EntityManager, events: readonly RunEventDoc[], durableAttempts: number): Promise<number> {
+export async function recordDeliveries(
+  m: EntityManager,
+  events: readonly RunEventDoc[],
+  durableAttempts: number,
+): Promise<number> {
   if (events.length === 0) return 0;
   const scopes = await runScopes(m, [...new Set(events.map((e) => e.runId))]);
   const subs = await activeSubscriptions(m, [...new Set([...scopes.values()].map((s) => s.tenant))]);
@@ -95,7 +107,17 @@ export async function recordDeliveries(m: EntityManager, events: readonly RunEve
         `INSERT INTO webhook_deliveries (delivery_id, webhook_id, tenant, run_id, event_id, sequence, event_type, body, status, max_attempts, due_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, now())
          ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
-        [deliveryIdOf(sub.webhookId, e.eventId), sub.webhookId, sub.tenant, e.runId, e.eventId, e.sequence, e.type, deliveryBody(e, sub.tenant), sub.durable ? durableAttempts : 1],
+        [
+          deliveryIdOf(sub.webhookId, e.eventId),
+          sub.webhookId,
+          sub.tenant,
+          e.runId,
+          e.eventId,
+          e.sequence,
+          e.type,
+          deliveryBody(e, sub.tenant),
+          sub.durable ? durableAttempts : 1,
+        ],
       );
       recorded += rows.length;
     }
@@ -108,17 +130,24 @@ export async function recordDeliveries(m: EntityManager, events: readonly RunEve
  * out with attempts left (the instance that made them died). `FOR UPDATE SKIP LOCKED`: two
  * instances never claim one row, so each attempt is made once.
  */
-export async function claimDue(m: EntityManager, owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = returned(await m.query<RawClaim[] | [RawClaim[], number]>(
-    `UPDATE webhook_deliveries d
+export async function claimDue(
+  m: EntityManager,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const rows = returned(
+    await m.query<RawClaim[] | [RawClaim[], number]>(
+      `UPDATE webhook_deliveries d
         SET status = 'in_flight', attempts = d.attempts + 1, due_at = now() + ($2 * interval '1 millisecond'), claimed_by = $1, updated_at = now()
       WHERE d.delivery_id IN (
         SELECT delivery_id FROM webhook_deliveries
          WHERE status IN ('pending', 'in_flight') AND due_at <= now() AND (status = 'pending' OR attempts < max_attempts)
          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING d.delivery_id, d.webhook_id, d.event_type, d.body, d.attempts, d.max_attempts`,
-    [owner, leaseMs, limit],
-  ));
+      [owner, leaseMs, limit],
+    ),
+  );
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     webhookId: r.webhook_id,
@@ -131,22 +160,34 @@ export async function claimDue(m: EntityManager, owner: string, leaseMs: number,
 
 /** Attempts lost with their process and no attempts left: failed (best effort) or dead (durable). */
 export async function settleLostAttempts(m: EntityManager): Promise<number> {
-  const rows = returned(await m.query<unknown[] | [unknown[], number]>(
-    `UPDATE webhook_deliveries SET status = CASE WHEN max_attempts > 1 THEN 'dead' ELSE 'failed' END,
+  const rows = returned(
+    await m.query<unknown[] | [unknown[], number]>(
+      `UPDATE webhook_deliveries SET status = CASE WHEN max_attempts > 1 THEN 'dead' ELSE 'failed' END,
             last_error = 'attempt lost: its notifier stopped before it reported', updated_at = now()
       WHERE status = 'in_flight' AND due_at <= now() AND attempts >= max_attempts
       RETURNING delivery_id`,
-  ));
+    ),
+  );
   return rows.length;
 }
 
 /** The subscription of a delivery, locked for the breaker's update. */
-export async function lockSubscription(m: EntityManager, webhookId: string): Promise<SubscriptionRow | undefined> {
-  const rows = await m.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE webhook_id = $1 FOR UPDATE`, [webhookId]);
+export async function lockSubscription(
+  m: EntityManager,
+  webhookId: string,
+): Promise<SubscriptionRow | undefined> {
+  const rows = await m.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE webhook_id = $1 FOR UPDATE`, [
+    webhookId,
+  ]);
   return rows[0] ? subscriptionOf(rows[0]) : undefined;
 }
 
-export async function saveBreaker(m: EntityManager, webhookId: string, b: BreakerState, failed: boolean): Promise<void> {
+export async function saveBreaker(
+  m: EntityManager,
+  webhookId: string,
+  b: BreakerState,
+  failed: boolean,
+): Promise<void> {
   await m.query(
     `UPDATE webhook_subscriptions SET breaker_phase = $2, consecutive_failures = $3, breaker_since = $4, window_started_at = $5,
             window_failures = $6, status = CASE WHEN $7 THEN 'failed' ELSE status END
@@ -162,23 +203,42 @@ export async function saveBreaker(m: EntityManager, webhookId: string, b: Breake
 export async function settleAttempt(
   m: EntityManager,
   d: { deliveryId: string; owner: string; attempt: number },
-  next: { status: 'delivered' | 'pending' | 'failed' | 'dead' | 'skipped'; dueAtMs?: number; lastStatus?: number; lastError?: string; refund?: boolean },
+  next: {
+    status: 'delivered' | 'pending' | 'failed' | 'dead' | 'skipped';
+    dueAtMs?: number;
+    lastStatus?: number;
+    lastError?: string;
+    refund?: boolean;
+  },
 ): Promise<boolean> {
-  const rows = returned(await m.query<unknown[] | [unknown[], number]>(
-    `UPDATE webhook_deliveries
+  const rows = returned(
+    await m.query<unknown[] | [unknown[], number]>(
+      `UPDATE webhook_deliveries
         SET status = $4, due_at = COALESCE($5::timestamptz, due_at), last_status = $6, last_error = $7, updated_at = now(),
             delivered_at = CASE WHEN $4 = 'delivered' THEN now() ELSE delivered_at END,
             attempts = CASE WHEN $8 THEN attempts - 1 ELSE attempts END
       WHERE delivery_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'in_flight'
       RETURNING delivery_id`,
-    [d.deliveryId, d.owner, d.attempt, next.status, ts(next.dueAtMs ?? null), next.lastStatus ?? null, next.lastError ?? null, next.refund === true],
-  ));
+      [
+        d.deliveryId,
+        d.owner,
+        d.attempt,
+        next.status,
+        ts(next.dueAtMs ?? null),
+        next.lastStatus ?? null,
+        next.lastError ?? null,
+        next.refund === true,
+      ],
+    ),
+  );
   return rows.length > 0;
 }
 
 /** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
 function returned<T>(result: T[] | [T[], number]): T[] {
-  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]);
+  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
+    ? result[0]
+    : (result as T[]);
 }
 
 const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

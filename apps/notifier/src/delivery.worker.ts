@@ -1,7 +1,19 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { PollLoop, transaction } from '@openwop/platform-db';
-import { createHostResolver, DATA_SOURCE, HOST_CONFIG, type HostConfig, type HostResolver } from '@openwop/platform-nest';
+import {
+  createHostResolver,
+  DATA_SOURCE,
+  HOST_CONFIG,
+  type HostConfig,
+  type HostResolver,
+} from '@openwop/platform-nest';
 import {
   BEST_EFFORT_RETRY,
   breakerGate,
@@ -10,7 +22,14 @@ import {
   nextRetryDelayMs,
   type AttemptOutcome,
 } from '@openwop/webhook-domain';
-import { claimDue, lockSubscription, saveBreaker, settleAttempt, settleLostAttempts, type ClaimedDelivery } from './delivery.store';
+import {
+  claimDue,
+  lockSubscription,
+  saveBreaker,
+  settleAttempt,
+  settleLostAttempts,
+  type ClaimedDelivery,
+} from './delivery.store';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 import { deliverPinned } from './webhook-http.client';
 
@@ -18,7 +37,10 @@ import { deliverPinned } from './webhook-http.client';
 export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
 
 /** The default resolver: the system's, with `WEBHOOK_TEST_DNS` overrides. */
-export const hostResolverProvider = { provide: HOST_RESOLVER, useFactory: (): HostResolver => createHostResolver(process.env) };
+export const hostResolverProvider = {
+  provide: HOST_RESOLVER,
+  useFactory: (): HostResolver => createHostResolver(process.env),
+};
 
 /**
  * Makes the attempts. Due deliveries live in Postgres; every notifier instance polls (jittered) and
@@ -43,8 +65,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     @Inject(HOST_CONFIG) config: HostConfig,
   ) {
     this.owner = `pid:${process.pid}@${config.instanceId}`;
-    this.loop = new PollLoop(() => this.drain(), options.pollMs, (e: unknown) =>
-      this.logger.error(`delivery poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
+    this.loop = new PollLoop(
+      () => this.drain(),
+      options.pollMs,
+      (e: unknown) =>
+        this.logger.error(
+          `delivery poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`,
+        ),
     );
   }
 
@@ -66,7 +93,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     }
     this.running = this.drain()
       .then(() => undefined)
-      .catch((e: unknown) => this.logger.error(`delivery drain failed: ${e instanceof Error ? e.message : String(e)}`))
+      .catch((e: unknown) =>
+        this.logger.error(`delivery drain failed: ${e instanceof Error ? e.message : String(e)}`),
+      )
       .finally(() => {
         this.running = undefined;
         if (this.again) {
@@ -81,7 +110,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     let total = 0;
     await settleLostAttempts(this.ds.manager);
     for (;;) {
-      const claimed = await transaction(this.ds, (m) => claimDue(m, this.owner, this.options.leaseMs, this.options.batchSize));
+      const claimed = await transaction(this.ds, (m) =>
+        claimDue(m, this.owner, this.options.leaseMs, this.options.batchSize),
+      );
       await Promise.all(claimed.map((d) => this.attempt(d)));
       total += claimed.length;
       if (claimed.length < this.options.batchSize || this.loop.stopped) return total;
@@ -100,7 +131,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       const g = breakerGate(sub.breaker, Date.now(), this.options.breaker);
       if (!g.allow) {
         // Best effort: skipped while the circuit is open. Durable: held until it may probe (RFC 0083).
-        await settleAttempt(m, key, sub.durable ? { status: 'pending', dueAtMs: g.retryAt, lastError: 'circuit open', refund: true } : { status: 'skipped', lastError: 'circuit open', refund: true });
+        await settleAttempt(
+          m,
+          key,
+          sub.durable
+            ? { status: 'pending', dueAtMs: g.retryAt, lastError: 'circuit open', refund: true }
+            : { status: 'skipped', lastError: 'circuit open', refund: true },
+        );
         return undefined;
       }
       if (g.next !== sub.breaker) await saveBreaker(m, sub.webhookId, g.next, false);
@@ -119,14 +156,22 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     });
     let outcome: AttemptOutcome;
     try {
-      outcome = await deliverPinned({ url: gate.url, headers, body: d.body, timeoutMs: this.options.deliveryTimeoutMs }, { resolve: this.resolve, allowed: this.options.allowedHosts });
+      outcome = await deliverPinned(
+        { url: gate.url, headers, body: d.body, timeoutMs: this.options.deliveryTimeoutMs },
+        { resolve: this.resolve, allowed: this.options.allowedHosts },
+      );
     } catch (e) {
       outcome = { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
     await this.record(d, outcome, gate.durable, gate.fingerprint);
   }
 
-  private async record(d: ClaimedDelivery, outcome: AttemptOutcome, durable: boolean, fingerprint: string): Promise<void> {
+  private async record(
+    d: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    durable: boolean,
+    fingerprint: string,
+  ): Promise<void> {
     const now = Date.now();
     const key = { deliveryId: d.deliveryId, owner: this.owner, attempt: d.attempt };
     const policy = durable ? { ...this.options.durableRetry, maxAttempts: d.maxAttempts } : BEST_EFFORT_RETRY;
@@ -135,11 +180,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       if (!sub) return false;
       const verdict = breakerRecord(sub.breaker, outcome.ok, now, this.options.breaker);
       await saveBreaker(m, sub.webhookId, verdict.next, verdict.subscriptionFailed);
-      if (verdict.subscriptionFailed) this.logger.warn(`webhook ${d.webhookId} (secret ${fingerprint}) marked failed: too many failures in the window`);
+      if (verdict.subscriptionFailed)
+        this.logger.warn(
+          `webhook ${d.webhookId} (secret ${fingerprint}) marked failed: too many failures in the window`,
+        );
       const lastStatus = outcome.status !== undefined ? { lastStatus: outcome.status } : {};
       if (outcome.ok) return settleAttempt(m, key, { status: 'delivered', ...lastStatus });
       const delay = nextRetryDelayMs(d.attempt, policy, Math.random());
-      const next = delay === null ? { status: durable ? ('dead' as const) : ('failed' as const) } : { status: 'pending' as const, dueAtMs: now + delay };
+      const next =
+        delay === null
+          ? { status: durable ? ('dead' as const) : ('failed' as const) }
+          : { status: 'pending' as const, dueAtMs: now + delay };
       return settleAttempt(m, key, { ...next, ...lastStatus, lastError: outcome.error });
     });
     const what = outcome.ok ? `delivered (${outcome.status})` : `failed: ${outcome.error}`;

@@ -5,6 +5,11 @@ import { RunEventsConsumer } from './run-events.consumer';
 
 /** The notifier: webhook deliveries of run events (webhooks.md), its own consumer group and worker. */
 @Module({
-  providers: [{ provide: NOTIFIER_OPTIONS, useFactory: () => notifierOptionsFromEnv() }, hostResolverProvider, DeliveryWorker, RunEventsConsumer],
+  providers: [
+    { provide: NOTIFIER_OPTIONS, useFactory: () => notifierOptionsFromEnv() },
+    hostResolverProvider,
+    DeliveryWorker,
+    RunEventsConsumer,
+  ],
 })
 export class NotifierModule {}

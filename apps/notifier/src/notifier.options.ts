@@ -1,4 +1,11 @@
-import { DEFAULT_BREAKER_POLICY, DEFAULT_DURABLE_RETRY, parseAllowedHosts, type AllowedHosts, type BreakerPolicy, type RetryPolicy } from '@openwop/webhook-domain';
+import {
+  DEFAULT_BREAKER_POLICY,
+  DEFAULT_DURABLE_RETRY,
+  parseAllowedHosts,
+  type AllowedHosts,
+  type BreakerPolicy,
+  type RetryPolicy,
+} from '@openwop/webhook-domain';
 
 /** DI token of {@link NotifierOptions}. */
 export const NOTIFIER_OPTIONS = Symbol('NOTIFIER_OPTIONS');
@@ -33,7 +40,10 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
  * `WEBHOOK_RETRY_MAX_MS` (1 h) and `WEBHOOK_BREAKER_COOLDOWN_MS` (1 h).
  * @throws Error on a value that is not a positive integer.
  */
-export function notifierOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, version = '0.1.0'): NotifierOptions {
+export function notifierOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  version = '0.1.0',
+): NotifierOptions {
   const deliveryTimeoutMs = int(env, 'WEBHOOK_DELIVERY_TIMEOUT_MS', 5000);
   return {
     allowedHosts: parseAllowedHosts(env.WEBHOOK_ALLOW_HOSTS),
@@ -46,7 +56,10 @@ export function notifierOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, ver
       baseDelayMs: int(env, 'WEBHOOK_RETRY_BASE_MS', DEFAULT_DURABLE_RETRY.baseDelayMs),
       maxDelayMs: int(env, 'WEBHOOK_RETRY_MAX_MS', DEFAULT_DURABLE_RETRY.maxDelayMs),
     },
-    breaker: { ...DEFAULT_BREAKER_POLICY, cooldownMs: int(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER_POLICY.cooldownMs) },
+    breaker: {
+      ...DEFAULT_BREAKER_POLICY,
+      cooldownMs: int(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER_POLICY.cooldownMs),
+    },
     userAgent: `openwop-webhook-dispatcher/${version}`,
   };
 }

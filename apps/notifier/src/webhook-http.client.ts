@@ -2,7 +2,13 @@ import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { HostResolver } from '@openwop/platform-nest';
-import { checkResolvedAddresses, checkWebhookUrl, outcomeOfStatus, type AllowedHosts, type AttemptOutcome } from '@openwop/webhook-domain';
+import {
+  checkResolvedAddresses,
+  checkWebhookUrl,
+  outcomeOfStatus,
+  type AllowedHosts,
+  type AttemptOutcome,
+} from '@openwop/webhook-domain';
 
 /** One attempt to send. */
 export interface PinnedDelivery {
@@ -31,7 +37,8 @@ export async function deliverPinned(
   const address = addresses[0]!;
   const family = isIP(address) === 6 ? 6 : 4;
   const pinned: LookupFunction = (_name, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const https = url.protocol === 'https:';

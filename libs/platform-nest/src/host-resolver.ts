@@ -41,7 +41,8 @@ export function createHostResolver(env: NodeJS.ProcessEnv = process.env): HostRe
 function parseOverrides(raw: string | undefined): Overrides {
   if (raw === undefined || raw.trim() === '') return {};
   const parsed: unknown = JSON.parse(raw);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${TEST_DNS_ENV} must be a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${TEST_DNS_ENV} must be a JSON object`);
   const out: Overrides = {};
   for (const [name, byPurpose] of Object.entries(parsed as Record<string, unknown>)) {
     const entry: Partial<Record<ResolvePurpose, string[]>> = {};

@@ -33,14 +33,24 @@ export interface BreakerState {
   readonly windowFailures: number;
 }
 
-export const CLOSED_BREAKER: BreakerState = { phase: 'closed', consecutiveFailures: 0, since: null, windowStartedAt: null, windowFailures: 0 };
+export const CLOSED_BREAKER: BreakerState = {
+  phase: 'closed',
+  consecutiveFailures: 0,
+  since: null,
+  windowStartedAt: null,
+  windowFailures: 0,
+};
 
 /** May a delivery go out now, and in what state does that leave the breaker. */
 export type BreakerGate =
   | { readonly allow: true; readonly probe: boolean; readonly next: BreakerState }
   | { readonly allow: false; readonly retryAt: number; readonly next: BreakerState };
 
-export function breakerGate(b: BreakerState, now: number, policy: BreakerPolicy = DEFAULT_BREAKER_POLICY): BreakerGate {
+export function breakerGate(
+  b: BreakerState,
+  now: number,
+  policy: BreakerPolicy = DEFAULT_BREAKER_POLICY,
+): BreakerGate {
   switch (b.phase) {
     case 'closed':
       return { allow: true, probe: false, next: b };
@@ -65,8 +75,17 @@ export interface BreakerVerdict {
 }
 
 /** The breaker after one delivery attempt succeeded (`ok`) or failed, at `now`. */
-export function breakerRecord(b: BreakerState, ok: boolean, now: number, policy: BreakerPolicy = DEFAULT_BREAKER_POLICY): BreakerVerdict {
-  if (ok) return { next: { ...b, phase: 'closed', consecutiveFailures: 0, since: null }, subscriptionFailed: false };
+export function breakerRecord(
+  b: BreakerState,
+  ok: boolean,
+  now: number,
+  policy: BreakerPolicy = DEFAULT_BREAKER_POLICY,
+): BreakerVerdict {
+  if (ok)
+    return {
+      next: { ...b, phase: 'closed', consecutiveFailures: 0, since: null },
+      subscriptionFailed: false,
+    };
   const inWindow = b.windowStartedAt !== null && now - b.windowStartedAt < policy.windowMs;
   const windowStartedAt = inWindow ? b.windowStartedAt : now;
   const windowFailures = (inWindow ? b.windowFailures : 0) + 1;

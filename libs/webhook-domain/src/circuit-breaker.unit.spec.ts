@@ -1,4 +1,10 @@
-import { breakerGate, breakerRecord, CLOSED_BREAKER, DEFAULT_BREAKER_POLICY as P, type BreakerState } from './circuit-breaker';
+import {
+  breakerGate,
+  breakerRecord,
+  CLOSED_BREAKER,
+  DEFAULT_BREAKER_POLICY as P,
+  type BreakerState,
+} from './circuit-breaker';
 
 function fail(b: BreakerState, now: number) {
   return breakerRecord(b, false, now).next;
@@ -12,7 +18,9 @@ describe('circuit breaker (webhooks.md §Circuit breaker)', () => {
     expect(breakerGate(b, 1010).allow).toBe(true);
     b = fail(b, 2000);
     expect(b.phase).toBe('open');
-    expect(breakerGate(b, 2000 + P.cooldownMs - 1)).toEqual(expect.objectContaining({ allow: false, retryAt: 2000 + P.cooldownMs }));
+    expect(breakerGate(b, 2000 + P.cooldownMs - 1)).toEqual(
+      expect.objectContaining({ allow: false, retryAt: 2000 + P.cooldownMs }),
+    );
   });
 
   it('a success in between resets the count', () => {
@@ -30,8 +38,12 @@ describe('circuit breaker (webhooks.md §Circuit breaker)', () => {
     expect(b.phase).toBe('half-open');
     // A second delivery meanwhile waits for the probe.
     expect(breakerGate(b, P.cooldownMs + 1).allow).toBe(false);
-    expect(breakerRecord(b, true, P.cooldownMs + 2).next).toEqual(expect.objectContaining({ phase: 'closed', consecutiveFailures: 0 }));
-    expect(breakerRecord(b, false, P.cooldownMs + 2).next).toEqual(expect.objectContaining({ phase: 'open', since: P.cooldownMs + 2 }));
+    expect(breakerRecord(b, true, P.cooldownMs + 2).next).toEqual(
+      expect.objectContaining({ phase: 'closed', consecutiveFailures: 0 }),
+    );
+    expect(breakerRecord(b, false, P.cooldownMs + 2).next).toEqual(
+      expect.objectContaining({ phase: 'open', since: P.cooldownMs + 2 }),
+    );
     // A probe that never reported back stops blocking after its lease.
     expect(breakerGate(b, P.cooldownMs + P.probeLeaseMs).allow).toBe(true);
   });

@@ -9,7 +9,12 @@ export type EgressRefusal =
   | { readonly reason: 'malformed_url'; readonly detail: string }
   | { readonly reason: 'scheme_not_https'; readonly detail: string }
   | { readonly reason: 'denied_host'; readonly detail: string }
-  | { readonly reason: 'denied_address'; readonly detail: string; readonly address: string; readonly range: string }
+  | {
+      readonly reason: 'denied_address';
+      readonly detail: string;
+      readonly address: string;
+      readonly range: string;
+    }
   | { readonly reason: 'unresolvable'; readonly detail: string };
 
 /** Host names refused whatever they resolve to. */
@@ -48,24 +53,38 @@ export function parseAllowedHosts(raw: string | undefined): AllowedHosts {
   return new Set(
     (raw ?? '')
       .split(',')
-      .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ''),
+      )
       .filter((h) => h.length > 0),
   );
 }
 
 /** Checks what can be checked without DNS: syntax, scheme, denied names, a literal address. */
-export function checkWebhookUrl(raw: string, allowed: AllowedHosts): { target: WebhookTarget } | { refusal: EgressRefusal } {
+export function checkWebhookUrl(
+  raw: string,
+  allowed: AllowedHosts,
+): { target: WebhookTarget } | { refusal: EgressRefusal } {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return { refusal: { reason: 'malformed_url', detail: 'url is not an absolute URL' } };
   }
-  if (url.username || url.password) return { refusal: { reason: 'malformed_url', detail: 'url must not carry credentials' } };
+  if (url.username || url.password)
+    return { refusal: { reason: 'malformed_url', detail: 'url must not carry credentials' } };
   const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const isAllowed = allowed.has(hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowed)) {
-    return { refusal: { reason: 'scheme_not_https', detail: `scheme ${url.protocol.replace(/:$/, '')} is not https` } };
+    return {
+      refusal: {
+        reason: 'scheme_not_https',
+        detail: `scheme ${url.protocol.replace(/:$/, '')} is not https`,
+      },
+    };
   }
   if (!isAllowed && (DENIED_HOSTNAMES.has(hostname) || hostname.endsWith('.localhost'))) {
     return { refusal: { reason: 'denied_host', detail: `host ${hostname} is denied` } };
@@ -81,7 +100,11 @@ export function checkWebhookUrl(raw: string, allowed: AllowedHosts): { target: W
  * Every resolved address must be allowed (a name with one private address among public ones is
  * refused). An allow-listed host name skips the address check.
  */
-export function checkResolvedAddresses(hostname: string, addresses: readonly string[], allowed: AllowedHosts): EgressRefusal | null {
+export function checkResolvedAddresses(
+  hostname: string,
+  addresses: readonly string[],
+  allowed: AllowedHosts,
+): EgressRefusal | null {
   if (addresses.length === 0) return { reason: 'unresolvable', detail: `host ${hostname} has no address` };
   if (allowed.has(hostname.toLowerCase())) return null;
   for (const a of addresses) {
@@ -94,7 +117,9 @@ export function checkResolvedAddresses(hostname: string, addresses: readonly str
 /** The refusal of one literal address, or `null` when it is public. */
 export function checkAddress(address: string): EgressRefusal | null {
   const range = deniedRange(address);
-  return range === null ? null : { reason: 'denied_address', detail: `address ${address} is ${range}`, address, range };
+  return range === null
+    ? null
+    : { reason: 'denied_address', detail: `address ${address} is ${range}`, address, range };
 }
 
 /** The name of the denied range `address` is in, or `null` (also `unparseable` for garbage). */

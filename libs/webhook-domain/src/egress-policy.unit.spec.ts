@@ -27,38 +27,69 @@ describe('webhook egress policy (webhooks.md §SSRF protection, RFC 0093 §A)', 
     expect(deniedRange(address)).toBe(range);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8'])('%s is public', (a) => {
-    expect(deniedRange(a)).toBeNull();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8'])(
+    '%s is public',
+    (a) => {
+      expect(deniedRange(a)).toBeNull();
+    },
+  );
 
   it('refuses non-https, credentials, denied names and literal private addresses at parse time', () => {
-    expect(checkWebhookUrl('not a url', none)).toEqual({ refusal: expect.objectContaining({ reason: 'malformed_url' }) });
-    expect(checkWebhookUrl('http://example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
-    expect(checkWebhookUrl('ftp://example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
-    expect(checkWebhookUrl('https://u:p@example.com/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'malformed_url' }) });
-    expect(checkWebhookUrl('https://localhost/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_host' }) });
-    expect(checkWebhookUrl('https://metadata.google.internal/x', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_host' }) });
+    expect(checkWebhookUrl('not a url', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'malformed_url' }),
+    });
+    expect(checkWebhookUrl('http://example.com/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'scheme_not_https' }),
+    });
+    expect(checkWebhookUrl('ftp://example.com/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'scheme_not_https' }),
+    });
+    expect(checkWebhookUrl('https://u:p@example.com/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'malformed_url' }),
+    });
+    expect(checkWebhookUrl('https://localhost/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'denied_host' }),
+    });
+    expect(checkWebhookUrl('https://metadata.google.internal/x', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'denied_host' }),
+    });
     expect(checkWebhookUrl('https://169.254.169.254/computeMetadata/v1/', none)).toEqual({
       refusal: expect.objectContaining({ reason: 'denied_address', range: 'link-local' }),
     });
-    expect(checkWebhookUrl('https://[::1]:8443/', none)).toEqual({ refusal: expect.objectContaining({ reason: 'denied_address', range: 'loopback' }) });
-    expect(checkWebhookUrl('https://example.com/hook', none)).toEqual({ target: expect.objectContaining({ hostname: 'example.com' }) });
+    expect(checkWebhookUrl('https://[::1]:8443/', none)).toEqual({
+      refusal: expect.objectContaining({ reason: 'denied_address', range: 'loopback' }),
+    });
+    expect(checkWebhookUrl('https://example.com/hook', none)).toEqual({
+      target: expect.objectContaining({ hostname: 'example.com' }),
+    });
   });
 
   it('an allow-listed name may use http and private addresses; matching is by the name as written', () => {
     const allowed = parseAllowedHosts(' 127.0.0.1, LocalHost ,');
     expect([...allowed]).toEqual(['127.0.0.1', 'localhost']);
-    expect(checkWebhookUrl('http://127.0.0.1:9/x', allowed)).toEqual({ target: expect.objectContaining({ hostname: '127.0.0.1' }) });
-    expect(checkWebhookUrl('http://localhost:9/x', allowed)).toEqual({ target: expect.objectContaining({ hostname: 'localhost' }) });
+    expect(checkWebhookUrl('http://127.0.0.1:9/x', allowed)).toEqual({
+      target: expect.objectContaining({ hostname: '127.0.0.1' }),
+    });
+    expect(checkWebhookUrl('http://localhost:9/x', allowed)).toEqual({
+      target: expect.objectContaining({ hostname: 'localhost' }),
+    });
     expect(checkResolvedAddresses('localhost', ['127.0.0.1'], allowed)).toBeNull();
     // A public name that resolves to an allowed address is still refused: rebinding gains nothing.
-    expect(checkResolvedAddresses('rebind.example', ['127.0.0.1'], allowed)).toEqual(expect.objectContaining({ reason: 'denied_address' }));
-    expect(checkWebhookUrl('http://10.0.0.1/', allowed)).toEqual({ refusal: expect.objectContaining({ reason: 'scheme_not_https' }) });
+    expect(checkResolvedAddresses('rebind.example', ['127.0.0.1'], allowed)).toEqual(
+      expect.objectContaining({ reason: 'denied_address' }),
+    );
+    expect(checkWebhookUrl('http://10.0.0.1/', allowed)).toEqual({
+      refusal: expect.objectContaining({ reason: 'scheme_not_https' }),
+    });
   });
 
   it('every resolved address must pass; none at all is unresolvable', () => {
     expect(checkResolvedAddresses('a.example', ['93.184.216.34'], none)).toBeNull();
-    expect(checkResolvedAddresses('a.example', ['93.184.216.34', '10.1.2.3'], none)).toEqual(expect.objectContaining({ address: '10.1.2.3' }));
-    expect(checkResolvedAddresses('a.example', [], none)).toEqual(expect.objectContaining({ reason: 'unresolvable' }));
+    expect(checkResolvedAddresses('a.example', ['93.184.216.34', '10.1.2.3'], none)).toEqual(
+      expect.objectContaining({ address: '10.1.2.3' }),
+    );
+    expect(checkResolvedAddresses('a.example', [], none)).toEqual(
+      expect.objectContaining({ reason: 'unresolvable' }),
+    );
   });
 });

@@ -17,7 +17,13 @@ export {
   type EgressRefusal,
   type WebhookTarget,
 } from './egress-policy';
-export { deliveryIdOf, runTagsOf, subscriptionMatches, type RunScope, type SubscriptionFilter } from './subscription-filter';
+export {
+  deliveryIdOf,
+  runTagsOf,
+  subscriptionMatches,
+  type RunScope,
+  type SubscriptionFilter,
+} from './subscription-filter';
 export {
   breakerGate,
   breakerRecord,
@@ -29,5 +35,16 @@ export {
   type BreakerState,
   type BreakerVerdict,
 } from './circuit-breaker';
-export { BEST_EFFORT_RETRY, DEFAULT_DURABLE_RETRY, nextRetryDelayMs, type RetryPolicy } from './retry-schedule';
-export { deliveryBody, deliveryHeaders, DeliveryHeaders, outcomeOfStatus, type AttemptOutcome } from './delivery-request';
+export {
+  BEST_EFFORT_RETRY,
+  DEFAULT_DURABLE_RETRY,
+  nextRetryDelayMs,
+  type RetryPolicy,
+} from './retry-schedule';
+export {
+  deliveryBody,
+  deliveryHeaders,
+  DeliveryHeaders,
+  outcomeOfStatus,
+  type AttemptOutcome,
+} from './delivery-request';

@@ -11,7 +11,11 @@ export interface RetryPolicy {
 
 export const BEST_EFFORT_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
 
-export const DEFAULT_DURABLE_RETRY: RetryPolicy = { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 60 * 60 * 1000 };
+export const DEFAULT_DURABLE_RETRY: RetryPolicy = {
+  maxAttempts: 8,
+  baseDelayMs: 1000,
+  maxDelayMs: 60 * 60 * 1000,
+};
 
 /**
  * After attempt number `attempt` (1-based) failed: the delay before the next one, or `null` when

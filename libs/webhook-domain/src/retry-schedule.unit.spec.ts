@@ -22,7 +22,11 @@ describe('retry schedule', () => {
 describe('delivery request (webhooks.md §Headers, §Body)', () => {
   it('carries the spec headers and a body that verifies with the secret', () => {
     const body = deliveryBody({ runId: 'r1', type: 'run.completed', sequence: 3 } as never, 't1');
-    expect(JSON.parse(body)).toEqual({ runId: 'r1', workspaceId: 't1', event: { runId: 'r1', type: 'run.completed', sequence: 3 } });
+    expect(JSON.parse(body)).toEqual({
+      runId: 'r1',
+      workspaceId: 't1',
+      event: { runId: 'r1', type: 'run.completed', sequence: 3 },
+    });
     const h = deliveryHeaders({
       webhookId: 'wh_1',
       deliveryId: 'whd_1',
@@ -43,12 +47,21 @@ describe('delivery request (webhooks.md §Headers, §Body)', () => {
         'X-openwop-Delivery-Attempt': '2',
       }),
     );
-    expect(verifyDelivery('s3cret', { timestamp: h['X-openwop-Timestamp'], signature: h['X-openwop-Signature'] }, body, 1700000000)).toBe(true);
+    expect(
+      verifyDelivery(
+        's3cret',
+        { timestamp: h['X-openwop-Timestamp'], signature: h['X-openwop-Signature'] },
+        body,
+        1700000000,
+      ),
+    ).toBe(true);
   });
 
   it('only a 2xx is delivered; a redirect is a failure', () => {
     expect(outcomeOfStatus(204)).toEqual({ ok: true, status: 204 });
-    expect(outcomeOfStatus(302)).toEqual(expect.objectContaining({ ok: false, error: 'redirect 302 not followed' }));
+    expect(outcomeOfStatus(302)).toEqual(
+      expect.objectContaining({ ok: false, error: 'redirect 302 not followed' }),
+    );
     expect(outcomeOfStatus(500)).toEqual(expect.objectContaining({ ok: false }));
   });
 });

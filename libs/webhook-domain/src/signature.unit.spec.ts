@@ -14,11 +14,17 @@ describe('webhook signature (webhooks.md §Verification recipe)', () => {
     const sig = signDelivery(secret, 1700000000, body);
     expect(verifyDelivery(secret, { timestamp: '1700000000', signature: sig }, body, 1700000299)).toBe(true);
     expect(verifyDelivery(secret, { timestamp: '1700000000', signature: sig }, body, 1700000301)).toBe(false);
-    expect(verifyDelivery(secret, { timestamp: '1700000000', signature: sig }, body + ' ', 1700000000)).toBe(false);
-    expect(verifyDelivery('0'.repeat(64), { timestamp: '1700000000', signature: sig }, body, 1700000000)).toBe(false);
+    expect(verifyDelivery(secret, { timestamp: '1700000000', signature: sig }, body + ' ', 1700000000)).toBe(
+      false,
+    );
+    expect(
+      verifyDelivery('0'.repeat(64), { timestamp: '1700000000', signature: sig }, body, 1700000000),
+    ).toBe(false);
     expect(verifyDelivery(secret, { timestamp: '1700000001', signature: sig }, body, 1700000000)).toBe(false);
     expect(verifyDelivery(secret, { timestamp: undefined, signature: sig }, body, 1700000000)).toBe(false);
-    expect(verifyDelivery(secret, { timestamp: '1700000000', signature: 'sha256=zz' }, body, 1700000000)).toBe(false);
+    expect(
+      verifyDelivery(secret, { timestamp: '1700000000', signature: 'sha256=zz' }, body, 1700000000),
+    ).toBe(false);
   });
 
   it('fingerprints as the first 8 hex of sha256(secret); secrets are 64 hex', () => {

@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { RUN_EVENT_TYPES, MAX_ID_LENGTH } from '@openwop/contracts';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 
 /** Longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -13,7 +23,10 @@ export const MAX_WEBHOOK_TAGS = 50;
  * and dead letters instead of the best-effort single attempt. Unknown fields are refused.
  */
 export class RegisterWebhookRequestDto {
-  @ApiProperty({ maxLength: MAX_WEBHOOK_URL_LENGTH, description: '`https://` URL (SSRF-checked); `http://` only for allow-listed hosts.' })
+  @ApiProperty({
+    maxLength: MAX_WEBHOOK_URL_LENGTH,
+    description: '`https://` URL (SSRF-checked); `http://` only for allow-listed hosts.',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_WEBHOOK_URL_LENGTH)
@@ -26,7 +39,7 @@ export class RegisterWebhookRequestDto {
   @IsIn(RUN_EVENT_TYPES, { each: true })
   events!: string[];
 
-  @ApiPropertyOptional({ description: 'The tenant of the subscription: the API key\'s own (the default).' })
+  @ApiPropertyOptional({ description: "The tenant of the subscription: the API key's own (the default)." })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_ID_LENGTH)
@@ -41,7 +54,10 @@ export class RegisterWebhookRequestDto {
   @MaxLength(MAX_ID_LENGTH, { each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({ description: 'Durable delivery (RFC 0083): retries with backoff, then a dead letter. Default: best effort.' })
+  @ApiPropertyOptional({
+    description:
+      'Durable delivery (RFC 0083): retries with backoff, then a dead letter. Default: best effort.',
+  })
   @IsOptional()
   @IsBoolean()
   durable?: boolean;

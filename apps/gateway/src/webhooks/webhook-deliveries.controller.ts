@@ -24,7 +24,10 @@ export class WebhookDeliveriesController {
   @Get('/v1/webhook-deliveries')
   @RequireScope('webhooks:manage')
   @ApiOkResponse({ description: "`{deliveries}` of the caller's tenant, oldest first." })
-  async list(@Query(createValidationPipe()) q: ListDeliveriesQueryDto, @CurrentCaller() caller: Caller): Promise<{ deliveries: DeliveryView[] }> {
+  async list(
+    @Query(createValidationPipe()) q: ListDeliveriesQueryDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<{ deliveries: DeliveryView[] }> {
     return {
       deliveries: await this.webhooks.deliveries(caller.tenant, {
         ...(q.status !== undefined ? { status: q.status } : {}),
@@ -39,7 +42,10 @@ export class WebhookDeliveriesController {
   @HttpCode(200)
   @RequireScope('webhooks:manage')
   @ApiOkResponse({ description: 'The delivery, pending again.' })
-  async replay(@Param('deliveryId') deliveryId: string, @CurrentCaller() caller: Caller): Promise<DeliveryView> {
+  async replay(
+    @Param('deliveryId') deliveryId: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<DeliveryView> {
     const replayed = await this.webhooks.replay(deliveryId, caller.tenant);
     if (!replayed) throw ApiError.notFound(`No dead or failed delivery ${deliveryId}.`);
     return replayed;

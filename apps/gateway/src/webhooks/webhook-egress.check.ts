@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { createHostResolver, type HostResolver } from '@openwop/platform-nest';
-import { checkResolvedAddresses, checkWebhookUrl, parseAllowedHosts, type AllowedHosts, type EgressRefusal } from '@openwop/webhook-domain';
+import {
+  checkResolvedAddresses,
+  checkWebhookUrl,
+  parseAllowedHosts,
+  type AllowedHosts,
+  type EgressRefusal,
+} from '@openwop/webhook-domain';
 import { ApiError } from '../common/api.error';
 
 /** Comma-separated host names that may take `http:` and private addresses (tests, private deployments). */
@@ -29,5 +35,7 @@ export class WebhookEgressCheck {
 }
 
 function rejected(refusal: EgressRefusal): ApiError {
-  return new ApiError('webhook_url_rejected', `The webhook URL is refused: ${refusal.detail}.`, { ...refusal });
+  return new ApiError('webhook_url_rejected', `The webhook URL is refused: ${refusal.detail}.`, {
+    ...refusal,
+  });
 }

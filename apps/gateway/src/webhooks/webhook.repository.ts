@@ -61,33 +61,58 @@ export class WebhookRepository {
     await this.ds.query(
       `INSERT INTO webhook_subscriptions (webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, created_by)
        VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9)`,
-      [s.webhookId, s.tenant, s.url, JSON.stringify(s.events), JSON.stringify(s.tags), s.secret, s.secretFingerprint, s.durable, s.createdBy],
+      [
+        s.webhookId,
+        s.tenant,
+        s.url,
+        JSON.stringify(s.events),
+        JSON.stringify(s.tags),
+        s.secret,
+        s.secretFingerprint,
+        s.durable,
+        s.createdBy,
+      ],
     );
   }
 
   /** Deletes the subscription (its deliveries with it); whether there was one in `tenant`. */
   async delete(webhookId: string, tenant: string): Promise<boolean> {
-    const rows = returned(await this.ds.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
-      'DELETE FROM webhook_subscriptions WHERE webhook_id = $1 AND tenant = $2 RETURNING webhook_id',
-      [webhookId, tenant],
-    ));
+    const rows = returned(
+      await this.ds.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
+        'DELETE FROM webhook_subscriptions WHERE webhook_id = $1 AND tenant = $2 RETURNING webhook_id',
+        [webhookId, tenant],
+      ),
+    );
     return rows.length > 0;
   }
 
   async find(webhookId: string, tenant: string): Promise<WebhookView | undefined> {
-    const rows = await this.ds.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE webhook_id = $1 AND tenant = $2`, [webhookId, tenant]);
+    const rows = await this.ds.query<RawSubscription[]>(
+      `${SELECT_SUBSCRIPTION} WHERE webhook_id = $1 AND tenant = $2`,
+      [webhookId, tenant],
+    );
     return rows[0] ? viewOf(rows[0]) : undefined;
   }
 
   async list(tenant: string, limit: number): Promise<WebhookView[]> {
-    const rows = await this.ds.query<RawSubscription[]>(`${SELECT_SUBSCRIPTION} WHERE tenant = $1 ORDER BY created_at, webhook_id LIMIT $2`, [tenant, limit]);
+    const rows = await this.ds.query<RawSubscription[]>(
+      `${SELECT_SUBSCRIPTION} WHERE tenant = $1 ORDER BY created_at, webhook_id LIMIT $2`,
+      [tenant, limit],
+    );
     return rows.map(viewOf);
   }
 
-  async deliveries(tenant: string, filter: { status?: string; webhookId?: string; runId?: string; limit: number }): Promise<DeliveryView[]> {
+  async deliveries(
+    tenant: string,
+    filter: { status?: string; webhookId?: string; runId?: string; limit: number },
+  ): Promise<DeliveryView[]> {
     const where = ['tenant = $1'];
     const params: unknown[] = [tenant];
-    for (const [column, value] of [['status', filter.status], ['webhook_id', filter.webhookId], ['run_id', filter.runId]] as const) {
+    for (const [column, value] of [
+      ['status', filter.status],
+      ['webhook_id', filter.webhookId],
+      ['run_id', filter.runId],
+    ] as const) {
       if (value === undefined) continue;
       params.push(value);
       where.push(`${column} = $${params.length}`);
@@ -107,13 +132,15 @@ export class WebhookRepository {
    * delivery as it now is, or `undefined` when there is no dead letter of that id in the tenant.
    */
   async replay(deliveryId: string, tenant: string): Promise<DeliveryView | undefined> {
-    const rows = returned(await this.ds.query<RawDelivery[] | [RawDelivery[], number]>(
-      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, due_at = now(), updated_at = now(), claimed_by = NULL
+    const rows = returned(
+      await this.ds.query<RawDelivery[] | [RawDelivery[], number]>(
+        `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, due_at = now(), updated_at = now(), claimed_by = NULL
        WHERE delivery_id = $1 AND tenant = $2 AND status IN ('dead', 'failed')
        RETURNING delivery_id, webhook_id, run_id, event_id, sequence, event_type, status, attempts, max_attempts, last_status, last_error,
                  created_at, updated_at, delivered_at`,
-      [deliveryId, tenant],
-    ));
+        [deliveryId, tenant],
+      ),
+    );
     const row = rows[0];
     return row ? deliveryOf(row) : undefined;
   }
@@ -154,7 +181,9 @@ interface RawDelivery {
 
 /** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
 function returned<T>(result: T[] | [T[], number]): T[] {
-  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as T[]) : (result as T[]);
+  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
+    ? result[0]
+    : (result as T[]);
 }
 
 const iso = (v: Date | string): string => new Date(v).toISOString();

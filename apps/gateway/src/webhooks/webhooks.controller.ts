@@ -40,8 +40,14 @@ export class WebhooksController {
   @Post('/v1/webhooks')
   @HttpCode(201)
   @RequireScope('webhooks:manage')
-  @ApiCreatedResponse({ description: '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again.' })
-  async register(@Body(createValidationPipe()) body: RegisterWebhookRequestDto, @CurrentCaller() caller: Caller): Promise<RegisteredWebhook> {
+  @ApiCreatedResponse({
+    description:
+      '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again.',
+  })
+  async register(
+    @Body(createValidationPipe()) body: RegisterWebhookRequestDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<RegisteredWebhook> {
     const tenant = tenantOf(body.tenantId, caller);
     await this.egress.assertRegistrable(body.url);
     const secret = newWebhookSecret();
@@ -59,14 +65,26 @@ export class WebhooksController {
       durable,
       createdBy: caller.principal,
     });
-    this.logger.log(`webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (secret ${fingerprint}, ${durable ? 'durable' : 'best effort'})`);
-    return { webhookId, secret, secretFingerprint: fingerprint, signatureAlgorithm: SIGNATURE_ALGORITHM, tenantId: tenant, durable };
+    this.logger.log(
+      `webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (secret ${fingerprint}, ${durable ? 'durable' : 'best effort'})`,
+    );
+    return {
+      webhookId,
+      secret,
+      secretFingerprint: fingerprint,
+      signatureAlgorithm: SIGNATURE_ALGORITHM,
+      tenantId: tenant,
+      durable,
+    };
   }
 
   @Get('/v1/webhooks')
   @RequireScope('webhooks:manage')
   @ApiOkResponse({ description: "`{webhooks}`: the tenant's subscriptions (fingerprints, never secrets)." })
-  async list(@Query(createValidationPipe()) q: ListWebhooksQueryDto, @CurrentCaller() caller: Caller): Promise<{ webhooks: WebhookView[] }> {
+  async list(
+    @Query(createValidationPipe()) q: ListWebhooksQueryDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<{ webhooks: WebhookView[] }> {
     return { webhooks: await this.webhooks.list(tenantOf(q.tenantId, caller), q.limit ?? 100) };
   }
 

@@ -59,12 +59,17 @@ export class Webhooks1700000001300 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now(),
       delivered_at timestamptz
     )`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE status IN ('pending', 'in_flight')`);
-    await q.query('CREATE INDEX webhook_deliveries_tenant_status ON webhook_deliveries (tenant, status, created_at)');
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE status IN ('pending', 'in_flight')`,
+    );
+    await q.query(
+      'CREATE INDEX webhook_deliveries_tenant_status ON webhook_deliveries (tenant, status, created_at)',
+    );
     await q.query('CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id)');
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['webhook_deliveries', 'webhook_runs', 'webhook_subscriptions']) await q.query(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of ['webhook_deliveries', 'webhook_runs', 'webhook_subscriptions'])
+      await q.query(`DROP TABLE IF EXISTS ${t}`);
   }
 }
