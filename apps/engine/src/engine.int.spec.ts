@@ -14,7 +14,7 @@ import {
   type RunEventDoc,
   type WorkflowDefinition,
 } from '@openwop/contracts';
-import type { RunRecord } from '@openwop/engine-domain';
+import { forkSourceOf, type RunRecord } from '@openwop/engine-domain';
 import { InProcessBus } from '@openwop/platform-bus';
 import { InProcessRunEventFeed, openDatabase, OutboxRelay } from '@openwop/platform-db';
 import { readHostConfig, rootModule, type Platform } from '@openwop/platform-nest';
@@ -295,5 +295,73 @@ describe('engine (Postgres, in-process bus)', () => {
       ok: false,
       error: { code: 'workflow_not_found' },
     });
+  });
+
+  it('run.fork is answered from the log the engine keeps: the new shape, the shape of the previous release, and a log an older engine left partly to the projection', async () => {
+    const ownLog = async (runId: string) =>
+      (
+        await ds.query<{ event: RunEventDoc }[]>('SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence', [runId])
+      ).map((r) => r.event);
+    // The engine keeps every event it decided, as published.
+    await waitFor(() => eventsOf('run-a').length === 10 || undefined, { what: 'run-a published' });
+    expect(await ownLog('run-a')).toEqual(eventsOf('run-a'));
+    const forkTypes = async (runId: string) => (await ownLog(runId)).map((e) => e.type);
+
+    const replay = await send<{ runId: string; status: string }>(
+      envelope('run.fork', { runId: 'fork-new', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }),
+    );
+    expect(replay).toMatchObject({ ok: true, data: { runId: 'fork-new', status: 'completed' } });
+    const replayed = await ownLog('fork-new');
+    expect(replayed[0]?.payload).toMatchObject({ forkedFrom: { runId: 'run-a', fromSeq: 0, mode: 'replay' } });
+    expect(replayed.map((e) => e.type)).not.toContain('replay.diverged');
+
+    // A branch lays its overlay over the source's metadata.
+    const branch = await send(
+      envelope('run.fork', { runId: 'fork-branch', sourceRunId: 'run-a', mode: 'branch', fromSeq: 2, overlay: { tags: ['b'] } }),
+    );
+    expect(branch).toMatchObject({ ok: true });
+    expect((await ownLog('fork-branch'))[0]?.payload).toMatchObject({ metadata: { tags: ['b'] } });
+
+    // The previous release's command (the log inside it) is still decided from its fields.
+    const log = eventsOf('run-a');
+    const { started, ...split } = forkSourceOf(log, 0, 'replay');
+    const legacy = await send(
+      envelope('run.fork', { runId: 'fork-legacy', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, ...started, ...split }),
+    );
+    expect(legacy).toMatchObject({ ok: true, data: { runId: 'fork-legacy', status: 'completed' } });
+    expect(await forkTypes('fork-legacy')).toEqual(await forkTypes('fork-new'));
+
+    // Refusals write nothing: another tenant's source reads as absent, a fromSeq past the log is 422's code.
+    const other = { tenant: 't2', principal: 'mallory' };
+    expect(
+      await send(envelope('run.fork', { runId: 'fork-x', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }, 'fx', other)),
+    ).toEqual({ ok: false, error: { code: 'not_found', message: 'Run run-a not found.' } });
+    expect(await send(envelope('run.fork', { runId: 'fork-y', sourceRunId: 'run-a', mode: 'replay', fromSeq: 10 }))).toEqual({
+      ok: false,
+      error: {
+        code: 'sequence_not_found',
+        message: 'Run run-a has no event at sequence 10 (its log holds 0..9).',
+        details: { sourceRunId: 'run-a', fromSeq: 10, lastSequence: 9 },
+      },
+    });
+    expect(await runState('fork-x')).toBeUndefined();
+    expect(await runState('fork-y')).toBeUndefined();
+
+    // Rolling upgrade: events an engine of the previous release wrote after the migration live only in the projection.
+    for (const e of log.filter((x) => x.sequence >= 5)) {
+      await ds.query('INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
+        e.eventId,
+        e.runId,
+        e.sequence,
+        e.type,
+        e.nodeId ?? null,
+        JSON.stringify(e),
+      ]);
+    }
+    await ds.query('DELETE FROM engine_run_events WHERE run_id = $1 AND sequence >= 5', ['run-a']);
+    expect(
+      await send(envelope('run.fork', { runId: 'fork-bridged', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 })),
+    ).toMatchObject({ ok: true, data: { status: 'completed' } });
+    expect(await forkTypes('fork-bridged')).toEqual(await forkTypes('fork-new'));
   });
 });

@@ -1,8 +1,7 @@
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
-import { setOwn } from '@openwop/kernel';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
-import { TIMER_FIRED, timerRecordOf } from './run-timers';
+import { timerRecordOf } from './run-timers';
 
 /** The two modes of `POST /v1/runs/{runId}:fork` (`replay.md` §Two modes). */
 export const FORK_MODES = ['replay', 'branch'] as const;
@@ -153,84 +152,25 @@ export interface RecordedConversationEvent {
   readonly payload: unknown;
 }
 
-/** What a fork takes from its source's event log. */
-export interface ForkSource {
-  /** Events `< fromSeq`: fixed history, copied into the fork. */
-  readonly history: RunEventDoc[];
-  /** The resolutions the fork reuses by key: all of the source's in `replay`, those `< fromSeq` in `branch`. */
-  readonly resolutions: Record<string, ForkResolution>;
-  /** `replay` only: the comparable projection of the events `>= fromSeq`. */
-  readonly expected: ComparableRunEvent[];
-  /**
-   * The source's conversations the reused resolutions closed, by source conversationId: their
-   * `conversation.*` events in order. A fork that answers such a conversation from its record
-   * re-folds these turns verbatim (RFC 0005 §G), so its transcript and `messages` channel are the source's.
-   */
-  readonly conversations: Record<string, RecordedConversationEvent[]>;
-}
-
-const CONVERSATION_TYPES: readonly string[] = ['conversation.opened', 'conversation.exchanged', 'conversation.closed'];
-
-/** Splits a source run's events (any order) for a fork from `fromSeq` in `mode`. */
-export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mode: ForkMode): ForkSource {
-  const sorted = [...events].sort((a, b) => a.sequence - b.sequence);
-  const resolutions: Record<string, ForkResolution> = {};
-  const conversationOfKey: Record<string, string> = {};
-  const recorded: Record<string, RecordedConversationEvent[]> = {};
-  for (const e of sorted) {
-    if (e.type === 'interrupt.requested') {
-      const p = (e.payload ?? {}) as { key?: unknown; data?: { conversationId?: unknown } };
-      if (typeof p.key === 'string' && typeof p.data?.conversationId === 'string') setOwn(conversationOfKey, p.key, p.data.conversationId);
-    }
-    if (CONVERSATION_TYPES.includes(e.type)) {
-      const id = (e.payload as { conversationId?: unknown } | null)?.conversationId;
-      if (typeof id === 'string') {
-        if (!Object.hasOwn(recorded, id)) setOwn(recorded, id, []);
-        recorded[id]!.push({ type: e.type as RecordedConversationEvent['type'], ...(e.nodeId ? { nodeId: e.nodeId } : {}), payload: e.payload });
-      }
-    }
-  }
-  const conversations: Record<string, RecordedConversationEvent[]> = {};
-  for (const e of sorted) {
-    if (mode === 'branch' && e.sequence >= fromSeq) continue;
-    const timer = timerRecordOf(e);
-    // A fired timer is answered like an interrupt: a fork that reaches it again does not wait again.
-    if (timer?.event === TIMER_FIRED && !Object.hasOwn(resolutions, timer.timerKey)) setOwn(resolutions, timer.timerKey, { value: null });
-    if (e.type !== 'interrupt.resolved') continue;
-    const p = (e.payload ?? {}) as Record<string, unknown>;
-    const key = typeof p.key === 'string' ? p.key : undefined;
-    if (key === undefined || Object.hasOwn(resolutions, key)) continue;
-    const by = {
-      ...(typeof p.resolvedBy === 'string' ? { resolvedBy: p.resolvedBy } : {}),
-      ...(typeof p.resolvedAt === 'string' ? { resolvedAt: p.resolvedAt } : {}),
-    };
-    setOwn(
-      resolutions,
-      key,
-      p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true, ...by } : { value: p.resumeValue ?? null, ...by },
-    );
-    const conversationId = Object.hasOwn(conversationOfKey, key) ? conversationOfKey[key]! : undefined;
-    if (conversationId !== undefined && Object.hasOwn(recorded, conversationId))
-      setOwn(conversations, conversationId, recorded[conversationId]!);
-  }
-  return {
-    conversations,
-    history: sorted.filter((e) => e.sequence < fromSeq),
-    resolutions,
-    expected:
-      mode === 'replay'
-        ? sorted
-            .filter((e) => e.sequence >= fromSeq)
-            .map(comparableRunEvent)
-            .filter((e): e is ComparableRunEvent => e !== undefined)
-        : [],
-  };
+/** `RunOptions` (run-options.schema.json): the fields a `branch` may lay over the source's. */
+export interface RunOptionsOverlay {
+  readonly configurable?: Record<string, unknown>;
+  readonly tags?: string[];
+  readonly metadata?: Record<string, unknown>;
 }
 
 /**
- * `run.fork`: start run `runId` as a fork of `sourceRunId` (`replay.md`). The gateway read the
- * source's events and split them ({@link forkSourceOf}); the engine takes the source's pinned
- * workflow and owner from its own record of the source run.
+ * `run.fork`: start run `runId` as a fork of `sourceRunId` from `fromSeq` in `mode` (`replay.md`,
+ * ADR 0008). The engine answers it from its own record of the source run: its owner (a source of
+ * another tenant reads as absent), pinned workflow and event log, split by `forkSourceOf`
+ * (engine-domain). `overlay` is a `branch`'s `runOptionsOverlay`, already checked by the gateway.
+ *
+ * Rolling upgrades: before this shape (ADR 0008, revised) the gateway read the source's log from the projection and sent
+ * it split, in `workflowId`, `inputs`, `metadata` (overlay applied), `history`, `resolutions`,
+ * `expected` and `conversations`. The engine still accepts that shape (a command of a previous
+ * release's gateway, or one left on the topic) for one more release, and decides it from the fields
+ * as before; remove them in the release after. Upgrade engines before gateways: an engine of the
+ * previous release refuses the new shape (`validation_error`, no `history`).
  */
 export class ForkRunData {
   @IsString()
@@ -239,17 +179,25 @@ export class ForkRunData {
   runId!: string;
 
   @IsString() @Length(1, 128) sourceRunId!: string;
-  @IsString() @Length(1, 200) workflowId!: string;
   @IsIn(FORK_MODES) mode!: ForkMode;
   @IsInt() @Min(0) fromSeq!: number;
-  /** The source's `run.started` inputs. */
+  /** `branch`: the RunOptions to lay over the source's `run.started` metadata. */
+  @IsOptional() @IsObject() overlay?: RunOptionsOverlay;
+
+  // --- The previous release's shape (see above): accepted, never sent. ---
+  /** @deprecated previous release only: the engine reads the source's workflow from its own record. */
+  @IsOptional() @IsString() @Length(1, 200) workflowId?: string;
+  /** @deprecated previous release only: the source's `run.started` inputs. */
   @IsOptional() @IsObject() inputs?: Record<string, unknown>;
-  /** The source's `run.started` metadata; in `branch` mode with the `runOptionsOverlay` applied. */
+  /** @deprecated previous release only: the source's `run.started` metadata, overlay applied. */
   @IsOptional() @IsObject() metadata?: Record<string, unknown>;
-  @IsArray() history!: RunEventDoc[];
-  @IsObject() resolutions!: Record<string, ForkResolution>;
-  @IsArray() expected!: ComparableRunEvent[];
-  /** See {@link ForkSource.conversations}; absent from forks sent before it existed. */
+  /** @deprecated previous release only: the source's events `< fromSeq`. Its presence marks the old shape. */
+  @IsOptional() @IsArray() history?: RunEventDoc[];
+  /** @deprecated previous release only. */
+  @IsOptional() @IsObject() resolutions?: Record<string, ForkResolution>;
+  /** @deprecated previous release only. */
+  @IsOptional() @IsArray() expected?: ComparableRunEvent[];
+  /** @deprecated previous release only. */
   @IsOptional() @IsObject() conversations?: Record<string, RecordedConversationEvent[]>;
 }
 

@@ -2,7 +2,6 @@ import {
   canonicalJson,
   comparableDifference,
   comparableRunEvent,
-  forkSourceOf,
   rebaseRunId,
 } from './fork-commands';
 import type { RunEventDoc, RunEventType } from './run-event';
@@ -79,37 +78,5 @@ describe('the fork contract', () => {
     expect(comparableDifference(a, { ...b, nodeId: 'm' })).toBe('output');
     expect(comparableDifference(a, { ...b, type: 'node.failed' })).toBe('type-mismatch');
     expect(comparableDifference(undefined, b)).toBe('extra');
-  });
-
-  it('splits a source: history before fromSeq, every resolution in replay (only earlier ones in branch), the comparable rest', () => {
-    const events = [
-      ev(3, 'interrupt.resolved', { key: 'r1:b:0', outcome: 'timeout', resolvedBy: 'system:timer' }, 'b'),
-      ev(0, 'run.started', { workflowId: 'wf' }),
-      ev(
-        1,
-        'interrupt.resolved',
-        {
-          key: 'r1:a:0',
-          outcome: 'resolved',
-          resumeValue: { ok: true },
-          resolvedBy: 'alice',
-          resolvedAt: 'T',
-        },
-        'a',
-      ),
-      ev(2, 'node.completed', { nodeId: 'a', outputs: {} }, 'a'),
-      ev(4, 'interrupt.resolved', { key: 'r1:c:0', outcome: 'rejected', reason: 'timeout' }, 'c'),
-    ];
-    const replay = forkSourceOf(events, 2, 'replay');
-    expect(replay.history.map((e) => e.sequence)).toEqual([0, 1]);
-    expect(replay.resolutions).toEqual({
-      'r1:a:0': { value: { ok: true }, resolvedBy: 'alice', resolvedAt: 'T' },
-      'r1:b:0': { timeout: true, resolvedBy: 'system:timer' },
-      'r1:c:0': { timeout: true },
-    });
-    expect(replay.expected.map((e) => e.sequence)).toEqual([2]); // 3 and 4: the wait is not compared
-    const branch = forkSourceOf(events, 2, 'branch');
-    expect(Object.keys(branch.resolutions)).toEqual(['r1:a:0']);
-    expect(branch.expected).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-import { forkSourceOf, type RunEventDoc } from '@openwop/contracts';
+import type { RunEventDoc } from '@openwop/contracts';
 import type { ConversationTurn } from '@openwop/conversation-domain';
+import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun, type RunDecision } from './run.decider';
 import { initialRunState, type RunState } from './run.state';

@@ -68,6 +68,14 @@ export {
 export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 export { decideFork, type ForkRun, type ForkedFrom } from './replay';
 export {
+  forkSourceOf,
+  overlaidMetadata,
+  SequenceNotFound,
+  ForkSourceNotFound,
+  type ForkSource,
+  type ForkStart,
+} from './fork-source';
+export {
   AGENT_NODE_TYPES,
   CLOSE_TOOL,
   MOCK_SPEAKER_ID,

@@ -1,7 +1,6 @@
 import {
   assertRunEvent,
   comparableRunEvent,
-  forkSourceOf,
   type ForkMode,
   type RunEventDoc,
   type WorkflowDefinition,
@@ -9,6 +8,7 @@ import {
 import { BUILTIN_NODES } from './builtin-nodes';
 import { createNodeRegistry, type NodeRegistry } from './executor';
 import { defineNode, type NodeModule } from './node';
+import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun, type RunDecision } from './run.decider';
 import { initialRunState, type RunRecord, type RunState } from './run.state';

@@ -1,4 +1,5 @@
-import { forkSourceOf, TIMER_FIRED, TIMER_SCHEDULED, type RunEventDoc } from '@openwop/contracts';
+import { TIMER_FIRED, TIMER_SCHEDULED, type RunEventDoc } from '@openwop/contracts';
+import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun, RunAlreadyPaused, RunNotFound, RunNotPaused, RunTerminal, publicRunStatus, type RunDecision } from './run.decider';
 import { initialRunState, type RunState } from './run.state';

@@ -9,6 +9,7 @@ import {
   type EngineCommand,
   type OpenInterruptCommand,
   type ResolveInterruptCommand,
+  type RunEventDoc,
 } from '@openwop/contracts';
 import {
   initialRunState,
@@ -39,7 +40,27 @@ export async function loadRun(manager: EntityManager, runId: string): Promise<Ru
 }
 
 /**
- * Commits a decision inside the caller's transaction: the run's new state, then the outbox rows —
+ * A run's log as the engine recorded it, in sequence order: `0..lastSequence` of the run's state.
+ * Bridge for one release: a run that an engine of the previous release went on writing after the
+ * migration copied the log (a rolling upgrade) lacks those events here; they are read from the
+ * projection (`run_events`, same database) until the next release copies them over for good.
+ */
+export async function loadRunLog(manager: EntityManager, runId: string, lastSequence: number): Promise<RunEventDoc[]> {
+  const own = await manager.query<{ event: RunEventDoc }[]>(
+    'SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence',
+    [runId],
+  );
+  if (own.length === lastSequence + 1) return own.map((r) => r.event);
+  const projected = await manager.query<{ doc: RunEventDoc }[]>(
+    'SELECT doc FROM run_events WHERE run_id = $1 AND sequence <> ALL($2::integer[]) ORDER BY sequence',
+    [runId, own.map((r) => r.event.sequence)],
+  );
+  return [...own.map((r) => r.event), ...projected.map((r) => r.doc)].sort((a, b) => a.sequence - b.sequence);
+}
+
+/**
+ * Commits a decision inside the caller's transaction: the run's new state, its events in the engine's
+ * own log, then the outbox rows —
  * the `interrupt.open` command first, so the interrupt service always holds an interrupt before any
  * reader of the run log can see it pending, then the run events, each checked against the wire schema.
  */
@@ -62,6 +83,12 @@ export async function commitDecision(
       [next.runId, JSON.stringify(next), next.lastSequence],
     );
   }
+  // The engine's own copy of the run log (ADR 0008): what it answers `run.fork` from.
+  await manager.query(
+    `INSERT INTO engine_run_events (run_id, sequence, event)
+     SELECT e->>'runId', (e->>'sequence')::integer, e FROM jsonb_array_elements($1::jsonb) AS e`,
+    [JSON.stringify(decision.events)],
+  );
   await syncRunTimer(manager, prior, next);
   const messages: OutboxMessage[] = [];
   if (decision.openInterrupt) {

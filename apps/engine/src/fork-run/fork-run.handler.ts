@@ -1,42 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { CommandReply, ForkRunCommand, ForkRunResult } from '@openwop/contracts';
-import { decideFork, type RunState } from '@openwop/engine-domain';
+import type { CommandReply, ForkRunCommand, ForkRunData, ForkRunResult } from '@openwop/contracts';
+import {
+  decideFork,
+  forkSourceOf,
+  overlaidMetadata,
+  type ForkRun,
+  type RunRecord,
+} from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
-import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { commitDecision, lastSequenceOf, loadRun, loadRunForUpdate, loadRunLog, publicStatus } from '../common/run.store';
+
+type Refused = { ok: false; reply: CommandReply<never> };
 
 /**
- * `run.fork`: start a fork of a source run (`replay.md`). The source's pinned workflow and its owner
- * come from the engine's own record of it (a source of another tenant reads as absent); its events,
- * already split by the gateway, give the fixed history, the recorded resolutions and, in `replay`
- * mode, what to compare against. The fork's first stretch is committed like a started run's.
+ * `run.fork`: start a fork of a source run (`replay.md`, ADR 0008). Everything comes from the
+ * engine's own record of the source: its owner (a source of another tenant reads as absent), its
+ * pinned workflow and its event log, split by `forkSourceOf` into the fixed history, the recorded
+ * resolutions and, in `replay` mode, what to compare against. The fork's first stretch is committed
+ * like a started run's. A command of the previous release's shape (the log inside it) is decided from
+ * its fields, as before, for one release (see {@link ForkRunData}).
  */
 @Injectable()
 export class ForkRunHandler {
   async handle(manager: EntityManager, command: ForkRunCommand): Promise<CommandReply<ForkRunResult>> {
     const d = command.data;
-    const source = await loadSource(manager, d.sourceRunId);
+    const source = await loadRun(manager, d.sourceRunId);
     if (source.status === 'none' || source.tenant !== command.actor.tenant) {
       return {
         ok: false,
-        error: {
-          code: 'not_found',
-          message: `run ${d.sourceRunId} does not exist`,
-          details: { runId: d.sourceRunId },
-        },
+        error: { code: 'not_found', message: `Run ${d.sourceRunId} not found.` },
       };
     }
-    if (source.workflowId !== d.workflowId) {
-      return {
-        ok: false,
-        error: {
-          code: 'validation_error',
-          message: `run ${d.sourceRunId} runs workflow ${source.workflowId}, not ${d.workflowId}`,
-          details: { sourceRunId: d.sourceRunId, workflowId: d.workflowId },
-        },
-      };
-    }
+    const split = d.history !== undefined ? previousReleaseSplit(d, source) : await this.split(manager, d, source);
+    if (!split.ok) return split.reply;
     const state = await loadRunForUpdate(manager, d.runId);
     const decided = await refusingDomainErrors(() =>
       decideFork(
@@ -47,12 +45,7 @@ export class ForkRunHandler {
           mode: d.mode,
           fromSeq: d.fromSeq,
           workflow: source.workflow,
-          inputs: d.inputs ?? {},
-          ...(d.metadata ? { metadata: d.metadata } : {}),
-          history: d.history,
-          resolutions: d.resolutions,
-          expected: d.expected,
-          ...(d.conversations ? { conversations: d.conversations } : {}),
+          ...split.value,
           // replay.md §Fork ownership: the fork belongs to the source's owner, not to whoever forked it.
           context: { ...commandContext(command), tenant: source.tenant, principal: source.principal },
         },
@@ -67,12 +60,55 @@ export class ForkRunHandler {
       data: { runId: d.runId, status: publicStatus(next), lastSequence: lastSequenceOf(next) },
     };
   }
+
+  /** The fork's start from the source's log as the engine recorded it (`422 sequence_not_found` past it). */
+  private async split(manager: EntityManager, d: ForkRunData, source: RunRecord): Promise<{ ok: true; value: ForkSplit } | Refused> {
+    const log = await loadRunLog(manager, d.sourceRunId, source.lastSequence);
+    const split = await refusingDomainErrors(() => Promise.resolve(forkSourceOf(log, d.fromSeq, d.mode)));
+    if (!split.ok) return split;
+    const { started, history, resolutions, expected, conversations } = split.value;
+    const metadata = overlaidMetadata(started.metadata, d.overlay);
+    return {
+      ok: true,
+      value: {
+        inputs: started.inputs ?? {},
+        ...(metadata ? { metadata } : {}),
+        history,
+        resolutions,
+        expected,
+        conversations,
+      },
+    };
+  }
 }
 
-/** The source run's engine state, read without a lock: a fork only uses what the run pinned at start. */
-async function loadSource(manager: EntityManager, runId: string): Promise<RunState> {
-  const rows = await manager.query<{ state: RunState }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [
-    runId,
-  ]);
-  return rows[0]?.state ?? { status: 'none' };
+/** What a fork takes beyond its ids, workflow and context. */
+type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'history' | 'resolutions' | 'expected' | 'conversations'>;
+
+/** A `run.fork` of the previous release's shape: the gateway sent the source's log, split. */
+function previousReleaseSplit(d: ForkRunData, source: RunRecord): { ok: true; value: ForkSplit } | Refused {
+  if (d.workflowId !== undefined && source.workflowId !== d.workflowId) {
+    return {
+      ok: false,
+      reply: {
+        ok: false,
+        error: {
+          code: 'validation_error',
+          message: `run ${d.sourceRunId} runs workflow ${source.workflowId}, not ${d.workflowId}`,
+          details: { sourceRunId: d.sourceRunId, workflowId: d.workflowId },
+        },
+      },
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      inputs: d.inputs ?? {},
+      ...(d.metadata ? { metadata: d.metadata } : {}),
+      history: d.history ?? [],
+      resolutions: d.resolutions ?? {},
+      expected: d.expected ?? [],
+      ...(d.conversations ? { conversations: d.conversations } : {}),
+    },
+  };
 }

@@ -1,6 +1,5 @@
-import type { RunEventDoc } from '@openwop/contracts';
 import { ApiError } from '../common/api.error';
-import { assertForkPoint, overlaidMetadata, parseForkRequest } from './fork-request';
+import { parseForkRequest } from './fork-request';
 
 function refusal(f: () => unknown): ApiError {
   try {
@@ -11,16 +10,6 @@ function refusal(f: () => unknown): ApiError {
   }
   throw new Error('expected a refusal');
 }
-
-const ev = (sequence: number): RunEventDoc => ({
-  eventId: `r:${sequence}`,
-  runId: 'r',
-  type: 'log.appended',
-  payload: {},
-  timestamp: 't',
-  sequence,
-  schemaVersion: 1,
-});
 
 describe('a fork request', () => {
   it('replay: fromSeq defaults to 0; an empty overlay is fine, a non-empty one is a 400', () => {
@@ -67,25 +56,5 @@ describe('a fork request', () => {
         { path: '/runOptionsOverlay/configurable', message: 'must be an object' },
       ],
     });
-  });
-
-  it('fromSeq must name an event of the source log: 422 sequence_not_found otherwise', () => {
-    expect(() => assertForkPoint('r', 1, [ev(0), ev(1)])).not.toThrow();
-    const e = refusal(() => assertForkPoint('r', 2, [ev(0), ev(1)]));
-    expect([e.code, e.details]).toEqual([
-      'sequence_not_found',
-      { sourceRunId: 'r', fromSeq: 2, lastSequence: 1 },
-    ]);
-  });
-
-  it('lays a branch overlay over the source metadata, merging configurable', () => {
-    expect(overlaidMetadata({ a: 1 }, undefined)).toEqual({ a: 1 });
-    expect(overlaidMetadata(undefined, {})).toBeUndefined();
-    expect(
-      overlaidMetadata(
-        { a: 1, configurable: { x: 1, y: 1 } },
-        { configurable: { y: 2 }, metadata: { b: 2 }, tags: ['t'] },
-      ),
-    ).toEqual({ a: 1, b: 2, configurable: { x: 1, y: 2 }, tags: ['t'] });
   });
 });

@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  forkSourceOf,
-  Topics,
-  type ForkRunCommand,
-  type ForkRunResult,
-  type RunEventDoc,
-} from '@openwop/contracts';
+import { Topics, type ForkRunCommand, type ForkRunResult } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
-import { ApiError } from '../common/api.error';
 import { CommandSender } from '../commands/command.sender';
 import { projectedStatus } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
-import { assertForkPoint, overlaidMetadata, parseForkRequest } from './fork-request';
+import { parseForkRequest } from './fork-request';
 import type { ForkRunRequestDto } from './fork-run.request.dto';
 import type { ForkRunResponseDto } from './fork-run.response.dto';
-
-/** Events read per query while loading the source log. */
-const PAGE = 1_000;
 
 /** A created fork: the response body and where the new run lives. */
 export interface CreatedFork extends ForkRunResponseDto {
@@ -27,10 +17,10 @@ export interface CreatedFork extends ForkRunResponseDto {
 }
 
 /**
- * Forks a run (replay.md): reads the source run (the caller's tenant only; `404` otherwise) and its
- * projected event log, checks the request against it, sends `run.fork` to the engine with the log
- * split into fixed history, recorded resolutions and the events a replay must reproduce, then waits
- * until the projector has the fork's first stretch, like `POST /v1/runs`.
+ * Forks a run (replay.md, ADR 0008): checks the request, sends `run.fork {sourceRunId, fromSeq, mode,
+ * overlay?}` to the engine, which answers it from its own record of the source (the caller's tenant
+ * only: `404` otherwise; `422` for a `fromSeq` past its log), then waits until the projector has the
+ * fork's first stretch, like `POST /v1/runs`.
  */
 @Injectable()
 export class ForkRunHandler {
@@ -44,22 +34,11 @@ export class ForkRunHandler {
   ) {}
 
   /**
-   * @throws {@link ApiError} `not_found` (source absent or another tenant's), `validation_error`,
-   * `sequence_not_found` (422), `unavailable` (503); a {@link DomainError} with the engine's code otherwise.
+   * @throws an `ApiError` `validation_error` (400) or `unavailable` (503); a `DomainError` with the
+   * engine's code otherwise: `not_found` (source absent or another tenant's), `sequence_not_found` (422).
    */
   async handle(sourceRunId: string, body: ForkRunRequestDto, caller: Caller): Promise<CreatedFork> {
     const request = parseForkRequest(body);
-    await this.runs.requireVisible(sourceRunId, caller.tenant);
-    const events = await this.sourceEvents(sourceRunId);
-    assertForkPoint(sourceRunId, request.fromSeq, events);
-    const started = events.find((e) => e.type === 'run.started');
-    if (!started) throw ApiError.notFound(`Run ${sourceRunId} not found.`);
-    const p = (started.payload ?? {}) as {
-      workflowId: string;
-      inputs?: Record<string, unknown>;
-      metadata?: Record<string, unknown>;
-    };
-    const metadata = overlaidMetadata(p.metadata, request.overlay);
     const runId = randomUUID();
     const command: ForkRunCommand = this.commands.envelope(
       'run.fork',
@@ -67,12 +46,9 @@ export class ForkRunHandler {
       {
         runId,
         sourceRunId,
-        workflowId: p.workflowId,
         mode: request.mode,
         fromSeq: request.fromSeq,
-        ...(p.inputs ? { inputs: p.inputs } : {}),
-        ...(metadata ? { metadata } : {}),
-        ...forkSourceOf(events, request.fromSeq, request.mode),
+        ...(request.overlay ? { overlay: request.overlay } : {}),
       },
       caller,
     );
@@ -88,16 +64,6 @@ export class ForkRunHandler {
       eventsUrl: `${statusUrl}/events`,
       statusUrl,
     };
-  }
-
-  /** The source's whole projected log, in sequence order. */
-  private async sourceEvents(runId: string): Promise<RunEventDoc[]> {
-    const events: RunEventDoc[] = [];
-    for (;;) {
-      const page = await this.runs.eventsAfter(runId, events.at(-1)?.sequence ?? -1, PAGE);
-      events.push(...page);
-      if (page.length < PAGE) return events;
-    }
   }
 
   private send(command: ForkRunCommand): Promise<ForkRunResult> {

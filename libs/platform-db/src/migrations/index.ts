@@ -12,6 +12,7 @@ import { ProjectionTotal1700000001000 } from './1700000001000-projection-total';
 import { RunTimers1700000001200 } from './1700000001200-run-timers';
 import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-records';
 import { Webhooks1700000001300 } from './1700000001300-webhooks';
+import { EngineRunEvents1700000001400 } from './1700000001400-engine-run-events';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   IdempotencyRecords1700000001100,
   RunTimers1700000001200,
   Webhooks1700000001300,
+  EngineRunEvents1700000001400,
 ];
