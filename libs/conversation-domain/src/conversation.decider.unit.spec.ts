@@ -5,7 +5,7 @@ import {
   CID,
   close,
   exchange,
-  given,
+  conversationSpec,
   history,
   LATER,
   LATER_MS,
@@ -16,6 +16,8 @@ import {
   userTurn,
 } from './conversation.given.spec';
 
+// The shared given/when/then (libs/testing deciderSpec) over the conversation decider.
+const { given } = conversationSpec;
 const opened = () => history(openCommand());
 const withTurns = (n: number) =>
   history(
@@ -53,7 +55,7 @@ describe('conversation decider: open (operation start)', () => {
   it('then the state is open at turn 1 with the initial turn in the transcript', () => {
     const next = given()
       .when(openCommand({ attempt: 2 }))
-      .next();
+      .nextState();
     expect(next).toMatchObject({
       status: 'open',
       conversationId: 'r1:convo:2',
@@ -67,28 +69,28 @@ describe('conversation decider: open (operation start)', () => {
   it('causes conversation.opened by the node.suspended it follows (RFC 0005 §B)', () => {
     const [event] = given()
       .when(openCommand({ causationId: 'r1:41' }))
-      .events();
+      .decided();
     expect(event!.data.causationId).toBe('r1:41');
   });
 
   it('uses the eventId a writer passes in', () => {
     const [event] = given()
       .when(openCommand({ eventId: 'r1:8' }))
-      .events();
+      .decided();
     expect(event!.data.eventId).toBe('r1:8');
   });
 
   it('keeps the caller ts of the initial turn', () => {
     const [event] = given()
       .when(openCommand({ initialTurn: userTurn('hi', 'm0', { ts: 5 }) }))
-      .events();
+      .decided();
     expect(event?.type === 'conversation.opened' && event.data.payload.initialTurn.ts).toBe(5);
   });
 
   it('without an initial turn, records a system turn 0', () => {
     const [event] = given()
       .when(openCommand({ initialTurn: undefined }))
-      .events();
+      .decided();
     expect(event?.type === 'conversation.opened' && event.data.payload.initialTurn).toEqual({
       messageId: `${CID}:0:system`,
       from: 'system',
@@ -103,49 +105,45 @@ describe('conversation decider: open (operation start)', () => {
     const schema = { type: 'string' };
     const [event] = given()
       .when(openCommand({ turnSchema: schema, agentId: 'core.chat' }))
-      .events();
+      .decided();
     expect(event!.data.payload).toMatchObject({ schema, agentId: 'core.chat' });
   });
 
   it('derives deadlineAt from the open + timeoutMs (RFC 0005 §I)', () => {
     const next = given()
       .when(openCommand({ timeoutMs: 1500 }))
-      .next();
+      .nextState();
     expect(next).toMatchObject({ deadlineAt: '2026-11-21T10:00:01.500Z', openedAt: NOW });
   });
 
   it('is idempotent: opening an existing conversation decides nothing', () => {
-    given(...opened())
-      .when(openCommand())
-      .then([]);
-    given(...history(openCommand(), close()))
-      .when(openCommand())
-      .then([]);
+    given(opened()).when(openCommand()).thenNothingHappened();
+    given(history(openCommand(), close())).when(openCommand()).thenNothingHappened();
   });
 
   it('refuses an initial turn whose turnIndex is not 0', () => {
     given()
       .when(openCommand({ initialTurn: userTurn('hi', 'm0', { turnIndex: 3 }) }))
-      .thenRefuses('validation_error', { errors: [{ path: '/turnIndex' }] });
+      .thenThrows({ code: 'validation_error', details: { errors: [{ path: '/turnIndex' }] } });
   });
 
   it('refuses a turn schema that does not compile, and writes nothing', () => {
     given()
       .when(openCommand({ turnSchema: { type: 'no-such-type' } }))
-      .thenRefuses('validation_error', { errors: [{ path: '/turnSchema' }] });
+      .thenThrows({ code: 'validation_error', details: { errors: [{ path: '/turnSchema' }] } });
   });
 
   it('does not check the initial turn against the turn schema: it is the prompt, not an answer', () => {
     const next = given()
       .when(openCommand({ turnSchema: { type: 'object' } }))
-      .next();
+      .nextState();
     expect(next.status).toBe('open');
   });
 });
 
 describe('conversation decider: exchange', () => {
   it('given open, records the first exchanged turn at turnIndex 1, caused by conversation.opened', () => {
-    given(...opened())
+    given(opened())
       .when(exchange(userTurn('And Q4?', 'm1'), LATER))
       .then([
         {
@@ -171,9 +169,9 @@ describe('conversation decider: exchange', () => {
   });
 
   it('chains each exchanged event to the one before it', () => {
-    const [event] = given(...withTurns(2))
+    const [event] = given(withTurns(2))
       .when(exchange(userTurn('three', 'm3')))
-      .events();
+      .decided();
     expect(event!.data).toMatchObject({
       eventId: `${CID}#3`,
       causationId: `${CID}#2`,
@@ -193,9 +191,9 @@ describe('conversation decider: exchange', () => {
   });
 
   it('passes optional turn fields through and records missing content as null', () => {
-    const [event] = given(...opened())
+    const [event] = given(opened())
       .when(exchange(userTurn(undefined, 'm1', { to: 'host:cfo', groupId: 'g1', ts: 42 })))
-      .events();
+      .decided();
     expect(event?.type === 'conversation.exchanged' && event.data.payload.turn).toEqual({
       messageId: 'm1',
       from: 'user',
@@ -210,62 +208,68 @@ describe('conversation decider: exchange', () => {
 
   it('accepts a caller turnIndex equal to the next index', () => {
     expect(
-      given(...opened())
+      given(opened())
         .when(exchange(userTurn('a', 'm1', { turnIndex: 1 })))
-        .next(),
+        .nextState(),
     ).toMatchObject({ nextTurnIndex: 2 });
   });
 
   it('refuses a caller turnIndex that skips or repeats one: turnIndex is gapless', () => {
-    given(...opened())
+    given(opened())
       .when(exchange(userTurn('a', 'm1', { turnIndex: 2 })))
-      .thenRefuses('validation_error', { expectedTurnIndex: 1, errors: [{ path: '/turnIndex' }] });
-    given(...opened())
+      .thenThrows({
+        code: 'validation_error',
+        details: { expectedTurnIndex: 1, errors: [{ path: '/turnIndex' }] },
+      });
+    given(opened())
       .when(exchange(userTurn('a', 'm1', { turnIndex: 0 })))
-      .thenRefuses('validation_error', { expectedTurnIndex: 1 });
+      .thenThrows({ code: 'validation_error', details: { expectedTurnIndex: 1 } });
   });
 
   it('given no conversation, refuses with interrupt_not_found', () => {
     given()
       .when(exchange(userTurn('a', 'm1')))
-      .thenRefuses('interrupt_not_found', { operation: 'exchange' });
+      .thenThrows({ code: 'interrupt_not_found', details: { operation: 'exchange' } });
   });
 
   describe('messageId dedupe', () => {
     it('a retried messageId decides nothing and the original turn stands', () => {
-      const g = given(...withTurns(2));
-      g.when(exchange(userTurn('t1', 'm1'))).then([]);
-      const next = g.when(exchange(userTurn('regenerated', 'm1', { ts: 99 }))).next();
+      const g = given(withTurns(2));
+      g.when(exchange(userTurn('t1', 'm1'))).thenNothingHappened();
+      const next = g.when(exchange(userTurn('regenerated', 'm1', { ts: 99 }))).nextState();
       expect(recordedTurn(next, 'm1')).toMatchObject({ content: 't1', turnIndex: 1 });
       expect(next).toBe(g.state);
     });
 
     it('the initial turn is deduped too', () => {
-      given(...opened())
+      given(opened())
         .when(exchange(userTurn('Should we launch in Q3?', `${CID}:0:user`)))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('the same messageId from another producer is a collision, refused', () => {
-      given(...withTurns(1))
+      given(withTurns(1))
         .when(exchange(agentTurn('host:cfo', 'mine', 'm1')))
-        .thenRefuses('validation_error', { messageId: 'm1', turnIndex: 1, errors: [{ path: '/messageId' }] });
+        .thenThrows({
+          code: 'validation_error',
+          details: { messageId: 'm1', turnIndex: 1, errors: [{ path: '/messageId' }] },
+        });
     });
 
     it('a retry of a turn recorded before the close is still answered with that turn after it', () => {
-      given(...history(openCommand(), exchange(userTurn('a', 'm1')), close()))
+      given(history(openCommand(), exchange(userTurn('a', 'm1')), close()))
         .when(exchange(userTurn('a', 'm1')))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it("is safe for messageIds that name Object.prototype's members", () => {
-      const next = given(...opened())
+      const next = given(opened())
         .when(exchange(userTurn('a', '__proto__')))
-        .next();
+        .nextState();
       expect(next).toMatchObject({ nextTurnIndex: 2 });
-      given(...opened())
+      given(opened())
         .when(exchange(userTurn('a', 'constructor')))
-        .events();
+        .decided();
     });
   });
 
@@ -277,45 +281,51 @@ describe('conversation decider: exchange', () => {
     };
 
     it('accepts content that matches the schema declared at open', () => {
-      const next = given(...history(openCommand({ turnSchema: schema })))
+      const next = given(history(openCommand({ turnSchema: schema })))
         .when(exchange(userTurn({ answer: 'Q4' }, 'm1')))
-        .next();
+        .nextState();
       expect(next).toMatchObject({ nextTurnIndex: 2 });
     });
 
     it('refuses content that breaks it with validation_error pointing into content, writing nothing', () => {
-      given(...history(openCommand({ turnSchema: schema })))
+      given(history(openCommand({ turnSchema: schema })))
         .when(exchange(userTurn({ answer: 4 }, 'm1')))
-        .thenRefuses('validation_error', {
-          errors: [{ path: '/content/answer', message: 'must be string' }],
+        .thenThrows({
+          code: 'validation_error',
+          details: {
+            errors: [{ path: '/content/answer', message: 'must be string' }],
+          },
         });
     });
 
     it('ignores a $schema naming another draft', () => {
       const next = given(
-        ...history(
+        history(
           openCommand({ turnSchema: { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' } }),
         ),
       )
         .when(exchange(userTurn({ answer: 'x' }, 'm1')))
-        .next();
+        .nextState();
       expect(next.status).toBe('open');
     });
 
     it('checks the closing turn too', () => {
-      given(...history(openCommand({ turnSchema: schema })))
+      given(history(openCommand({ turnSchema: schema })))
         .when(close({ finalTurn: userTurn('no', 'm9') }))
-        .thenRefuses('validation_error');
+        .thenThrows({ code: 'validation_error' });
     });
   });
 
   it('after close, an exchange is refused with validation_error (RFC 0005 §E)', () => {
-    const error = given(...history(openCommand(), close()))
+    const error = given(history(openCommand(), close()))
       .when(exchange(userTurn('late', 'm9')))
-      .thenRefuses('validation_error', {
-        conversationId: CID,
-        operation: 'exchange',
-        closedReason: 'closed',
+      .thenThrows({
+        code: 'validation_error',
+        details: {
+          conversationId: CID,
+          operation: 'exchange',
+          closedReason: 'closed',
+        },
       });
     expect(error.name).toBe('DomainError');
   });
@@ -323,7 +333,7 @@ describe('conversation decider: exchange', () => {
 
 describe('conversation decider: close', () => {
   it('records the final turn at the next index, with the outcome, caused by the last event', () => {
-    given(...withTurns(2))
+    given(withTurns(2))
       .when(close({ finalTurn: userTurn('Go with Q4.', 'm3') }))
       .then([
         {
@@ -351,9 +361,9 @@ describe('conversation decider: close', () => {
   });
 
   it('without a final turn, writes a system closing turn with the reason', () => {
-    const [event] = given(...withTurns(1))
+    const [event] = given(withTurns(1))
       .when(close({ reason: 'agent-closed' }))
-      .events();
+      .decided();
     expect(event!.data).toMatchObject({
       reason: 'agent-closed',
       payload: {
@@ -369,16 +379,16 @@ describe('conversation decider: close', () => {
   });
 
   it('records an absent outcome as null', () => {
-    const [event] = given(...opened())
+    const [event] = given(opened())
       .when(close({ outcome: undefined }))
-      .events();
+      .decided();
     expect(event!.data.payload).toMatchObject({ outcome: null });
   });
 
   it('then the state is closed with outcome and reason, and the final turn ends the transcript', () => {
-    const next = given(...withTurns(1))
+    const next = given(withTurns(1))
       .when(close({ finalTurn: userTurn('bye', 'm2') }))
-      .next();
+      .nextState();
     expect(next).toMatchObject({
       status: 'closed',
       outcome: { decision: 'Q4' },
@@ -389,31 +399,36 @@ describe('conversation decider: close', () => {
   });
 
   it('refuses a final turn that reuses a recorded messageId', () => {
-    given(...withTurns(1))
+    given(withTurns(1))
       .when(close({ finalTurn: userTurn('t1', 'm1') }))
-      .thenRefuses('validation_error', { messageId: 'm1' });
+      .thenThrows({ code: 'validation_error', details: { messageId: 'm1' } });
   });
 
   it('a second close is a second resolve: interrupt_already_resolved (409)', () => {
-    given(...history(openCommand(), close()))
+    given(history(openCommand(), close()))
       .when(close({ outcome: 'again' }))
-      .thenRefuses('interrupt_already_resolved', { operation: 'close', closedReason: 'closed' });
+      .thenThrows({
+        code: 'interrupt_already_resolved',
+        details: { operation: 'close', closedReason: 'closed' },
+      });
   });
 
   it('a retried close naming the same closing turn decides nothing', () => {
-    given(...history(openCommand(), close({ finalTurn: userTurn('bye', 'm9') })))
+    given(history(openCommand(), close({ finalTurn: userTurn('bye', 'm9') })))
       .when(close({ finalTurn: userTurn('bye', 'm9') }))
-      .then([]);
+      .thenNothingHappened();
   });
 
   it('a close naming an earlier turn after the close is refused', () => {
-    given(...history(openCommand(), exchange(userTurn('a', 'm1')), close()))
+    given(history(openCommand(), exchange(userTurn('a', 'm1')), close()))
       .when(close({ finalTurn: userTurn('a', 'm1') }))
-      .thenRefuses('interrupt_already_resolved');
+      .thenThrows({ code: 'interrupt_already_resolved' });
   });
 
   it('given no conversation, refuses with interrupt_not_found', () => {
-    given().when(close()).thenRefuses('interrupt_not_found', { operation: 'close' });
+    given()
+      .when(close())
+      .thenThrows({ code: 'interrupt_not_found', details: { operation: 'close' } });
   });
 });
 
@@ -421,7 +436,7 @@ describe('conversation decider: expire (RFC 0005 §I)', () => {
   const expire = { type: 'ExpireConversation', now: LATER } as const;
 
   it('closes with outcome null and a system final turn naming the timeout', () => {
-    given(...history(openCommand({ timeoutMs: 60_000 }), exchange(userTurn('a', 'm1'))))
+    given(history(openCommand({ timeoutMs: 60_000 }), exchange(userTurn('a', 'm1'))))
       .when(expire)
       .then([
         {
@@ -449,34 +464,32 @@ describe('conversation decider: expire (RFC 0005 §I)', () => {
   });
 
   it('then the state is closed by timeout and takes no more turns', () => {
-    const g = given(...history(openCommand({ timeoutMs: 1 }), expire));
+    const g = given(history(openCommand({ timeoutMs: 1 }), expire));
     expect(g.state).toMatchObject({ status: 'closed', reason: 'timeout', outcome: null });
-    g.when(exchange(userTurn('late', 'm9'))).thenRefuses('validation_error', { closedReason: 'timeout' });
-    g.when(close()).thenRefuses('interrupt_already_resolved', { closedReason: 'timeout' });
+    g.when(exchange(userTurn('late', 'm9'))).thenThrows({
+      code: 'validation_error',
+      details: { closedReason: 'timeout' },
+    });
+    g.when(close()).thenThrows({ code: 'interrupt_already_resolved', details: { closedReason: 'timeout' } });
   });
 
   it('is a stale timer, deciding nothing, for a closed, unopened or deadline-less conversation', () => {
-    given(...history(openCommand({ timeoutMs: 1 }), close()))
+    given(history(openCommand({ timeoutMs: 1 }), close()))
       .when(expire)
-      .then([]);
-    given(...history(openCommand({ timeoutMs: 1 }), expire))
+      .thenNothingHappened();
+    given(history(openCommand({ timeoutMs: 1 }), expire))
       .when(expire)
-      .then([]);
-    given().when(expire).then([]);
-    given(...opened())
-      .when(expire)
-      .then([]);
+      .thenNothingHappened();
+    given().when(expire).thenNothingHappened();
+    given(opened()).when(expire).thenNothingHappened();
   });
 
   it('never gives the system turn a messageId a caller already used', () => {
     const [event] = given(
-      ...history(
-        openCommand({ timeoutMs: 1 }),
-        exchange(userTurn('x', `${CID}:2:system`, { role: 'system' })),
-      ),
+      history(openCommand({ timeoutMs: 1 }), exchange(userTurn('x', `${CID}:2:system`, { role: 'system' }))),
     )
       .when(expire)
-      .events();
+      .decided();
     expect(event?.type === 'conversation.closed' && event.data.payload.finalTurn.messageId).toBe(
       `${CID}:2:system:1`,
     );
@@ -503,7 +516,7 @@ describe('conversation decider: evolve', () => {
     const decide = () =>
       given()
         .when(openCommand({ now: 'garbage' }))
-        .events();
+        .decided();
     expect(decide).toThrow('now must be an ISO timestamp');
   });
 });

@@ -3,6 +3,7 @@ import { expect } from '@jest/globals';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { DomainError } from '@openwop/kernel';
+import { deciderSpec } from '@openwop/testing';
 import agentRefSchema from '../../contracts/src/schemas/agent-ref.schema.json';
 import conversationEventSchema from '../../contracts/src/schemas/conversation-event.schema.json';
 import conversationTurnSchema from '../../contracts/src/schemas/conversation-turn.schema.json';
@@ -12,7 +13,7 @@ import type {
   ExchangeTurn,
   OpenConversation,
 } from './conversation.commands';
-import { decideConversation } from './conversation.decider';
+import { conversationDecider, decideConversation } from './conversation.decider';
 import type { ConversationEvent } from './conversation.events';
 import { evolveConversation, initialConversationState, type ConversationState } from './conversation.state';
 import type { AgentRef, TurnInput } from './conversation.types';
@@ -146,34 +147,28 @@ export function expectWireValid(event: ConversationEvent): void {
 
 // --- given / when / then ----------------------------------------------------------------------
 
-/** `given(events).when(command).then(events)` or `.thenRefuses(code)`; every decided event is wire-checked. */
+/** The conversation decider under the shared given/when/then; every decided event is wire-checked. */
+export const conversationSpec = deciderSpec(conversationDecider, { check: expectWireValid });
+
+/**
+ * The older spelling over {@link conversationSpec}: `given(...events).when(command)` with
+ * `.events()`, `.next()`, `.then(events)` and `.thenRefuses(code, details?)`. New specs use
+ * `conversationSpec.given([...events])` and its `decided`, `nextState`, `then`, `thenThrows`.
+ */
 export function given(...events: ConversationEvent[]) {
-  const state = fold(events);
+  const step = conversationSpec.given(events);
   return {
-    state,
+    state: step.state,
     when(command: ConversationCommand) {
-      const decide = () => {
-        const decided = decideConversation(command, state);
-        decided.forEach(expectWireValid);
-        return decided;
-      };
+      const when = step.when(command);
       return {
-        events: decide,
-        next: (): ConversationState => decide().reduce(evolveConversation, state),
-        then(expected: readonly ConversationEvent[]) {
-          expect(decide()).toEqual(expected);
+        events: (): ConversationEvent[] => [...when.decided()],
+        next: (): ConversationState => when.nextState(),
+        then(expected: readonly ConversationEvent[]): void {
+          when.then(expected);
         },
         thenRefuses(code: string, details?: Record<string, unknown>): DomainError {
-          let error: unknown;
-          try {
-            decide();
-          } catch (e) {
-            error = e;
-          }
-          expect(error).toBeDefined();
-          expect((error as DomainError).code).toBe(code);
-          if (details) expect((error as DomainError).details).toMatchObject(details);
-          return error as DomainError;
+          return when.thenThrows({ code, ...(details ? { details } : {}) });
         },
       };
     },

@@ -10,7 +10,9 @@ export type Given<TEvent, TState> = readonly TEvent[] | { readonly state: TState
  * What a thrown error must be: an instance of a class, or an object it matches partially (the keys
  * named, recursively; arrays element by element), e.g. `{ code: 'validation_error' }`.
  */
-export type ErrorCheck<TError> = (abstract new (...args: never[]) => TError) | Readonly<Record<string, unknown>>;
+export type ErrorCheck<TError> =
+  | (abstract new (...args: never[]) => TError)
+  | Readonly<Record<string, unknown>>;
 
 export interface DeciderSpecOptions<TEvent> {
   /** Runs on every decided event (e.g. a wire-schema check); throw to fail. */
@@ -18,8 +20,11 @@ export interface DeciderSpecOptions<TEvent> {
 }
 
 export interface DeciderSpec<TCommand, TEvent, TState> {
-  /** Starts a case from past events (folded from `initialState()`) or from `{ state }`; nothing by default. */
-  given(history?: Given<TEvent, TState>): GivenStep<TCommand, TEvent, TState>;
+  /**
+   * Starts a case from past events (folded from `initialState()`) or from `{ state }`; nothing by
+   * default. Unbound (`const { given } = spec` works).
+   */
+  given(this: void, history?: Given<TEvent, TState>): GivenStep<TCommand, TEvent, TState>;
 }
 
 export interface GivenStep<TCommand, TEvent, TState> {
@@ -96,13 +101,20 @@ function thrownBy(decide: () => unknown): unknown {
   } catch (error) {
     return error;
   }
-  throw new AssertionError({ message: 'expected the command to be refused, but it was decided', actual: decided });
+  throw new AssertionError({
+    message: 'expected the command to be refused, but it was decided',
+    actual: decided,
+  });
 }
 
 function expectError<TError>(error: unknown, check: ErrorCheck<TError>): void {
   if (typeof check === 'function') {
     if (!(error instanceof check)) {
-      throw new AssertionError({ message: `expected a thrown ${check.name}`, actual: error, expected: check });
+      throw new AssertionError({
+        message: `expected a thrown ${check.name}`,
+        actual: error,
+        expected: check,
+      });
     }
     return;
   }
@@ -116,7 +128,8 @@ function pick(actual: unknown, shape: unknown): unknown {
       ? actual.map((item, i) => pick(item, shape[i]))
       : actual;
   }
-  if (shape === null || typeof shape !== 'object' || actual === null || typeof actual !== 'object') return actual;
+  if (shape === null || typeof shape !== 'object' || actual === null || typeof actual !== 'object')
+    return actual;
   const source = actual as Record<string, unknown>;
   return Object.fromEntries(
     Object.entries(shape).map(([key, value]) => [key, pick(source[key], value)] as const),
