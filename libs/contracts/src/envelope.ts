@@ -9,6 +9,11 @@ export interface Actor {
  * (their own envelope); correlation and trace context ride in headers.
  */
 export interface CommandEnvelope<TType extends string = string, TData = unknown> {
+  /**
+   * The envelope's version (ADR 0029): writers stamp the current one ({@link versionedCommand}),
+   * {@link assertCommand} upcasts older readable ones; none = 0, the shape before versions.
+   */
+  readonly schemaVersion?: number;
   /** Unique per command; consumers dedupe on it. */
   readonly id: string;
   readonly type: TType;

@@ -186,3 +186,25 @@ export {
   type RecordedConversation,
   type RecordedTurn,
 } from './messages-channel';
+export {
+  COMMAND_ENVELOPE_SHAPE,
+  COMMAND_ENVELOPE_VERSION,
+  RUN_EVENT_SCHEMA_VERSION,
+  upcastCommandEnvelope,
+  upcastRunEvent,
+  versionedCommand,
+} from './schema-versions';
+export {
+  RUN_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  isTerminalRunStatus,
+  type RunStatus,
+  type TerminalRunStatus,
+} from './run-status';
+export {
+  APPROVAL_RESOLVE_ACTIONS,
+  offeredApprovalActions,
+  legacyApprovalAction,
+  type ApprovalResolveAction,
+  type LegacyApprovalMapping,
+} from './approval-answer';

@@ -1,20 +1,24 @@
 import { validateSync } from 'class-validator';
+import { UnreadableSchemaVersion } from '@openwop/kernel';
 import type { CommandEnvelope } from './envelope';
+import { upcastCommandEnvelope } from './schema-versions';
 import { SchemaValidationError } from './schema-validation';
 
 type DataClass = new () => object;
 
 /**
- * Validates a command envelope at a consumer edge: the envelope fields, then `data` against the
- * class-validator class registered for its `type`. Throws {@link SchemaValidationError}.
+ * Validates a command envelope at a consumer edge: its `schemaVersion` (an older readable one is
+ * upcast to the current, ADR 0029), the envelope fields, then `data` against the class-validator
+ * class registered for its `type`. Throws {@link SchemaValidationError}, also for a version this
+ * build does not read.
  */
 export function assertCommand<T extends CommandEnvelope>(
   value: unknown,
   dataClasses: Readonly<Record<string, DataClass>>,
 ): T {
-  const v = value as Partial<CommandEnvelope> | null;
+  if (typeof value !== 'object' || value === null) throw new SchemaValidationError('CommandEnvelope', [{ path: '', message: 'must be an object' }]);
+  const v = readableEnvelope(value) as Partial<CommandEnvelope>;
   const problems: { path: string; message: string }[] = [];
-  if (typeof v !== 'object' || v === null) throw new SchemaValidationError('CommandEnvelope', [{ path: '', message: 'must be an object' }]);
   for (const field of ['id', 'type', 'occurredAt', 'correlationId'] as const) {
     if (typeof v[field] !== 'string' || v[field] === '') problems.push({ path: `/${field}`, message: 'must be a non-empty string' });
   }
@@ -33,6 +37,16 @@ export function assertCommand<T extends CommandEnvelope>(
     );
   }
   return { ...v, data } as unknown as T;
+}
+
+/** `value` upcast to the current envelope version; an unreadable version is a contract violation. */
+function readableEnvelope(value: object): object {
+  try {
+    return upcastCommandEnvelope(value);
+  } catch (e) {
+    if (!(e instanceof UnreadableSchemaVersion)) throw e;
+    throw new SchemaValidationError('CommandEnvelope', [{ path: '/schemaVersion', message: e.message }]);
+  }
 }
 
 /**
