@@ -4,7 +4,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
-import { waitForRun } from '../runs/run-change.waiter';
+import { waitForProjectedRun } from '../runs/run-change.waiter';
 import { isTerminalStatus, RunReadRepository } from '../runs/run-read.repository';
 
 /** How long a cancel waits for the run's `run.cancelled` to be projected before answering `cancelling`. */
@@ -48,10 +48,11 @@ export class CancelRunHandler {
       caller,
     );
     await this.commands.send(Topics.interruptCommands, runId, command);
-    const row = await waitForRun({ feed: this.feed, runId, timeoutMs: CANCEL_SETTLE_MS, fallbackMs: 100 }, async () => {
-      const r = await this.runs.findVisible(runId, caller.tenant);
-      return r && isTerminalStatus(r.status) ? r : undefined;
-    });
-    return { runId, status: row?.status ?? 'cancelling' };
+    const found = await waitForProjectedRun(
+      { feed: this.feed, runId, timeoutMs: CANCEL_SETTLE_MS, fallbackMs: 100 },
+      () => this.runs.findVisible(runId, caller.tenant),
+      (r) => isTerminalStatus(r.status),
+    );
+    return { runId, status: found?.ready ? found.row.status : 'cancelling' };
   }
 }

@@ -12,7 +12,7 @@ import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
 import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
-import { RunNotices, waitForRun } from '../runs/run-change.waiter';
+import { RunNotices, waitForProjectedRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
 const READ_YOUR_WRITES_MS = 5_000;
@@ -70,11 +70,11 @@ export class ResolveInterruptHandler {
       });
       if (result.status === 'resolved') {
         const waiting = { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices };
-        await waitForRun(waiting, async () => {
-          const row = await this.runs.findVisible(runId, caller.tenant);
-          const pending = (row?.snapshot as { interrupt?: { interruptId?: string } } | undefined)?.interrupt;
-          return row && pending?.interruptId !== result.interruptId ? row : undefined;
-        });
+        await waitForProjectedRun(
+          waiting,
+          () => this.runs.findVisible(runId, caller.tenant),
+          (row) => (row.snapshot as { interrupt?: { interruptId?: string } }).interrupt?.interruptId !== result.interruptId,
+        );
       }
       return result;
     } finally {

@@ -109,6 +109,43 @@ export async function waitForRun<T>(
   }
 }
 
+/** A projected run row, as far as the waits below read it. */
+export interface ProjectedRow {
+  readonly status: string;
+  readonly lastSequence: number;
+  readonly snapshot: Record<string, unknown>;
+}
+
+/**
+ * Whether the projector holds the run's later events (ADR 0019: an event it could not store marks
+ * the run `projectionError` until `projector:rebuild --repair`). Its row will not move, so waiting
+ * for it to catch up would only cost the full timeout.
+ */
+export function projectionHeld(row: Pick<ProjectedRow, 'snapshot'>): boolean {
+  return row.snapshot.projectionError !== undefined && row.snapshot.projectionError !== null;
+}
+
+/**
+ * Waits until the run's projected row is `ready`, the one way every command route reads its own
+ * writes: re-reads on feed notices (see {@link waitForRun}), and stops at once when the run's
+ * projection is held. Resolves the last row read with whether it was ready, or `undefined` when
+ * the run was never visible before the deadline.
+ */
+export async function waitForProjectedRun<R extends ProjectedRow>(
+  options: WaitOptions,
+  read: () => Promise<R | undefined>,
+  ready: (row: R) => boolean,
+): Promise<{ readonly row: R; readonly ready: boolean } | undefined> {
+  let last: R | undefined;
+  const found = await waitForRun(options, async () => {
+    last = await read();
+    if (!last) return undefined;
+    if (ready(last)) return { row: last, ready: true };
+    return projectionHeld(last) ? { row: last, ready: false } : undefined;
+  });
+  return found ?? (last ? { row: last, ready: false } : undefined);
+}
+
 /** How long a command's events may take to reach the read model before the gateway answers anyway. */
 export const READ_YOUR_WRITES_MS = 5_000;
 
@@ -121,10 +158,7 @@ export async function projectedStatus(
   deps: {
     readonly feed: RunEventFeed;
     readonly runs: {
-      findVisible(
-        runId: string,
-        tenant: string,
-      ): Promise<{ lastSequence: number; status: string } | undefined>;
+      findVisible(runId: string, tenant: string): Promise<ProjectedRow | undefined>;
     };
     readonly warn: (line: string) => void;
   },
@@ -133,7 +167,7 @@ export async function projectedStatus(
   written: { readonly lastSequence: number; readonly status: string },
   notices?: RunNotices,
 ): Promise<string> {
-  const row = await waitForRun(
+  const found = await waitForProjectedRun(
     {
       feed: deps.feed,
       runId,
@@ -142,12 +176,11 @@ export async function projectedStatus(
       minSequence: written.lastSequence,
       ...(notices ? { notices } : {}),
     },
-    async () => {
-      const found = await deps.runs.findVisible(runId, tenant);
-      return found && found.lastSequence >= written.lastSequence ? found : undefined;
-    },
+    () => deps.runs.findVisible(runId, tenant),
+    (row) => row.lastSequence >= written.lastSequence,
   );
-  if (row) return row.status;
+  if (found?.ready) return found.row.status;
+  if (found && projectionHeld(found.row)) return written.status;
   deps.warn(
     `run ${runId} was not projected up to sequence ${written.lastSequence} within ${READ_YOUR_WRITES_MS} ms`,
   );

@@ -1,5 +1,5 @@
 import { InProcessRunEventFeed } from '@openwop/platform-db';
-import { RunNotices, waitForRun } from './run-change.waiter';
+import { projectedStatus, RunNotices, waitForProjectedRun, waitForRun } from './run-change.waiter';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -59,6 +59,50 @@ describe('waitForRun with notices watched before the caller read', () => {
     await feed.publishedAll([{ runId: 'r4', sequence: 9 }]);
     expect(await settlesWithin(late.atLeast(7).wait(5_000))).toBe(true);
     late.close();
+  });
+});
+
+describe('waiting for a run whose projection is held (ADR 0019)', () => {
+  const held = { status: 'running', lastSequence: 3, snapshot: { projectionError: { sequence: 4, reason: 'x' } } };
+  const whole = { status: 'running', lastSequence: 3, snapshot: {} };
+
+  it('stops at once instead of waiting out the deadline for a row that cannot move', async () => {
+    const feed = new InProcessRunEventFeed();
+    const waiting = waitForProjectedRun(
+      { feed, runId: 'h1', timeoutMs: 60_000, fallbackMs: 60_000 },
+      async () => held,
+      (row) => row.lastSequence >= 9,
+    );
+    expect(await settlesWithin(waiting)).toBe(true);
+    await expect(waiting).resolves.toEqual({ row: held, ready: false });
+  });
+
+  it('keeps waiting for a row that is merely behind', async () => {
+    const feed = new InProcessRunEventFeed();
+    let row = whole;
+    const waiting = waitForProjectedRun(
+      { feed, runId: 'h2', timeoutMs: 60_000, fallbackMs: 60_000 },
+      async () => row,
+      (r) => r.lastSequence >= 9,
+    );
+    expect(await settlesWithin(waiting)).toBe(false);
+    row = { ...whole, lastSequence: 9 };
+    await feed.publishedAll([{ runId: 'h2', sequence: 9 }]);
+    await expect(waiting).resolves.toEqual({ row, ready: true });
+  });
+
+  it("answers a command with the command's own status, without the timeout's warning", async () => {
+    const feed = new InProcessRunEventFeed();
+    const warnings: string[] = [];
+    const status = projectedStatus(
+      { feed, runs: { findVisible: async () => held }, warn: (l) => warnings.push(l) },
+      'h3',
+      'default',
+      { lastSequence: 9, status: 'waiting-approval' },
+    );
+    expect(await settlesWithin(status)).toBe(true);
+    await expect(status).resolves.toBe('waiting-approval');
+    expect(warnings).toEqual([]);
   });
 });
 
