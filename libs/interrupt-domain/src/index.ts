@@ -42,7 +42,7 @@ export {
   CorrelationMismatch,
   type Violation,
 } from './interrupt.errors';
-export { decideInterrupt, requiresBearer } from './interrupt.decider';
+export { decideInterrupt, interruptDecider, requiresBearer } from './interrupt.decider';
 export { resumeDecisionOf, TIMEOUT_PRINCIPAL } from './resume-decision';
 export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from './approval/approval-gate';
 export { majorityRejections, quorumCloses, sideOf } from './approval/approval-quorum.policy';

@@ -1,4 +1,4 @@
-import { assertNever, instantAfter } from '@openwop/kernel';
+import { assertNever, instantAfter, type Decider } from '@openwop/kernel';
 import { resolveApproval } from './approval/approval.resolution';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
@@ -19,7 +19,12 @@ import {
   InvalidResumeValue,
 } from './interrupt.errors';
 import type { InterruptEvent } from './interrupt.events';
-import type { InterruptState, PendingInterrupt } from './interrupt.state';
+import {
+  evolveInterrupt,
+  initialInterruptState,
+  type InterruptState,
+  type PendingInterrupt,
+} from './interrupt.state';
 import { isJsonObject } from './json-value.util';
 import { schemaViolations } from './json-schema.validator';
 
@@ -41,6 +46,13 @@ export function decideInterrupt(command: InterruptCommand, state: InterruptState
       return assertNever(command, 'interrupt command');
   }
 }
+
+/** The interrupt aggregate in the kernel's decider shape. */
+export const interruptDecider: Decider<InterruptCommand, InterruptEvent, InterruptState> = {
+  initialState: initialInterruptState,
+  decide: decideInterrupt,
+  evolve: evolveInterrupt,
+};
 
 /** Idempotent by interruptId: an interrupt that exists is never opened again. */
 function open(command: OpenInterrupt, state: InterruptState): InterruptEvent[] {
