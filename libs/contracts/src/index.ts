@@ -194,3 +194,17 @@ export {
   upcastRunEvent,
   versionedCommand,
 } from './schema-versions';
+export {
+  RUN_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  isTerminalRunStatus,
+  type RunStatus,
+  type TerminalRunStatus,
+} from './run-status';
+export {
+  APPROVAL_RESOLVE_ACTIONS,
+  offeredApprovalActions,
+  legacyApprovalAction,
+  type ApprovalResolveAction,
+  type LegacyApprovalMapping,
+} from './approval-answer';

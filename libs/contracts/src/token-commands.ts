@@ -1,6 +1,6 @@
 import { IsOptional, IsString, Length } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
-import type { InterruptKind } from './interrupt';
+import type { InterruptRecord } from './interrupt';
 
 /** Longest token the token service looks at (the token-domain's own bound is the same). */
 const MAX_TOKEN_LENGTH = 4096;
@@ -35,16 +35,7 @@ export const TOKEN_COMMAND_DATA = {
 export const TOKEN_BEARER_ACTOR = { tenant: '*token*', principal: 'token' } as const;
 
 /** The reply to `token.inspect`: the pending interrupt the token names. */
-export interface InspectTokenResult {
-  readonly runId: string;
-  readonly nodeId: string;
-  readonly interruptId: string;
-  readonly kind: InterruptKind;
-  readonly key: string;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
+export interface InspectTokenResult extends InterruptRecord {
   readonly expiresAt: string;
   readonly intent: 'resolve' | 'inspect';
 }

@@ -1,3 +1,5 @@
+import { legacyApprovalAction, offeredApprovalActions } from '@openwop/contracts';
+
 /** The four exit actions of an approval (`interrupt.md` §ApprovalResume); `ask` never resumes a node. */
 export type ApprovalExit = 'accept' | 'reject' | 'refine' | 'edit-accept';
 
@@ -6,10 +8,12 @@ export type ApprovalDecision = 'approved' | 'rejected' | 'changes-requested';
 
 /**
  * The action of an approval resume value, mapping the legacy `decision` vocabulary
- * (`interrupt.md` §Backward-compat mapping) when `action` is absent. Unknown shapes read as `reject`:
- * an approval gate fails closed.
+ * (`interrupt.md` §Backward-compat mapping, the contracts' {@link legacyApprovalAction}: blank
+ * feedback is none, and `rejected` with feedback stays `reject` on a gate that offers reject but not
+ * refine) when `action` is absent. `gateActions` is the gate's `data.actions`. Unknown shapes read as
+ * `reject`: an approval gate fails closed.
  */
-export function approvalActionOf(resume: unknown): ApprovalExit {
+export function approvalActionOf(resume: unknown, gateActions: unknown): ApprovalExit {
   const r = (typeof resume === 'object' && resume !== null ? resume : {}) as Record<string, unknown>;
   switch (r.action) {
     case 'accept':
@@ -20,10 +24,8 @@ export function approvalActionOf(resume: unknown): ApprovalExit {
     case 'edit':
       return 'edit-accept';
   }
-  if (r.decision === 'approved') return 'accept';
-  if (r.decision === 'rejected')
-    return typeof r.feedback === 'string' && r.feedback !== '' ? 'refine' : 'reject';
-  return 'reject';
+  const legacy = legacyApprovalAction(r.decision, r.feedback, offeredApprovalActions(gateActions));
+  return legacy.ok ? legacy.action : 'reject';
 }
 
 export function approvalDecisionOf(action: ApprovalExit): ApprovalDecision {

@@ -110,14 +110,28 @@ describe('approval gate (conformance-approval)', () => {
     expect(state.status).toBe('failed');
   });
 
-  it('maps legacy decisions: approved ⇒ accept; rejected with feedback ⇒ refine (completes with refineFeedback)', async () => {
+  it('maps legacy decisions: approved ⇒ accept; rejected with feedback ⇒ refine where the gate offers it (completes with refineFeedback)', async () => {
     const s = (await start(fixture('conformance-approval'))).state;
     expect((await resume(s, { decision: 'approved' })).state.status).toBe('completed');
-    const refined = await resume(s, { decision: 'rejected', feedback: 'shorter please' });
+    const offersRefine = (await start(fixture('conformance-approval-refine'))).state;
+    const refined = await resume(offersRefine, { decision: 'rejected', feedback: 'shorter please' });
     expect(payloadOf(refined.events, 'node.completed').outputs).toMatchObject({
       action: 'refine',
       refineFeedback: { scope: 'whole', text: 'shorter please' },
     });
+  });
+
+  it('maps legacy rejected with feedback to reject on an accept/reject gate, and blank feedback to reject anywhere (as the interrupt service does)', async () => {
+    const acceptReject = (await start(fixture('conformance-approval'))).state;
+    const rejected = await resume(acceptReject, { decision: 'rejected', feedback: 'no' });
+    expect(payloadOf(rejected.events, 'approval.received')).toMatchObject({
+      action: 'reject',
+      feedback: 'no',
+    });
+    expect(rejected.state.status).toBe('failed');
+    const offersRefine = (await start(fixture('conformance-approval-refine'))).state;
+    const blank = await resume(offersRefine, { decision: 'rejected', feedback: '   ' });
+    expect(payloadOf(blank.events, 'approval.received')).toMatchObject({ action: 'reject' });
   });
 
   it('edit-accept completes with the edited artifact', async () => {

@@ -1,4 +1,4 @@
-import type { InterruptKind } from '@openwop/contracts';
+import { suspendReasonFor, type InterruptRecord } from '@openwop/contracts';
 import { approvalActionOf, approvalDecisionOf } from './approval-resume';
 import { decideConversation, initialConversationState } from '@openwop/conversation-domain';
 import { runEventId, type EventWriter } from './event-writer';
@@ -10,23 +10,9 @@ import type { PendingInterrupt } from './run.state';
  * What the interrupt service must hold for a new interrupt: the `interrupt.open` command's data
  * (`OpenInterruptData`), equal to the `interrupt.requested` payload.
  */
-export interface OpenInterruptRequest {
-  readonly runId: string;
-  readonly nodeId: string;
-  readonly interruptId: string;
-  readonly kind: InterruptKind;
-  readonly key: string;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
+export interface OpenInterruptRequest extends InterruptRecord {
   /** A conversation interrupt's `conversation.opened` (event id, causation, payload, openedAt, deadlineAt). */
   readonly conversation?: Record<string, unknown>;
-}
-
-/** `node.suspended.payload.reason` for a kind (mirrors the contracts' `suspendReasonFor`; a test keeps them equal). */
-export function suspendReason(kind: InterruptKind): string {
-  return kind.startsWith('conversation.') ? 'conversation-input' : kind;
 }
 
 /**
@@ -80,7 +66,7 @@ export function emitSuspension(
   }
   const suspended = w.emit('node.suspended', nodeId, {
     nodeId,
-    reason: suspendReason(kind),
+    reason: suspendReasonFor(kind),
     interruptId,
     kind,
     key: request.key,
@@ -146,7 +132,7 @@ export function emitResolution(w: EventWriter, p: PendingInterrupt, o: Interrupt
     .filter((v): v is Vote => v !== undefined);
   const timeout = o.outcome === 'timeout';
   const resumeValue = timeout ? null : (o.resumeValue ?? null);
-  const approval = p.kind === 'approval' ? approvalFields(resumeValue, timeout) : {};
+  const approval = p.kind === 'approval' ? approvalFields(resumeValue, timeout, gateActionsOf(p)) : {};
   w.emit('interrupt.resolved', nodeId, {
     runId: w.state.runId,
     nodeId,
@@ -163,7 +149,7 @@ export function emitResolution(w: EventWriter, p: PendingInterrupt, o: Interrupt
   });
   if (p.kind === 'approval') {
     const r = (resumeValue ?? {}) as Record<string, unknown>;
-    const action = timeout ? 'timeout' : approvalActionOf(resumeValue);
+    const action = timeout ? 'timeout' : approvalActionOf(resumeValue, gateActionsOf(p));
     const decidedBy = typeof r.decidedBy === 'string' ? r.decidedBy : o.resolvedBy;
     const last = votes[votes.length - 1];
     if (!last || last.action !== action || last.decidedBy !== decidedBy) {
@@ -226,10 +212,21 @@ function emitNote(w: EventWriter, p: PendingInterrupt, note: unknown, o: Interru
   return undefined;
 }
 
-function approvalFields(resumeValue: unknown, timeout: boolean): Record<string, unknown> {
+function approvalFields(
+  resumeValue: unknown,
+  timeout: boolean,
+  gateActions: unknown,
+): Record<string, unknown> {
   if (timeout) return { action: 'timeout', decision: 'rejected', reason: 'timeout' };
-  const action = approvalActionOf(resumeValue);
+  const action = approvalActionOf(resumeValue, gateActions);
   return { action, decision: approvalDecisionOf(action) };
+}
+
+/** The `actions` an approval interrupt's gate offered (its `data.actions`). */
+function gateActionsOf(p: PendingInterrupt): unknown {
+  return typeof p.data === 'object' && p.data !== null
+    ? (p.data as { actions?: unknown }).actions
+    : undefined;
 }
 
 /** Clarification answers as an object keyed by question id (`clarificationResolved.answers` is an object). */

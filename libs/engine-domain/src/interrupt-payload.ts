@@ -1,17 +1,7 @@
-import type { InterruptKind } from '@openwop/contracts';
+import { INTERRUPT_KINDS, type InterruptKind } from '@openwop/contracts';
 import { NodeError, type InterruptRequest, type SuspendRequest } from './node';
 
-/** The eight kinds (`interrupt.md`, RFC 0094); a unit test keeps it equal to the contracts' list. */
-export const KNOWN_INTERRUPT_KINDS: readonly InterruptKind[] = [
-  'approval',
-  'clarification',
-  'external-event',
-  'custom',
-  'conversation.start',
-  'conversation.exchange',
-  'conversation.close',
-  'low-confidence',
-];
+const KNOWN_INTERRUPT_KINDS: readonly InterruptKind[] = INTERRUPT_KINDS;
 
 /** Approval actions a gate may offer: the five of `interrupt.md` plus the schema's `edit-accept` spelling of `edit`. */
 const GATE_ACTIONS = ['accept', 'reject', 'refine', 'edit', 'edit-accept', 'ask'];

@@ -1,4 +1,12 @@
-import { TIMER_FIRED, timerRecordOf, type InterruptKind, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
+import {
+  TIMER_FIRED,
+  timerRecordOf,
+  type InterruptKind,
+  type InterruptRecord,
+  type PauseDrainPolicy,
+  type RunEventDoc,
+  type WorkflowDefinition,
+} from '@openwop/contracts';
 import { ownValue } from '@openwop/kernel';
 import { CHILD_ENDED, childRecordOf, type ParentLink, type PendingChild } from './child-runs';
 import { evolveConversations, type ConversationView } from './conversation-view';
@@ -24,16 +32,7 @@ export interface QueuedNode {
 }
 
 /** The interrupt the run waits on (the `interrupt.requested` payload, minus the run id). */
-export interface PendingInterrupt {
-  readonly nodeId: string;
-  readonly interruptId: string;
-  readonly key: string;
-  readonly kind: InterruptKind;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
-}
+export type PendingInterrupt = Omit<InterruptRecord, 'runId'>;
 
 /** The node being executed or suspended: its 0-based visit and how many events it emitted so far. */
 export interface ActiveNode {

@@ -2,18 +2,14 @@ import Ajv2020 from 'ajv/dist/2020';
 import {
   conversationRefusal,
   CONFORMANCE_FIXTURES,
-  INTERRUPT_KINDS,
   SEEDED_FIXTURES,
   SUPPORTED_NODE_TYPES,
   assertRunEvent,
-  suspendReasonFor,
   validateWorkflowDefinition,
   withDefinitionDefaults,
 } from '@openwop/contracts';
 import suspendRequestSchema from '../../contracts/src/schemas/suspend-request.schema.json';
 import { BUILTIN_NODES } from './builtin-nodes';
-import { suspendReason } from './interrupt-events';
-import { KNOWN_INTERRUPT_KINDS } from './interrupt-payload';
 import { fixture, resume, start, workflow } from './test-kit.spec';
 
 const validateSuspendRequest = new Ajv2020({ strict: false }).compile(suspendRequestSchema);
@@ -21,11 +17,6 @@ const validateSuspendRequest = new Ajv2020({ strict: false }).compile(suspendReq
 describe('engine-domain and the wire contract stay in step', () => {
   it('the built-in node registry is exactly SUPPORTED_NODE_TYPES', () => {
     expect(BUILTIN_NODES.map((n) => n.typeId).sort()).toEqual([...SUPPORTED_NODE_TYPES].sort());
-  });
-
-  it('knows the same interrupt kinds and suspend reasons as the contracts', () => {
-    expect([...KNOWN_INTERRUPT_KINDS]).toEqual([...INTERRUPT_KINDS]);
-    for (const kind of INTERRUPT_KINDS) expect(suspendReason(kind)).toBe(suspendReasonFor(kind));
   });
 
   it('seeds every fixture, and all fixtures are schema-valid (the oversize council is refused at run creation, by the host limit, with validation_error naming the cap)', () => {

@@ -1,4 +1,4 @@
-import type { InterruptKind } from '@openwop/contracts';
+import type { InterruptRecord } from '@openwop/contracts';
 
 /** Who asked, and when: inputs the decider must not read from the environment (STYLE G2). */
 export interface CommandContext {
@@ -12,18 +12,9 @@ export interface CommandContext {
 }
 
 /** What the engine requested, as the interrupt service holds it. */
-export interface InterruptFacts {
-  readonly interruptId: string;
-  readonly runId: string;
-  readonly nodeId: string;
+export interface InterruptFacts extends InterruptRecord {
   /** The run's tenant: a resolve from another tenant does not see this interrupt. */
   readonly tenant: string;
-  readonly kind: InterruptKind;
-  readonly key: string;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
   /** `requestedAt + timeoutMs`; absent when the interrupt never times out. */
   readonly deadlineAt?: string;
 }

@@ -1,19 +1,10 @@
-import type { InterruptKind, RunEventDoc } from '@openwop/contracts';
+import type { InterruptKind, InterruptRecord, RunEventDoc } from '@openwop/contracts';
 import type { KeyRing } from './key-ring';
 import { signToken } from './resolution-token';
 import { tokenExpiry } from './token-expiry';
 
 /** The two tokens minted for one interrupt, with what inspection shows of it. */
-export interface MintedTokens {
-  readonly interruptId: string;
-  readonly runId: string;
-  readonly nodeId: string;
-  readonly kind: InterruptKind;
-  readonly key: string;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
+export interface MintedTokens extends InterruptRecord {
   readonly kid: string;
   readonly expiresAt: string;
   readonly resolveToken: string;

@@ -12,8 +12,9 @@ export const approvalGateNode = defineNode({
   typeId: 'core.approvalGate',
   async execute(ctx) {
     let resume: unknown;
+    const data = approvalData(ctx);
     try {
-      resume = await ctx.interrupt({ kind: 'approval', ...timeoutOf(ctx.config), data: approvalData(ctx) });
+      resume = await ctx.interrupt({ kind: 'approval', ...timeoutOf(ctx.config), data });
     } catch (e) {
       if (e instanceof InterruptTimeoutError) {
         throw new NodeError(
@@ -28,7 +29,7 @@ export const approvalGateNode = defineNode({
       throw e;
     }
     const r = (typeof resume === 'object' && resume !== null ? resume : {}) as Record<string, unknown>;
-    const action = approvalActionOf(resume);
+    const action = approvalActionOf(resume, data.actions);
     const decided = { ...pick(r, ['decidedBy', 'decidedAt', 'feedback']) };
     switch (action) {
       case 'accept':

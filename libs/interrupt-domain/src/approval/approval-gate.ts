@@ -1,8 +1,7 @@
-import type { ApprovalExitAction } from '../interrupt.events';
+import { offeredApprovalActions, type ApprovalResolveAction } from '@openwop/contracts';
 import { isJsonObject } from '../json-value.util';
 
-/** The resolve actions a client may send: the four exits and the `ask` side channel. */
-export type ApprovalResolveAction = ApprovalExitAction | 'ask';
+export type { ApprovalResolveAction };
 
 /** An approval interrupt's policy, read from its `data` (`ApprovalData`). */
 export interface ApprovalGate {
@@ -19,14 +18,6 @@ export interface ApprovalGate {
   readonly approversList?: readonly string[];
 }
 
-const RESOLVE_ACTIONS: readonly ApprovalResolveAction[] = [
-  'accept',
-  'reject',
-  'refine',
-  'edit-accept',
-  'ask',
-];
-
 /**
  * Reads the gate leniently: the engine already accepted the workflow, so a gate without a usable
  * `actions` list offers accept and reject (the base vocabulary) rather than nothing. `edit` in
@@ -34,17 +25,7 @@ const RESOLVE_ACTIONS: readonly ApprovalResolveAction[] = [
  */
 export function readApprovalGate(data: unknown): ApprovalGate {
   const d = isJsonObject(data) ? data : {};
-  const listed = Array.isArray(d.actions) ? d.actions.filter((a): a is string => typeof a === 'string') : [];
-  const offered = new Set<ApprovalResolveAction>();
-  for (const action of listed) {
-    const resolveAs = action === 'edit' ? 'edit-accept' : action;
-    if ((RESOLVE_ACTIONS as readonly string[]).includes(resolveAs))
-      offered.add(resolveAs as ApprovalResolveAction);
-  }
-  if (offered.size === 0) {
-    offered.add('accept');
-    offered.add('reject');
-  }
+  const offered = offeredApprovalActions(d.actions);
   const required = d.requiredApprovals;
   return {
     offered,

@@ -1,4 +1,4 @@
-import type { RefineFeedback } from '@openwop/contracts';
+import { APPROVAL_RESOLVE_ACTIONS, legacyApprovalAction, type RefineFeedback } from '@openwop/contracts';
 import { InvalidResumeValue, type Violation } from '../interrupt.errors';
 import type { ApprovalExitAction } from '../interrupt.events';
 import { isJsonObject } from '../json-value.util';
@@ -20,7 +20,7 @@ export type ApprovalSubmission =
 /** Longest attested `voter` name a vote may carry. */
 const MAX_VOTER_LENGTH = 256;
 
-const ACTIONS: readonly string[] = ['accept', 'reject', 'refine', 'edit-accept', 'ask'];
+const ACTIONS: readonly string[] = APPROVAL_RESOLVE_ACTIONS;
 
 /**
  * Every field an approval answer may carry (interrupt.md's resume union, the legacy `decision`, an
@@ -123,22 +123,9 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
 }
 
 function legacyAction(value: Record<string, unknown>, gate: ApprovalGate): string {
-  const { decision, feedback } = value;
-  switch (decision) {
-    case 'approved':
-      return 'accept';
-    case 'rejected': {
-      const withText = typeof feedback === 'string' && feedback.trim() !== '';
-      return withText && (gate.offered.has('refine') || !gate.offered.has('reject')) ? 'refine' : 'reject';
-    }
-    case 'timeout':
-    case 'cancelled':
-      throw InvalidResumeValue.at('/decision', `${decision} is decided by the host, not submitted`);
-    case undefined:
-      throw InvalidResumeValue.at('/action', 'is required');
-    default:
-      throw InvalidResumeValue.at('/decision', 'must be approved or rejected');
-  }
+  const mapped = legacyApprovalAction(value.decision, value.feedback, gate.offered);
+  if (!mapped.ok) throw InvalidResumeValue.at(mapped.path, mapped.message);
+  return mapped.action;
 }
 
 function feedbackAsRefine(feedback: string | undefined): RefineFeedback | undefined {
