@@ -13,6 +13,7 @@ import { RunTimers1700000001200 } from './1700000001200-run-timers';
 import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-records';
 import { Webhooks1700000001300 } from './1700000001300-webhooks';
 import { EngineRunEvents1700000001400 } from './1700000001400-engine-run-events';
+import { AuditRecords1700000001500 } from './1700000001500-audit-records';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   RunTimers1700000001200,
   Webhooks1700000001300,
   EngineRunEvents1700000001400,
+  AuditRecords1700000001500,
 ];
