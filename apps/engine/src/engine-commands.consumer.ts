@@ -15,6 +15,7 @@ import {
   Topics,
   type CommandReply,
   type EngineCommand,
+  versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { CommandSeam, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
@@ -124,7 +125,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     await this.bus.publish(Topics.engineCommands, [
       {
         key: command.data.runId,
-        value: fail,
+        value: versionedCommand(fail),
         headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
       },
     ]);

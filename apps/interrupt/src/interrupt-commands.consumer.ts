@@ -17,6 +17,7 @@ import {
   type CommandReply,
   type InterruptCommand,
   type OpenInterruptCommand,
+  versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { CommandSeam, storedReply, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
@@ -116,7 +117,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     await this.bus.publish(Topics.engineCommands, [
       {
         key: runId,
-        value: fail,
+        value: versionedCommand(fail),
         headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
       },
     ]);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { assertRunEvent, ConsumerGroups, Topics, type RunEventDoc } from '@openwop/contracts';
+import { assertRunEvent, ConsumerGroups, Topics, upcastRunEvent, type RunEventDoc } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { isDatabaseUnavailable, transaction, type RunEventFeed } from '@openwop/platform-db';
 import {
@@ -104,7 +104,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
    * share is one `openwop.projection.apply` span, named by the last event it applied.
    */
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
-    const events = messages.map((m) => assertRunEvent(m.value));
+    const events = messages.map((m) => upcastRunEvent(assertRunEvent(m.value)));
     const projected = await transaction(this.ds, async (manager) => {
       const moved: ProjectedRun[] = [];
       for (const [runId, runEvents] of groupByRun(events)) {

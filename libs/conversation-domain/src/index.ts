@@ -90,3 +90,4 @@ export {
   type ConversationTarget,
   type AddressableInterrupt,
 } from './conversation.coordination';
+export { CONVERSATION_STATE_SHAPE, conversationDocument, conversationFromDocument } from './conversation-state.version';

@@ -91,3 +91,4 @@ export {
 } from './agent-driver';
 export { DEFAULT_WINDOW, contentText, olderSummary, type ConversationView } from './conversation-view';
 export type { ConversationClosure } from './builtin-nodes/agent-conversation.nodes';
+export { RUN_STATE_SHAPE, runStateDocument, runStateFromDocument } from './run-state.version';

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
-import { assertBusMessageSize } from '@openwop/contracts';
+import { assertBusMessageSize, Topics, versionedCommand, type CommandEnvelope } from '@openwop/contracts';
 import { GroupedCalls } from './grouped-calls';
 import { chunksWithinParameterLimit, valuesTuples } from './parameter-chunks';
 import { transaction } from './transaction';
@@ -50,10 +50,19 @@ export async function appendToOutbox(
 ): Promise<void> {
   if (messages.length === 0) return;
   const trace = activeTraceHeaders();
-  const traced = messages.map((message) => ({ message, trace }));
+  const traced = messages.map((message) => ({ message: versionedOnCommandTopic(message), trace }));
   const held = heldBy.get(manager);
   if (held) held.push(...traced);
   else await writeAppends(manager, traced);
+}
+
+/** The topics whose values are command envelopes: each is written with the current envelope version (ADR 0029). */
+const COMMAND_TOPICS: ReadonlySet<string> = new Set([Topics.engineCommands, Topics.interruptCommands, Topics.tokenCommands]);
+
+/** A command bound for a command topic, stamped with the current envelope version; anything else as it is. */
+function versionedOnCommandTopic(message: OutboxMessage): OutboxMessage {
+  if (!COMMAND_TOPICS.has(message.topic) || typeof message.value !== 'object' || message.value === null) return message;
+  return { ...message, value: versionedCommand(message.value as CommandEnvelope) };
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type CommandReply,
   type ResolveInterruptCommand,
 } from '@openwop/contracts';
-import { agentPrompt, decideRun, type RunRecord } from '@openwop/engine-domain';
+import { agentPrompt, decideRun, runStateFromDocument, type RunRecord } from '@openwop/engine-domain';
 import type { ChatMessage } from '@openwop/llm';
 import { appendToOutbox, decideOnce, storedReply, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
@@ -108,11 +108,12 @@ export class AgentTurnHandler {
   }
 
   private async current(runId: string): Promise<RunRecord | undefined> {
-    const rows = await this.ds.query<{ state: RunRecord }[]>(
+    const rows = await this.ds.query<{ state: object }[]>(
       'SELECT state FROM engine_runs WHERE run_id = $1',
       [runId],
     );
-    return rows[0]?.state;
+    const state = runStateFromDocument(rows[0]?.state);
+    return state.status === 'none' ? undefined : state;
   }
 
   /** Streams the reply, appending its tokens as `output.chunk` events; returns the whole text. */

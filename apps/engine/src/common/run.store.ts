@@ -10,10 +10,12 @@ import {
   type OpenInterruptCommand,
   type ResolveInterruptCommand,
   type RunEventDoc,
+  upcastRunEvent,
 } from '@openwop/contracts';
 import {
-  initialRunState,
   publicRunStatus,
+  runStateDocument,
+  runStateFromDocument,
   type FollowUp,
   type RunDecision,
   type RunRecord,
@@ -26,17 +28,17 @@ import { syncRunTimer } from '../timers/run-timer.store';
 
 /** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
 export async function loadRunForUpdate(manager: EntityManager, runId: string): Promise<RunState> {
-  const rows = await manager.query<{ state: RunState }[]>(
+  const rows = await manager.query<{ state: object }[]>(
     'SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE',
     [runId],
   );
-  return rows[0]?.state ?? initialRunState();
+  return runStateFromDocument(rows[0]?.state);
 }
 
 /** Loads a run's engine state without locking it (a read of another run's state). */
 export async function loadRun(manager: EntityManager, runId: string): Promise<RunState> {
-  const rows = await manager.query<{ state: RunState }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [runId]);
-  return rows[0]?.state ?? initialRunState();
+  const rows = await manager.query<{ state: object }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [runId]);
+  return runStateFromDocument(rows[0]?.state);
 }
 
 /**
@@ -50,12 +52,12 @@ export async function loadRunLog(manager: EntityManager, runId: string, lastSequ
     'SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence',
     [runId],
   );
-  if (own.length === lastSequence + 1) return own.map((r) => r.event);
+  if (own.length === lastSequence + 1) return own.map((r) => upcastRunEvent(r.event));
   const projected = await manager.query<{ doc: RunEventDoc }[]>(
     'SELECT doc FROM run_events WHERE run_id = $1 AND sequence <> ALL($2::integer[]) ORDER BY sequence',
     [runId, own.map((r) => r.event.sequence)],
   );
-  return [...own.map((r) => r.event), ...projected.map((r) => r.doc)].sort((a, b) => a.sequence - b.sequence);
+  return [...own.map((r) => r.event), ...projected.map((r) => r.doc)].map(upcastRunEvent).sort((a, b) => a.sequence - b.sequence);
 }
 
 /**
@@ -75,12 +77,12 @@ export async function commitDecision(
   if (prior.status === 'none') {
     await manager.query(
       'INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ($1, $2, $3, $4::jsonb, $5)',
-      [next.runId, next.tenant, next.workflowId, JSON.stringify(next), next.lastSequence],
+      [next.runId, next.tenant, next.workflowId, JSON.stringify(runStateDocument(next)), next.lastSequence],
     );
   } else {
     await manager.query(
       'UPDATE engine_runs SET state = $2::jsonb, last_sequence = $3, updated_at = now() WHERE run_id = $1',
-      [next.runId, JSON.stringify(next), next.lastSequence],
+      [next.runId, JSON.stringify(runStateDocument(next)), next.lastSequence],
     );
   }
   // The engine's own copy of the run log (ADR 0008): what it answers `run.fork` from.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Headers, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
+import { Headers, versionedCommand, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
@@ -54,7 +54,7 @@ export class CommandSender {
         topic,
         {
           key,
-          value: command,
+          value: versionedCommand(command),
           headers: {
             [Headers.correlationId]: command.correlationId,
             [Headers.messageId]: command.id,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
+  conversationDocument,
+  conversationFromDocument,
   conversationOfStored,
   initialConversationState,
   silenceDueAt,
@@ -13,7 +15,6 @@ import {
   type ConversationTurn,
   type HeldConversation,
   type SilentConversation,
-  type StoredConversation,
 } from '@openwop/conversation-domain';
 
 /**
@@ -29,12 +30,12 @@ export class ConversationRepository {
     interruptId: string,
     messageIds: readonly string[],
   ): Promise<ConversationState> {
-    const rows = await manager.query<{ state: StoredConversation }[]>(
+    const rows = await manager.query<{ state: object }[]>(
       'SELECT state FROM interrupt_conversations WHERE interrupt_id = $1 FOR UPDATE',
       [interruptId],
     );
-    const stored = rows[0]?.state;
-    if (!stored) return initialConversationState();
+    if (!rows[0]) return initialConversationState();
+    const stored = conversationFromDocument(rows[0].state);
     const named = await manager.query<{ turn: ConversationTurn }[]>(
       'SELECT turn FROM interrupt_conversation_turns WHERE conversation_id = $1 AND message_id = ANY($2::text[])',
       [stored.conversationId, turnIdsToLoad(stored, messageIds)],
@@ -72,7 +73,7 @@ export class ConversationRepository {
         home.nodeId,
         home.tenant,
         state.status,
-        JSON.stringify(storedConversationOf(state)),
+        JSON.stringify(conversationDocument(storedConversationOf(state))),
         silenceDueAt(state, now),
       ],
     );
@@ -83,12 +84,13 @@ export class ConversationRepository {
    * and disarms them (the next turn re-arms): one audit per silence.
    */
   async claimSilent(manager: EntityManager, now: string, limit: number): Promise<SilentConversation[]> {
-    const rows = await manager.query<{ home: ConversationHome; state: StoredConversation }[]>(
+    const raw = await manager.query<{ home: ConversationHome; state: object }[]>(
       `SELECT json_build_object('interruptId', interrupt_id, 'runId', run_id, 'nodeId', node_id, 'tenant', tenant) AS home, state
        FROM interrupt_conversations WHERE status = 'open' AND silence_due_at <= $1::timestamptz
        ORDER BY silence_due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
+    const rows = raw.map((r) => ({ home: r.home, state: conversationFromDocument(r.state) }));
     if (rows.length > 0) {
       await manager.query(
         'UPDATE interrupt_conversations SET silence_due_at = NULL WHERE conversation_id = ANY($1::text[])',

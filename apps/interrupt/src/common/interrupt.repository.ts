@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { initialInterruptState, type InterruptState, type PendingInterrupt } from '@openwop/interrupt-domain';
+import {
+  interruptStateDocument,
+  interruptStateFromDocument,
+  type InterruptState,
+  type PendingInterrupt,
+} from '@openwop/interrupt-domain';
 
 /** A held interrupt (any state but `none`). */
 export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
@@ -13,11 +18,11 @@ export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
 export class InterruptRepository {
   /** The interrupt with this id, or `none`. */
   async lockById(manager: EntityManager, interruptId: string): Promise<InterruptState> {
-    const rows = await manager.query<{ state: HeldInterrupt }[]>(
+    const rows = await manager.query<{ state: object }[]>(
       'SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE',
       [interruptId],
     );
-    return rows[0]?.state ?? initialInterruptState();
+    return interruptStateFromDocument(rows[0]?.state);
   }
 
   /**
@@ -30,13 +35,13 @@ export class InterruptRepository {
     runId: string,
     tenant: string,
   ): Promise<{ state: InterruptState; runCancelled: boolean }> {
-    const [row] = await manager.query<{ state: HeldInterrupt | null; run_cancelled: boolean }[]>(
+    const [row] = await manager.query<{ state: object | null; run_cancelled: boolean }[]>(
       `WITH held AS (SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE)
        SELECT (SELECT state FROM held) AS state,
          EXISTS (SELECT 1 FROM interrupt_cancelled_runs WHERE run_id = $2 AND tenant = $3) AS run_cancelled`,
       [interruptId, runId, tenant],
     );
-    return { state: row?.state ?? initialInterruptState(), runCancelled: row?.run_cancelled ?? false };
+    return { state: interruptStateFromDocument(row?.state), runCancelled: row?.run_cancelled ?? false };
   }
 
   /**
@@ -46,30 +51,30 @@ export class InterruptRepository {
    * resolved, and is refused with `interrupt_already_resolved` rather than `interrupt_not_found`.
    */
   async lockForResolve(manager: EntityManager, runId: string, nodeId: string): Promise<InterruptState> {
-    const rows = await manager.query<{ state: HeldInterrupt }[]>(
+    const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE run_id = $1 AND node_id = $2
        ORDER BY (status = 'pending') DESC, created_at DESC, interrupt_id DESC LIMIT 1 FOR UPDATE`,
       [runId, nodeId],
     );
-    return rows[0]?.state ?? initialInterruptState();
+    return interruptStateFromDocument(rows[0]?.state);
   }
 
   async lockPendingOfRun(manager: EntityManager, runId: string): Promise<PendingInterrupt[]> {
-    const rows = await manager.query<{ state: PendingInterrupt }[]>(
+    const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE run_id = $1 AND status = 'pending' ORDER BY created_at FOR UPDATE`,
       [runId],
     );
-    return rows.map((r) => r.state);
+    return rows.map((r) => interruptStateFromDocument<PendingInterrupt>(r.state));
   }
 
   /** Claims up to `limit` pending interrupts past their deadline that no other instance holds. */
   async claimDue(manager: EntityManager, now: string, limit: number): Promise<PendingInterrupt[]> {
-    const rows = await manager.query<{ state: PendingInterrupt }[]>(
+    const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz
        ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [now, limit],
     );
-    return rows.map((r) => r.state);
+    return rows.map((r) => interruptStateFromDocument<PendingInterrupt>(r.state));
   }
 
   /** True when the run has an interrupt of another tenant (the run is not the caller's). */
@@ -95,7 +100,7 @@ export class InterruptRepository {
         i.kind,
         i.key,
         state.status,
-        JSON.stringify(state),
+        JSON.stringify(interruptStateDocument(state)),
         i.deadlineAt ?? null,
       ],
     );

@@ -7,6 +7,7 @@ import {
   type ResolveByTokenCommand,
   type ResolveInterruptCommand,
   type ResolveInterruptResult,
+  versionedCommand,
 } from '@openwop/contracts';
 import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
@@ -95,7 +96,7 @@ export class ResolveByTokenHandler {
         Topics.interruptCommands,
         {
           key: payload.runId,
-          value: forward,
+          value: versionedCommand(forward),
           headers: {
             [Headers.correlationId]: forward.correlationId,
             [Headers.messageId]: forward.id,
