@@ -241,7 +241,7 @@ describe.each(Object.keys(DEPLOYMENTS))(
             .map((l) => `${p.name}: ${l}`),
         )
         .slice(-15)
-        .join('\n');
+        .join('\n') || '(no error line)';
 
     /** Waits for `status`; on a timeout says where the run is and what the new build complained about. */
     async function waitStatus(runId: string, status: string, timeoutMs = WAIT_MS): Promise<RunSnapshotBody> {
@@ -256,9 +256,13 @@ describe.each(Object.keys(DEPLOYMENTS))(
       } catch (e) {
         const s = await client.getRun(runId).catch((x: unknown) => ({ status: `unreadable: ${String(x)}` }));
         const events = await client.listEvents(runId).catch(() => []);
+        const open = await client
+          .call<{ interrupts: unknown[] }>('GET', `/v1/interrupts?runId=${runId}`)
+          .then((r) => r.interrupts.length)
+          .catch(() => '?');
         throw new Error(
-          `${(e as Error).message}; after the upgrade the run is ${s.status}, its last events ` +
-            `${events
+          `${(e as Error).message}: after the upgrade the run is ${s.status} with ${open} pending interrupt(s) listed, ` +
+            `its last events ${events
               .slice(-6)
               .map((x) => x.type)
               .join(', ')}; the new build logged:\n${complaints()}`,
@@ -362,11 +366,12 @@ describe.each(Object.keys(DEPLOYMENTS))(
     });
 
     it("the old processes ran the previous release's worktree, the new ones this checkout", async () => {
-      const scripts = (ps: readonly AppProcess[]) => ps.map((p) => p.child.spawnargs[1]!);
+      const scripts = (ps: readonly AppProcess[]) => ps.map((p) => p.child.spawnargs[1]!).sort();
       const oldBuild = await previousRelease();
       expect(oldBuild).toContain(PREVIOUS.commit);
       expect(scripts(oldProcesses).every((s) => s.startsWith(`${oldBuild}/apps/`))).toBe(true);
       expect(scripts(newHost!.processes).every((s) => s.startsWith(`${REPO_ROOT}/apps/`))).toBe(true);
+      // The same apps, started in whatever order they became ready.
       expect(scripts(newHost!.processes).map((s) => s.replace(REPO_ROOT, ''))).toEqual(
         scripts(oldProcesses).map((s) => s.replace(oldBuild, '')),
       );
