@@ -18,7 +18,7 @@ import {
 } from '@openwop/testing';
 import { refusal } from './e2e-kit';
 
-// The upgrade test (issue 22 item 3, ADR on the upgrade test): the previous release's build
+// The upgrade test (issue 22 item 3, ADR 0030): the previous release's build
 // (tools/upgrade/previous-release.json, built once in a git worktree under .infra/upgrade) leaves
 // suspended work on a data folder, a Postgres database and Kafka topics; it is stopped; this
 // checkout's build starts on the same data, keys and topics and finishes all of it. Every run
