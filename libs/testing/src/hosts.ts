@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { startApp, freePort, REPO_ROOT, type AppProcess } from './processes';
 
 /**
@@ -82,6 +84,15 @@ export async function startEmbeddedHost(
 const SERVICES = ['engine', 'projector', 'interrupt', 'token', 'notifier'] as const;
 
 /**
+ * The services of the build at `rootDir`: all of them for this checkout; for another (an older
+ * release) those it has, since a release may predate a service (the notifier came after 26a3158).
+ */
+function servicesOf(rootDir: string): readonly string[] {
+  if (rootDir === REPO_ROOT) return SERVICES;
+  return SERVICES.filter((s) => existsSync(resolve(rootDir, `apps/${s}/dist/main.js`)));
+}
+
+/**
  * The distributed stack as separate processes over the real Kafka broker and Postgres:
  * `instances` of every service and gateway. A fresh topic namespace isolates it from other tests;
  * every token-service instance shares one fresh key ring. `env` adds to or overrides the environment.
@@ -122,7 +133,7 @@ export async function startDistributedStack(options: {
     for (let i = 0; i < instances; i++) {
       // allSettled: when one service fails to start, the others of the batch still finish starting
       // (and are pushed) before everything is stopped, so no process outlives a failed start.
-      const started = await Promise.allSettled(SERVICES.map((s) => startService(s)));
+      const started = await Promise.allSettled(servicesOf(from.rootDir).map((s) => startService(s)));
       const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     }
