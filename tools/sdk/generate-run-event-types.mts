@@ -3,7 +3,8 @@
  * JSON Schemas: the envelope of `run-event.schema.json`, the per-type payloads of
  * `run-event-payloads.schema.json` (`$defs._typeIndex` maps each type to its payload), the
  * `InterruptPayload` of `suspend-request.schema.json` it refers to, and the run statuses of
- * `run-snapshot.schema.json`.
+ * `run-snapshot.schema.json`; and, from the host's one vocabulary in `libs/contracts` (read as
+ * TypeScript, so those two files stay import-free), which statuses and run event types are terminal.
  *
  * Covers the JSON Schema subset those files use: `type` (also as a list), `properties`/`required`,
  * `additionalProperties` (an explicit `true` or schema adds an index signature), `items`, `enum`,
@@ -17,6 +18,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TERMINAL_RUN_EVENT_TYPES } from '../../libs/contracts/src/run-event.ts';
+import { TERMINAL_RUN_STATUSES } from '../../libs/contracts/src/run-status.ts';
 
 type Schema = { readonly [key: string]: unknown };
 
@@ -209,6 +212,12 @@ function generateRunEventTypes(schemaDir: string): string {
     '',
     ...doc(statusSchema, ''),
     'export type RunStatus = (typeof RUN_STATUSES)[number];',
+    '',
+    '/** The statuses a run never leaves (the host\'s `TERMINAL_RUN_STATUSES`). */',
+    `export const TERMINAL_RUN_STATUSES = [${TERMINAL_RUN_STATUSES.map(literal).join(', ')}] as const;`,
+    '',
+    '/** The run event types after which a run emits nothing (the host\'s `TERMINAL_RUN_EVENT_TYPES`). */',
+    `export const TERMINAL_RUN_EVENT_TYPES = [${TERMINAL_RUN_EVENT_TYPES.map(literal).join(', ')}] as const;`,
     '',
     '/**',
     ' * The payload of each run event type (`run-event-payloads.schema.json` `$defs._typeIndex`);',

@@ -1,6 +1,8 @@
 // The page's only way to the host: the OpenWOP REST API with the operator's API key as
 // `Authorization: Bearer`. The key lives in sessionStorage (this tab only, gone when it closes).
 
+import { TERMINAL_RUN_STATUSES } from './vocabulary.js';
+
 const KEY_STORAGE = 'openwop.admin.apiKey';
 
 export function getApiKey() {
@@ -143,4 +145,4 @@ export const paths = {
 };
 
 /** Run statuses after which nothing changes. */
-export const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed-out']);
+export const TERMINAL_STATUSES = new Set(TERMINAL_RUN_STATUSES);

@@ -4,18 +4,7 @@
 import { api, ApiFailure, paths, TERMINAL_STATUSES } from './api.js';
 import { conversationPanel, looksLikeConversation } from './conversation.js';
 import { badge, copyButton, emptyState, errorState, formatAge, h, jsonBlock, loadingState, mount, timeEl } from './dom.js';
-
-/** The kinds of `interrupt.md` (RFC 0094), for the filter. */
-export const KINDS = [
-  'approval',
-  'clarification',
-  'external-event',
-  'custom',
-  'conversation.start',
-  'conversation.exchange',
-  'conversation.close',
-  'low-confidence',
-];
+import { INTERRUPT_KINDS } from './vocabulary.js';
 
 const LIST_REFRESH_MS = 5000;
 
@@ -65,7 +54,7 @@ export function pendingListView(root, { query }) {
     'select',
     { id: 'kind-filter', 'aria-label': 'Filter by kind', onchange: (e) => (location.hash = e.target.value ? `#/?kind=${encodeURIComponent(e.target.value)}` : '#/') },
     h('option', { value: '' }, 'All kinds'),
-    KINDS.map((k) => h('option', { value: k, selected: k === kind }, k)),
+    INTERRUPT_KINDS.map((k) => h('option', { value: k, selected: k === kind }, k)),
   );
   const counter = h('span', { class: 'muted', 'data-testid': 'pending-count' });
   const refreshing = h('span', { class: 'muted refreshing', hidden: true }, 'refreshing…');

@@ -2,6 +2,8 @@
 // and no credentials of any kind (no API key, no cookie). Nothing is fetched from another origin,
 // and no request carries a Referer (the URL holds the token).
 
+import { TERMINAL_RUN_STATUSES } from './vocabulary.js';
+
 /** A refused or failed call: the error envelope's `error` (as `code`), `message` and `details`. */
 export class LinkFailure extends Error {
   constructor(status, code, message, details) {
@@ -69,4 +71,4 @@ export const transcript = (token, after) =>
   );
 
 /** Run statuses after which nothing changes. */
-export const ENDED_STATUSES = new Set(['completed', 'failed', 'cancelled']);
+export const ENDED_STATUSES = new Set(TERMINAL_RUN_STATUSES);

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { waitingStatusFor, type InterruptKind, type RunEventDoc } from '@openwop/contracts';
+import {
+  isTerminalRunStatus,
+  waitingStatusFor,
+  type InterruptKind,
+  type RunEventDoc,
+  type TerminalRunStatus,
+} from '@openwop/contracts';
 import type { EventWriter } from './event-writer';
 import type { RunError } from './executor';
 import type { NodeOutputs } from './node';
@@ -23,7 +29,7 @@ export interface PendingChild {
 /** How a child run ended, as `ctx.startChild` returns it. */
 export interface ChildRunOutcome {
   readonly childRunId: string;
-  readonly status: 'completed' | 'failed' | 'cancelled';
+  readonly status: TerminalRunStatus;
   readonly outputs?: NodeOutputs;
   readonly error?: RunError;
 }
@@ -80,7 +86,7 @@ export function emitChildStarted(w: EventWriter, nodeId: string, child: Omit<Pen
  * node's `ctx.startChild` on re-execution.
  */
 export function emitChildChange(w: EventWriter, child: PendingChild, change: ChildRunChange): 'ended' | 'changed' | 'none' {
-  const ended = change.status === 'completed' || change.status === 'failed' || change.status === 'cancelled';
+  const ended = isTerminalRunStatus(change.status);
   const waitingOn = !ended && change.status.startsWith('waiting-') ? change.kind : undefined;
   const resumedOrEnded = child.waiting !== undefined && waitingOn === undefined;
   if (resumedOrEnded) w.emit('node.resumed', child.nodeId, { nodeId: child.nodeId, childRunId: child.runId });

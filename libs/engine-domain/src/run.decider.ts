@@ -1,5 +1,5 @@
 import { DomainError, assertNever } from '@openwop/kernel';
-import { MAX_NODE_EXECUTIONS, waitingStatusFor, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
+import { MAX_NODE_EXECUTIONS, isTerminalRunStatus, waitingStatusFor, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
 import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
@@ -280,7 +280,7 @@ async function resumeRun(command: ResumeRun, state: RunState, nodes: NodeRegistr
  */
 async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
   if (state.status === 'none') throw new RunNotFound(command.runId);
-  if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
+  if (isTerminalRunStatus(state.status)) {
     throw new RunTerminal(command.runId, state.status);
   }
   const w = new EventWriter(state, command.context.commandId, command.context.now);
@@ -326,7 +326,7 @@ async function childRunChanged(command: ChildRunChanged, state: RunState, nodes:
  */
 function failRun(command: FailRun, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
-  if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
+  if (isTerminalRunStatus(state.status)) {
     return { events: [], state };
   }
   const w = new EventWriter(state, command.context.commandId, command.context.now);
@@ -397,7 +397,7 @@ async function fireTimer(command: FireTimer, state: RunState, nodes: NodeRegistr
  */
 function pauseRun(command: PauseRun, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
-  if (isTerminal(state.status)) throw new RunTerminal(command.runId, state.status);
+  if (isTerminalRunStatus(state.status)) throw new RunTerminal(command.runId, state.status);
   if (state.paused) throw new RunAlreadyPaused(command.runId, state.paused.pausedAt);
   const w = new EventWriter(state, command.context.commandId, command.context.now);
   w.emit('run.paused', undefined, {
@@ -425,10 +425,6 @@ async function unpauseRun(command: UnpauseRun, state: RunState, nodes: NodeRegis
   });
   const openInterrupt = await drive(w, nodes);
   return decision(w, openInterrupt);
-}
-
-function isTerminal(status: RunState['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** The run's status as `GET /v1/runs/{runId}` names it: `paused`, `waiting-*` while suspended, else the engine's. */

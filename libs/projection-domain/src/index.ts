@@ -1,6 +1,5 @@
 export {
   evolveRunSnapshot,
-  isTerminalStatus,
   pendingInterruptOf,
   RUN_SNAPSHOT_EVENTS,
   type PendingInterruptView,

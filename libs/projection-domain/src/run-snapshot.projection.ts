@@ -197,7 +197,3 @@ function withoutInterrupt(s: RunSnapshot): RunSnapshot {
   return rest;
 }
 
-/** Whether a status is terminal: the run emits nothing after it. */
-export function isTerminalStatus(status: string): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}

@@ -1,5 +1,6 @@
 import type { RunEventDoc } from '@openwop/contracts';
-import { evolveRunSnapshot, isTerminalStatus, type RunSnapshot } from './run-snapshot.projection';
+import { isTerminalRunStatus } from '@openwop/contracts';
+import { evolveRunSnapshot, type RunSnapshot } from './run-snapshot.projection';
 
 const ev = (sequence: number, type: RunEventDoc['type'], payload: unknown = {}, nodeId?: string): RunEventDoc => ({
   eventId: `r:${sequence}`,
@@ -23,7 +24,7 @@ describe('run snapshot projection', () => {
     const done = evolveRunSnapshot(running, ev(3, 'run.completed', { outputs: { x: 1 } }));
     expect(done).toMatchObject({ status: 'completed', outputs: { x: 1 }, lastSequence: 3, completedAt: '2026-11-21T00:00:03.000Z' });
     expect(done).not.toHaveProperty('currentNodeId');
-    expect(isTerminalStatus(done!.status)).toBe(true);
+    expect(isTerminalRunStatus(done!.status)).toBe(true);
   });
 
   it('shows variables: the caller inputs, overlaid with the run outputs once it completed', () => {

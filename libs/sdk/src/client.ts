@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiErrorFrom, OpenWopNetworkError, OpenWopRunEndedError, OpenWopTimeoutError } from './errors';
-import type { RunEvent, RunStatus } from './generated/run-events';
+import { TERMINAL_RUN_STATUSES, type RunEvent, type RunStatus } from './generated/run-events';
 import type {
   ClientOptions,
   ConversationPage,
@@ -27,7 +27,7 @@ import type {
 import { streamRunEvents } from './run-event.stream';
 import { tokenFromCallbackUrl } from './tokens';
 
-const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(TERMINAL_RUN_STATUSES);
 /** Default deadline of the wait helpers. */
 const DEFAULT_WAIT_MS = 60_000;
 /** Longest wait of one long poll (the host's maximum `timeoutMs`). */

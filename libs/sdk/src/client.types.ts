@@ -7,6 +7,7 @@ import type {
   CustomData,
   ExternalEventData,
   InterruptPayload,
+  InterruptRequestedPayload,
   LowConfidenceData,
   OutputChunkPayload,
   RunEvent,
@@ -140,17 +141,11 @@ export interface ResolveResult {
   readonly [field: string]: unknown;
 }
 
+/** An interrupt as the host holds it: the `interrupt.requested` payload, its `data` left to the reader. */
+export type InterruptRecord = Omit<InterruptRequestedPayload, 'data'> & { readonly data: unknown };
+
 /** `GET /v1/interrupts/{token}`: what a token holder may see of the interrupt. */
-export interface TokenInspection {
-  readonly runId: string;
-  readonly nodeId: string;
-  readonly interruptId: string;
-  readonly kind: string;
-  readonly key: string;
-  readonly data: unknown;
-  readonly resumeSchema?: Record<string, unknown>;
-  readonly timeoutMs?: number;
-  readonly requestedAt: string;
+export interface TokenInspection extends InterruptRecord {
   readonly expiresAt: string;
   readonly intent: 'resolve' | 'inspect';
 }

@@ -12,6 +12,7 @@ export type {
   InterruptDataByKind,
   InterruptKind,
   InterruptPage,
+  InterruptRecord,
   InterruptSummary,
   ListInterruptsQuery,
   ListRunsQuery,

@@ -1,12 +1,12 @@
 import { OpenWopApiError, OpenWopNetworkError } from './errors';
 import type { RawStreamFrame, RunStreamEvent, StreamEventsOptions } from './client.types';
-import { RUN_EVENT_TYPES } from './generated/run-events';
+import { RUN_EVENT_TYPES, TERMINAL_RUN_EVENT_TYPES } from './generated/run-events';
 import { SseParser } from './sse.parser';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(RUN_EVENT_TYPES);
 
 /** Run event types after which the host closes the stream (`rest-endpoints.md` §SSE). */
-const TERMINAL_TYPES: ReadonlySet<string> = new Set(['run.completed', 'run.failed', 'run.cancelled']);
+const TERMINAL_TYPES: ReadonlySet<string> = new Set(TERMINAL_RUN_EVENT_TYPES);
 
 /** What the stream needs from the client: one SSE request, and whether the run has ended. */
 export interface StreamTransport {

@@ -1,4 +1,5 @@
 import { text } from '../util/text';
+import { isTerminalRunStatus } from '@openwop/contracts';
 import type { OpenWopClient, RunSnapshotBody, RunStreamEvent } from '@openwop/sdk';
 import { ExitCode, type ExitCodeValue } from '../util/exit-codes';
 import type { Output } from '../util/output';
@@ -84,7 +85,7 @@ export class RunFollower {
     const code =
       run.status === 'completed'
         ? ExitCode.ok
-        : run.status === 'failed' || run.status === 'cancelled'
+        : isTerminalRunStatus(run.status)
           ? ExitCode.runFailed
           : ExitCode.api;
     this.out.record({ type: 'result', runId: this.runId, status: run.status });

@@ -6,6 +6,7 @@ import {
   type CancelRunAtInterruptCommand,
   type ChildRunChangedCommand,
   type EngineCommand,
+  isTerminalRunStatus,
   type StartRunCommand,
 } from '@openwop/contracts';
 import { publicRunStatus, type RunDecision, type RunRecord, type RunState } from '@openwop/engine-domain';
@@ -60,7 +61,7 @@ export function childRunMessages(prior: RunState, decision: RunDecision, cause: 
   const after = publicRunStatus(run);
   // A child's own start needs no word to its parent (the parent already waits on it as running).
   if (run.parent && after !== before && !(before === undefined && after === 'running')) {
-    const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
+    const ended = isTerminalRunStatus(run.status);
     const last = decision.events[decision.events.length - 1];
     const payload = (last?.payload ?? {}) as { outputs?: Record<string, unknown>; error?: ChildRunChangedCommand['data']['error'] };
     const changed: ChildRunChangedCommand = {

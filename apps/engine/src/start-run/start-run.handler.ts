@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { conversationRefusal, type CommandReply, type StartRunCommand, type StartRunResult } from '@openwop/contracts';
+import { conversationRefusal, type CommandReply, type StartRunCommand, type StartRunResult, isTerminalRunStatus } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
@@ -62,5 +62,5 @@ export class StartRunHandler {
 /** Whether the parent run has ended: a child started after that is not started at all. */
 async function parentEnded(manager: EntityManager, parentRunId: string): Promise<boolean> {
   const state = await loadRun(manager, parentRunId);
-  return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
+  return isTerminalRunStatus(state.status);
 }

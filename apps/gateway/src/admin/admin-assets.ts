@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PAGE_VOCABULARY_ASSET, pageVocabularyModule } from '../common/page-vocabulary';
 
 /** One static file of the admin page. */
 export interface AdminAsset {
@@ -25,7 +26,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 export const ADMIN_ASSET_NAMES = ['index.html', 'admin.css', 'app.js', 'api.js', 'dom.js', 'views.js', 'conversation.js', 'favicon.svg'] as const;
 
 /**
- * Reads every admin file once; `dir` is overridable for tests.
+ * Reads every admin file once, and adds the vocabulary module the pages import (rendered from the
+ * contracts, see {@link pageVocabularyModule}); `dir` is overridable for tests.
  * @throws when a listed file is missing (a broken checkout should fail at startup, not per request).
  */
 export function loadAdminAssets(dir: string = ADMIN_UI_DIR): ReadonlyMap<string, AdminAsset> {
@@ -34,6 +36,7 @@ export function loadAdminAssets(dir: string = ADMIN_UI_DIR): ReadonlyMap<string,
     const ext = name.slice(name.lastIndexOf('.'));
     assets.set(name, { contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream', body: readFileSync(resolve(dir, name)) });
   }
+  assets.set(PAGE_VOCABULARY_ASSET, { contentType: CONTENT_TYPES['.js']!, body: Buffer.from(pageVocabularyModule()) });
   return assets;
 }
 

@@ -7,7 +7,7 @@ describe('admin page assets', () => {
   const assets = loadAdminAssets();
 
   it('loads every listed file with its content type', () => {
-    expect([...assets.keys()]).toEqual([...ADMIN_ASSET_NAMES]);
+    expect([...assets.keys()]).toEqual([...ADMIN_ASSET_NAMES, 'vocabulary.js']);
     expect(assets.get('index.html')?.contentType).toBe('text/html; charset=utf-8');
     expect(assets.get('app.js')?.contentType).toBe('text/javascript; charset=utf-8');
     expect(assets.get('admin.css')?.contentType).toBe('text/css; charset=utf-8');

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Topics, type CancelRunAtInterruptCommand } from '@openwop/contracts';
+import { Topics, type CancelRunAtInterruptCommand, isTerminalRunStatus } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { waitForProjectedRun } from '../runs/run-change.waiter';
-import { isTerminalStatus, RunReadRepository } from '../runs/run-read.repository';
+import { RunReadRepository } from '../runs/run-read.repository';
 
 /** How long a cancel waits for the run's `run.cancelled` to be projected before answering `cancelling`. */
 const CANCEL_SETTLE_MS = 5_000;
@@ -40,7 +40,7 @@ export class CancelRunHandler {
    */
   async cancel(runId: string, reason: string | undefined, caller: Caller): Promise<CancelOutcome> {
     const run = await this.runs.requireVisible(runId, caller.tenant);
-    if (isTerminalStatus(run.status)) return { runId, status: run.status };
+    if (isTerminalRunStatus(run.status)) return { runId, status: run.status };
     const command: CancelRunAtInterruptCommand = this.commands.envelope(
       'run.cancel',
       runId,
@@ -51,7 +51,7 @@ export class CancelRunHandler {
     const found = await waitForProjectedRun(
       { feed: this.feed, runId, timeoutMs: CANCEL_SETTLE_MS, fallbackMs: 100 },
       () => this.runs.findVisible(runId, caller.tenant),
-      (r) => isTerminalStatus(r.status),
+      (r) => isTerminalRunStatus(r.status),
     );
     return { runId, status: found?.ready ? found.row.status : 'cancelling' };
   }

@@ -1,4 +1,12 @@
-import { APPROVAL_ACTIONS, FORK_MODES, MAX_ID_LENGTH, MAX_REQUEST_BODY_BYTES, MAX_SEQUENCE, RUN_EVENT_TYPES } from '@openwop/contracts';
+import {
+  APPROVAL_ACTIONS,
+  FORK_MODES,
+  MAX_ID_LENGTH,
+  MAX_REQUEST_BODY_BYTES,
+  MAX_SEQUENCE,
+  RUN_EVENT_TYPES,
+  RUN_STATUSES,
+} from '@openwop/contracts';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
 import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
@@ -14,8 +22,6 @@ const BODY_ERRORS: readonly ErrorCode[] = ['validation_error', 'payload_too_larg
 const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['validation_error', 'idempotency_key_mismatch', 'idempotency_in_flight'];
 /** Any route may fail unexpectedly; the gateway then answers `internal_error`. */
 const ALWAYS: readonly ErrorCode[] = ['internal_error'];
-
-const RUN_STATUSES = ['pending', 'running', 'paused', 'waiting-approval', 'waiting-input', 'waiting-external', 'completed', 'failed', 'cancelled', 'cancelling'];
 
 /** Component schemas: the wire shapes of the spec (`schemas/*.json`, `api/openapi.yaml`), as this host answers them. */
 function componentSchemas(): Record<string, JsonSchema> {
@@ -54,7 +60,7 @@ function componentSchemas(): Record<string, JsonSchema> {
       properties: {
         runId: { type: 'string' },
         workflowId: { type: 'string' },
-        status: { type: 'string', enum: RUN_STATUSES },
+        status: { type: 'string', enum: [...RUN_STATUSES] },
         owner: { type: 'object', properties: { tenant: { type: 'string' }, principal: { type: 'string' } } },
         currentNodeId: { type: ['string', 'null'] },
         nodeStates: { type: 'object' },
@@ -92,7 +98,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     RunStatusResult: {
       type: 'object',
       required: ['runId', 'status'],
-      properties: { runId: { type: 'string' }, status: { type: 'string', enum: RUN_STATUSES } },
+      properties: { runId: { type: 'string' }, status: { type: 'string', enum: [...RUN_STATUSES] } },
     },
     CreateRunRequest: {
       type: 'object',

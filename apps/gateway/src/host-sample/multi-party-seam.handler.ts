@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MAX_ID_LENGTH, Topics, workflowLimitProblems, type RegisterWorkflowCommand } from '@openwop/contracts';
+import { MAX_ID_LENGTH, Topics, workflowLimitProblems, type RegisterWorkflowCommand, isTerminalRunStatus } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
@@ -9,7 +9,7 @@ import { ApiError, type FieldError } from '../common/api.error';
 import { CreateRunHandler } from '../create-run/create-run.handler';
 import { ResolveInterruptHandler } from '../resolve-interrupt/resolve-interrupt.handler';
 import { READ_YOUR_WRITES_MS, RunNotices, waitForRun } from '../runs/run-change.waiter';
-import { isTerminalStatus, RunReadRepository } from '../runs/run-read.repository';
+import { RunReadRepository } from '../runs/run-read.repository';
 import { COUNCIL_NODE_ID, councilRunId, councilWorkflow, requestPathOf, rosterOf } from './multi-party-seam.council';
 
 /** `200` of `open`. */
@@ -68,7 +68,7 @@ export class MultiPartySeamHandler {
       const ready = await waitForRun({ feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices }, async () => {
         const row = await this.runs.findVisible(runId, caller.tenant);
         const pending = (row?.snapshot as { interrupt?: { nodeId?: string } } | undefined)?.interrupt;
-        return row && (pending?.nodeId === COUNCIL_NODE_ID || isTerminalStatus(row.status)) ? row : undefined;
+        return row && (pending?.nodeId === COUNCIL_NODE_ID || isTerminalRunStatus(row.status)) ? row : undefined;
       });
       if (!ready) {
         throw new ApiError('unavailable', `Conversation ${conversationId} did not open within ${READ_YOUR_WRITES_MS} ms; opening it again is safe.`, { conversationId, runId }, 1);

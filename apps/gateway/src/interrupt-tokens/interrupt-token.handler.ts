@@ -5,8 +5,7 @@ import {
   type InspectTokenCommand,
   type InspectTokenResult,
   type ResolveByTokenCommand,
-  type ResolveInterruptResult,
-} from '@openwop/contracts';
+  type ResolveInterruptResult, isTerminalRunStatus} from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
@@ -20,9 +19,6 @@ import { TokenLinkReadRepository, type InterruptAnswer, type LinkConversation } 
 import { tokenRoutingKey, unverifiedClaims } from './token-routing-key.parser';
 
 const READ_YOUR_WRITES_MS = 5_000;
-
-/** Run statuses after which nothing changes (the snapshot's `status`). */
-const ENDED_RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** One page of the transcript a signed link shows (`GET /v1/interrupts/{token}/conversation`). */
 export interface LinkTranscript extends LinkConversation {
@@ -157,7 +153,7 @@ export class InterruptTokenHandler {
     ]);
     // Used up while the run has not ended: the interrupt was answered, though its event may not be
     // projected yet (the token service can see it before the projector does).
-    const ended = runStatus !== undefined && ENDED_RUN_STATUSES.has(runStatus);
+    const ended = isTerminalRunStatus(runStatus);
     return {
       state: answer || !ended ? 'answered' : 'run-ended',
       ...claims,

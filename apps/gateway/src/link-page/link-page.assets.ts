@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PAGE_VOCABULARY_ASSET, pageVocabularyModule } from '../common/page-vocabulary';
 
 /** One static file of the signed-link page. */
 export interface LinkPageAsset {
@@ -31,7 +32,8 @@ export const LINK_ASSET_NAMES = [
 ] as const;
 
 /**
- * Reads every page file once; `dir` is overridable for tests.
+ * Reads every page file once, and adds the vocabulary module the page imports (rendered from the
+ * contracts, see {@link pageVocabularyModule}); `dir` is overridable for tests.
  * @throws when a listed file is missing (a broken checkout fails at startup, not per request).
  */
 export function loadLinkPageAssets(dir: string = LINK_UI_DIR): ReadonlyMap<string, LinkPageAsset> {
@@ -43,6 +45,10 @@ export function loadLinkPageAssets(dir: string = LINK_UI_DIR): ReadonlyMap<strin
       body: readFileSync(resolve(dir, name)),
     });
   }
+  assets.set(PAGE_VOCABULARY_ASSET, {
+    contentType: CONTENT_TYPES['.js']!,
+    body: Buffer.from(pageVocabularyModule()),
+  });
   return assets;
 }
 

@@ -9,7 +9,7 @@ describe('signed-link page assets', () => {
   const text = (name: string) => assets.get(name)!.body.toString('utf8');
 
   it('loads every listed file with its content type', () => {
-    expect([...assets.keys()]).toEqual([...LINK_ASSET_NAMES]);
+    expect([...assets.keys()]).toEqual([...LINK_ASSET_NAMES, 'vocabulary.js']);
     expect(assets.get('index.html')?.contentType).toBe('text/html; charset=utf-8');
     expect(assets.get('app.js')?.contentType).toBe('text/javascript; charset=utf-8');
     expect(assets.get('link.css')?.contentType).toBe('text/css; charset=utf-8');

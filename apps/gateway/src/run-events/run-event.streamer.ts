@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TERMINAL_RUN_EVENT_TYPES, type RunEventDoc } from '@openwop/contracts';
+import { TERMINAL_RUN_EVENT_TYPES, type RunEventDoc, isTerminalRunStatus } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Response } from 'express';
 import { RunNotices } from '../runs/run-change.waiter';
-import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-read.repository';
+import { RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { ShutdownSignal } from '../runs/shutdown-signal.service';
 import { snapshotEvent } from './run-events.reader';
 import { frameSinkFor, type SseFrameSink } from './sse-frame.sink';
@@ -104,12 +104,12 @@ export class RunEventStreamer {
     let cursor = after;
     if (values) {
       const baseline = snapshotEvent(run);
-      await sink.add({ id: run.lastSequence, event: 'state.snapshot', data: baseline }, baseline, isTerminalStatus(run.status));
+      await sink.add({ id: run.lastSequence, event: 'state.snapshot', data: baseline }, baseline, isTerminalRunStatus(run.status));
       cursor = Math.max(cursor, run.lastSequence);
-      if (isTerminalStatus(run.status)) return;
+      if (isTerminalRunStatus(run.status)) return;
     }
     // Resuming past the end of a finished run: nothing will ever follow.
-    if (isTerminalStatus(run.status) && cursor >= run.lastSequence) return;
+    if (isTerminalRunStatus(run.status) && cursor >= run.lastSequence) return;
     while (!signal.aborted && writer.isOpen) {
       notices.reset();
       const batch = await this.runs.eventsAfter(run.runId, cursor, PAGE);
@@ -122,7 +122,7 @@ export class RunEventStreamer {
       if (values && batch.some((e) => modeAdmits('values', e.type))) {
         const current = (await this.runs.findVisible(run.runId, run.tenant)) ?? run;
         cursor = Math.max(cursor, current.lastSequence);
-        terminal ||= isTerminalStatus(current.status);
+        terminal ||= isTerminalRunStatus(current.status);
         const snapshot = snapshotEvent({ ...current, lastSequence: cursor });
         await sink.add({ id: cursor, event: 'state.snapshot', data: snapshot }, snapshot, terminal || batch.some((e) => forcesFlush(e.type)));
       }

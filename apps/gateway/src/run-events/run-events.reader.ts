@@ -1,10 +1,11 @@
+import { isTerminalRunStatus } from '@openwop/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { RunEventDoc } from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { RunNotices, waitForRun } from '../runs/run-change.waiter';
 import { ApiError } from '../common/api.error';
-import { isTerminalStatus, RunReadRepository, type RunRow } from '../runs/run-read.repository';
+import { RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { modeAdmits, type StreamMode } from './stream-mode.parser';
 
 /** One page of a run's log, as `/events` (JSON) and `/events/poll` answer it. */
@@ -58,7 +59,7 @@ export class RunEventsReader {
     try {
       found = await read();
       if (!found) throw ApiError.notFound(`Run ${runId} not found.`);
-      if (notices && found.events.length === 0 && !isTerminalStatus(found.run.status)) {
+      if (notices && found.events.length === 0 && !isTerminalRunStatus(found.run.status)) {
         const waitOptions = {
           feed: this.feed,
           runId,
@@ -70,7 +71,7 @@ export class RunEventsReader {
         found =
           (await waitForRun(waitOptions, async () => {
             const next = await read();
-            return next && (next.events.length > 0 || isTerminalStatus(next.run.status)) ? next : undefined;
+            return next && (next.events.length > 0 || isTerminalRunStatus(next.run.status)) ? next : undefined;
           })) ?? found;
       }
     } finally {
@@ -83,7 +84,7 @@ export class RunEventsReader {
       nextAfter,
       runStatus: current.status,
       isComplete:
-        isTerminalStatus(current.status) && scanned.length < limit && nextAfter >= current.lastSequence,
+        isTerminalRunStatus(current.status) && scanned.length < limit && nextAfter >= current.lastSequence,
     };
   }
 }

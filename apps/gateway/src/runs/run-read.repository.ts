@@ -13,14 +13,6 @@ export interface RunRow {
   readonly snapshot: Record<string, unknown>;
 }
 
-/** Run statuses after which a run emits no more events. */
-const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
-
-/** Whether a run status is terminal. */
-export function isTerminalStatus(status: string): boolean {
-  return TERMINAL_STATUSES.has(status);
-}
-
 /**
  * Reads the projector's read models (`runs`, `run_events`). Every run lookup is bound to the
  * caller's tenant in the same query (auth.md §Authorization), so a run of another tenant reads as

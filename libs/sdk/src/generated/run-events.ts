@@ -114,6 +114,12 @@ export const RUN_STATUSES = [
  */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** The statuses a run never leaves (the host's `TERMINAL_RUN_STATUSES`). */
+export const TERMINAL_RUN_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+
+/** The run event types after which a run emits nothing (the host's `TERMINAL_RUN_EVENT_TYPES`). */
+export const TERMINAL_RUN_EVENT_TYPES = ['run.completed', 'run.failed', 'run.cancelled'] as const;
+
 /**
  * The payload of each run event type (`run-event-payloads.schema.json` `$defs._typeIndex`);
  * `unknown` for a type the index does not list.
