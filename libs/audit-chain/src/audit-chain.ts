@@ -19,7 +19,14 @@ export function recordHash(seq: number, prevHash: string, record: unknown): stri
 /** The line that appends `record` after `head`. */
 export function appendTo(head: ChainHead, tenant: string, record: AuditFact): AuditLine {
   const seq = head.seq + 1;
-  return { tenant, seq, at: record.at, record, prev_hash: head.hash, hash: recordHash(seq, head.hash, record) };
+  return {
+    tenant,
+    seq,
+    at: record.at,
+    record,
+    prev_hash: head.hash,
+    hash: recordHash(seq, head.hash, record),
+  };
 }
 
 /** `sha256:<hex>` of a value's canonical JSON (an answer's digest). */

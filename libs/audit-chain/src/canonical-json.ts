@@ -16,7 +16,8 @@ export function canonicalJson(value: unknown): string {
       return JSON.stringify(value);
     case 'object': {
       if (value === null) return 'null';
-      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+      if (Array.isArray(value))
+        return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
       const entries = Object.keys(value)
         .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
         .sort()

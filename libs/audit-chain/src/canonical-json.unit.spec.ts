@@ -15,7 +15,10 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ 'k"': 'a\nb\u2028' })).toBe(JSON.stringify({ 'k"': 'a\nb\u2028' }));
   });
 
-  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], [BigInt(1)], [() => 1], [undefined]])('refuses %p', (v) => {
-    expect(() => canonicalJson(v)).toThrow(TypeError);
-  });
+  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], [BigInt(1)], [() => 1], [undefined]])(
+    'refuses %p',
+    (v) => {
+      expect(() => canonicalJson(v)).toThrow(TypeError);
+    },
+  );
 });

@@ -9,7 +9,12 @@ export type AuditFinding =
   | { readonly kind: 'reordered'; readonly seq: number; readonly line: number; readonly message: string }
   | { readonly kind: 'duplicate'; readonly seq: number; readonly line: number; readonly message: string }
   | { readonly kind: 'broken-link'; readonly seq: number; readonly line: number; readonly message: string }
-  | { readonly kind: 'tenant-mismatch'; readonly seq: number; readonly line: number; readonly message: string };
+  | {
+      readonly kind: 'tenant-mismatch';
+      readonly seq: number;
+      readonly line: number;
+      readonly message: string;
+    };
 
 export interface VerifyOptions {
   /**
@@ -47,19 +52,35 @@ export function verifyAuditExport(text: string, options: VerifyOptions = {}): Ve
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return;
     const line = parseLine(raw);
-    if (typeof line === 'string') findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: ${line}` });
+    if (typeof line === 'string')
+      findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: ${line}` });
     else parsed.push({ lineNo: i + 1, line });
   });
 
   const tenant = parsed[0]?.line.tenant;
   for (const { lineNo, line } of parsed) {
     if (line.tenant !== tenant || line.record.tenant !== line.tenant) {
-      findings.push({ kind: 'tenant-mismatch', seq: line.seq, line: lineNo, message: `record ${line.seq} (line ${lineNo}) is not of tenant ${String(tenant)}` });
+      findings.push({
+        kind: 'tenant-mismatch',
+        seq: line.seq,
+        line: lineNo,
+        message: `record ${line.seq} (line ${lineNo}) is not of tenant ${String(tenant)}`,
+      });
     }
     if (recordHash(line.seq, line.prev_hash, line.record) !== line.hash) {
-      findings.push({ kind: 'edited', seq: line.seq, line: lineNo, message: `record ${line.seq} (line ${lineNo}) was edited: its hash does not match its content` });
+      findings.push({
+        kind: 'edited',
+        seq: line.seq,
+        line: lineNo,
+        message: `record ${line.seq} (line ${lineNo}) was edited: its hash does not match its content`,
+      });
     } else if (line.at !== line.record.at) {
-      findings.push({ kind: 'edited', seq: line.seq, line: lineNo, message: `record ${line.seq} (line ${lineNo}) was edited: "at" differs from the hashed record` });
+      findings.push({
+        kind: 'edited',
+        seq: line.seq,
+        line: lineNo,
+        message: `record ${line.seq} (line ${lineNo}) was edited: "at" differs from the hashed record`,
+      });
     }
   }
 
@@ -79,7 +100,12 @@ export function verifyAuditExport(text: string, options: VerifyOptions = {}): Ve
   const bySeq = new Map<number, Parsed>();
   for (const p of parsed) {
     if (bySeq.has(p.line.seq)) {
-      findings.push({ kind: 'duplicate', seq: p.line.seq, line: p.lineNo, message: `record ${p.line.seq} appears again at line ${p.lineNo}` });
+      findings.push({
+        kind: 'duplicate',
+        seq: p.line.seq,
+        line: p.lineNo,
+        message: `record ${p.line.seq} appears again at line ${p.lineNo}`,
+      });
     } else bySeq.set(p.line.seq, p);
   }
   const seqs = [...bySeq.keys()].sort((a, b) => a - b);
@@ -138,9 +164,11 @@ function parseLine(raw: string): AuditLine | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not a JSON object';
   const o = v as Record<string, unknown>;
   if (typeof o.tenant !== 'string') return 'no tenant';
-  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1) return 'seq is not a positive integer';
+  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1)
+    return 'seq is not a positive integer';
   if (typeof o.at !== 'string') return 'no at';
-  if (typeof o.record !== 'object' || o.record === null || Array.isArray(o.record)) return 'record is not an object';
+  if (typeof o.record !== 'object' || o.record === null || Array.isArray(o.record))
+    return 'record is not an object';
   if (typeof o.prev_hash !== 'string' || !HEX64.test(o.prev_hash)) return 'prev_hash is not 64 hex digits';
   if (typeof o.hash !== 'string' || !HEX64.test(o.hash)) return 'hash is not 64 hex digits';
   return o as unknown as AuditLine;

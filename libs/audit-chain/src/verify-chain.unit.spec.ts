@@ -28,7 +28,8 @@ function chain(count: number, tenant = 't1'): AuditLine[] {
 }
 
 const file = (lines: readonly AuditLine[]): string => `${lines.map(lineText).join('\n')}\n`;
-const kinds = (text: string, partial = false): string[] => verifyAuditExport(text, { partial }).findings.map((f) => f.kind);
+const kinds = (text: string, partial = false): string[] =>
+  verifyAuditExport(text, { partial }).findings.map((f) => f.kind);
 
 describe('audit chain', () => {
   it('starts on the genesis hash, numbers records from 1 and links each to the one before', () => {
@@ -81,13 +82,19 @@ describe('verifyAuditExport', () => {
   it('finds an edit whose hash was recomputed: the next record no longer links to it', () => {
     const lines = chain(4);
     const forged = { ...lines[1]!.record, answerAction: 'reject' };
-    const rehashed = lines.map((l) => (l.seq === 2 ? { ...l, record: forged, hash: recordHash(2, l.prev_hash, forged) } : l));
-    expect(verifyAuditExport(file(rehashed)).findings).toEqual([expect.objectContaining({ kind: 'broken-link', seq: 3 })]);
+    const rehashed = lines.map((l) =>
+      l.seq === 2 ? { ...l, record: forged, hash: recordHash(2, l.prev_hash, forged) } : l,
+    );
+    expect(verifyAuditExport(file(rehashed)).findings).toEqual([
+      expect.objectContaining({ kind: 'broken-link', seq: 3 }),
+    ]);
   });
 
   it('finds an edited "at" outside the hashed record', () => {
     const lines = chain(2).map((l) => (l.seq === 2 ? { ...l, at: '2030-01-01T00:00:00.000Z' } : l));
-    expect(verifyAuditExport(file(lines)).findings).toEqual([expect.objectContaining({ kind: 'edited', seq: 2 })]);
+    expect(verifyAuditExport(file(lines)).findings).toEqual([
+      expect.objectContaining({ kind: 'edited', seq: 2 }),
+    ]);
   });
 
   it('finds a removed record in the middle, at the start, and several in a row', () => {
@@ -95,7 +102,9 @@ describe('verifyAuditExport', () => {
     expect(verifyAuditExport(file(lines.filter((l) => l.seq !== 4))).findings).toEqual([
       expect.objectContaining({ kind: 'missing', fromSeq: 4, toSeq: 4, message: 'record 4 is missing' }),
     ]);
-    expect(verifyAuditExport(file(lines.slice(1))).findings).toEqual([expect.objectContaining({ kind: 'missing', fromSeq: 1, toSeq: 1 })]);
+    expect(verifyAuditExport(file(lines.slice(1))).findings).toEqual([
+      expect.objectContaining({ kind: 'missing', fromSeq: 1, toSeq: 1 }),
+    ]);
     expect(verifyAuditExport(file(lines.filter((l) => l.seq < 2 || l.seq > 4))).findings).toEqual([
       expect.objectContaining({ kind: 'missing', fromSeq: 2, toSeq: 4 }),
     ]);
@@ -112,7 +121,12 @@ describe('verifyAuditExport', () => {
     const lines = chain(5);
     const swapped = [lines[0]!, lines[2]!, lines[1]!, lines[3]!, lines[4]!];
     expect(verifyAuditExport(file(swapped)).findings).toEqual([
-      expect.objectContaining({ kind: 'reordered', seq: 2, line: 3, message: 'record 2 (line 3) comes after record 3 (line 2)' }),
+      expect.objectContaining({
+        kind: 'reordered',
+        seq: 2,
+        line: 3,
+        message: 'record 2 (line 3) comes after record 3 (line 2)',
+      }),
     ]);
     expect(kinds(file([...lines].reverse()))).toEqual(['reordered', 'reordered', 'reordered', 'reordered']);
   });
@@ -125,15 +139,23 @@ describe('verifyAuditExport', () => {
   it('finds a record spliced in from another chain', () => {
     const mine = chain(3);
     const theirs = chain(3, 't2');
-    expect(kinds(file([mine[0]!, theirs[1]!, mine[2]!]))).toEqual(['tenant-mismatch', 'broken-link', 'broken-link']);
-    const sameTenantOtherChain = chain(3).map((l) => (l.seq === 2 ? appendTo({ seq: 1, hash: 'f'.repeat(64) }, 't1', fact(9)) : l));
+    expect(kinds(file([mine[0]!, theirs[1]!, mine[2]!]))).toEqual([
+      'tenant-mismatch',
+      'broken-link',
+      'broken-link',
+    ]);
+    const sameTenantOtherChain = chain(3).map((l) =>
+      l.seq === 2 ? appendTo({ seq: 1, hash: 'f'.repeat(64) }, 't1', fact(9)) : l,
+    );
     expect(kinds(file(sameTenantOtherChain))).toEqual(['broken-link', 'broken-link']);
   });
 
   it('finds a first record that does not start on the genesis hash', () => {
     const [a] = chain(1);
     const moved = { ...a!, prev_hash: 'a'.repeat(64) };
-    expect(kinds(file([{ ...moved, hash: recordHash(1, moved.prev_hash, moved.record) }]))).toEqual(['broken-link']);
+    expect(kinds(file([{ ...moved, hash: recordHash(1, moved.prev_hash, moved.record) }]))).toEqual([
+      'broken-link',
+    ]);
   });
 
   it('reports malformed lines with their line number and ignores blank ones', () => {

@@ -2,6 +2,10 @@
 export interface Actor {
   readonly tenant: string;
   readonly principal: string;
+  /** The id of the API key the principal used (never the key), or `token:<kid>` for a signed link. */
+  readonly keyId?: string;
+  /** Set when the command is one item of a bulk request (the audit log records the route). */
+  readonly via?: 'bulk';
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Every Kafka topic the services use, named `<domain>.<internal|public>.<subject>.<kind>.v<N>`.
- * All are keyed by `runId`, so one run's messages stay in one partition, in order.
+ * All but the audit facts are keyed by `runId`, so one run's messages stay in one partition, in order.
  */
 export const Topics = {
   /** The run event log (RunEventDoc values). Single writer: the engine. */
@@ -11,6 +11,8 @@ export const Topics = {
   interruptCommands: 'interrupt.internal.interrupt.command.v1',
   /** Commands owned by the token service. */
   tokenCommands: 'token.internal.token.command.v1',
+  /** Decisions for the audit log (`AuditFact` values), keyed by tenant: one tenant's facts stay in order. */
+  auditFacts: 'audit.internal.decision.fact.v1',
   /** Messages that failed their bounded retries. */
   deadLetter: 'platform.internal.dead-letter.message.v1',
 } as const;
@@ -29,6 +31,7 @@ export const ConsumerGroups = {
   interrupt: 'interrupt',
   token: 'token',
   notifier: 'notifier',
+  audit: 'audit',
 } as const;
 
 /** Header names carried on every bus message. */

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { CancelRunAtInterruptCommand, CommandReply } from '@openwop/contracts';
 import { decideInterrupt, evolveInterrupt } from '@openwop/interrupt-domain';
 import { appendToOutbox } from '@openwop/platform-db';
+import { cancelFact } from '../common/audit-facts.outbox';
 import { contextOf, refusal } from '../common/command-reply.util';
 import { forwardedCancel } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
@@ -19,6 +20,7 @@ export interface CancelRunResult {
  * `run.cancel` from the gateway: cancel the run's pending interrupts (a later resolve gets
  * `interrupt_cancelled`), remember the run as cancelled (an interrupt the engine opens afterwards
  * is born cancelled), and forward `run.cancel` to the engine, which decides unknown or terminal runs.
+ * The cancel's audit fact goes in the outbox with the forward.
  */
 @Injectable()
 export class CancelRunHandler {
@@ -54,7 +56,7 @@ export class CancelRunHandler {
       cancelled.push(next.interrupt.interruptId);
     }
     await this.interrupts.markRunCancelled(manager, runId, tenant, reason);
-    await appendToOutbox(manager, [forwardedCancel(command, now)]);
+    await appendToOutbox(manager, [forwardedCancel(command, now), cancelFact(command, cancelled, now)]);
     return { ok: true, data: { runId, status: 'cancelling', cancelledInterrupts: cancelled } };
   }
 }

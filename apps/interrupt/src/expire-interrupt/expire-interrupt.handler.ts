@@ -9,6 +9,7 @@ import {
   type InterruptStatus,
 } from '@openwop/interrupt-domain';
 import { appendToOutbox } from '@openwop/platform-db';
+import { expireFact } from '../common/audit-facts.outbox';
 import { contextOf } from '../common/command-reply.util';
 import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
@@ -69,7 +70,11 @@ export class ExpireInterruptHandler {
         : [];
     await this.interrupts.save(manager, next);
     interruptEnded(next.interrupt, 'timeout', context.now);
-    await appendToOutbox(manager, [...closing, ...resumeMessages(next, cause)]);
+    await appendToOutbox(manager, [
+      ...closing,
+      ...resumeMessages(next, cause),
+      expireFact(next.interrupt, context.principal, context.now),
+    ]);
     return next;
   }
 }

@@ -4,6 +4,7 @@ import type { CommandReply, ResolveInterruptCommand, ResolveInterruptResult } fr
 import { isConversationResolve } from '@openwop/conversation-domain';
 import { decideInterrupt, evolveInterrupt } from '@openwop/interrupt-domain';
 import { appendToOutbox } from '@openwop/platform-db';
+import { resolveFact } from '../common/audit-facts.outbox';
 import { contextOf, decided } from '../common/command-reply.util';
 import { resumeMessages } from '../common/engine-commands.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
@@ -14,7 +15,8 @@ import { CLOCK, type Clock } from '../interrupt.di-tokens';
 /**
  * `interrupt.resolve` from the gateway: lock the addressed interrupt, decide, save, and when the
  * interrupt is decided put `run.resume` in the outbox. A vote short of quorum or an `ask` is saved
- * and answered `pending`. A refusal is the reply and writes nothing.
+ * and answered `pending`. A decision or a vote puts its audit fact in the outbox with it. A refusal
+ * is the reply and writes nothing.
  */
 @Injectable()
 export class ResolveInterruptHandler {
@@ -35,6 +37,7 @@ export class ResolveInterruptHandler {
     if (state.status !== 'none' && state.interrupt.kind.startsWith('conversation.') && isConversationResolve(resumeValue)) {
       return this.conversations.resolve(manager, state, command, contextOf(command, this.clock.now()));
     }
+    const context = contextOf(command, this.clock.now());
     const events = decided(() =>
       decideInterrupt(
         {
@@ -44,7 +47,7 @@ export class ResolveInterruptHandler {
           ...(interruptId ? { interruptId } : {}),
           resumeValue,
           via,
-          context: contextOf(command, this.clock.now()),
+          context,
         },
         state,
       ),
@@ -55,7 +58,10 @@ export class ResolveInterruptHandler {
     await this.interrupts.save(manager, next);
     if (next.status === 'resolved') interruptEnded(next.interrupt, 'resolved', this.clock.now());
     else annotateInterrupt(next.interrupt);
-    await appendToOutbox(manager, resumeMessages(next, command));
+    await appendToOutbox(manager, [
+      ...resumeMessages(next, command),
+      ...resolveFact(command, via, next.interrupt, events.value, resumeValue, context.now),
+    ]);
     return {
       ok: true,
       data: {

@@ -1,0 +1,55 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { ConsumerGroups, Topics } from '@openwop/contracts';
+import type { AuditFact } from '@openwop/audit-chain';
+import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
+import { transaction } from '@openwop/platform-db';
+import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
+import { appendFacts, readFact } from './audit-log.store';
+
+/**
+ * The audit log's writer: its own consumer group on the audit-fact topic (keyed by tenant, so a
+ * tenant's facts reach one instance, in order). A batch is appended in one transaction and the
+ * offset committed after it: a crash re-reads the facts and records none twice.
+ */
+@Injectable()
+export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('AuditLog');
+  private subscription: Subscription | undefined;
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscription = await this.bus.subscribe({
+      group: ConsumerGroups.audit,
+      topics: [Topics.auditFacts],
+      fromBeginning: true,
+      handler: (m) => this.handleBatch([m]),
+      batchHandler: (ms) => this.handleBatch(ms),
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
+    const facts: AuditFact[] = [];
+    for (const m of messages) {
+      const fact = readFact(m.value);
+      // A message that is no fact is no decision: logged, never chained.
+      if (typeof fact === 'string') this.logger.warn(`audit topic message skipped: ${fact}`);
+      else facts.push(fact);
+    }
+    if (facts.length > 0) await transaction(this.ds, (m) => appendFacts(m, facts));
+  }
+}
