@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   const targetArg = args.indexOf('--target');
   const target = new URL(targetArg >= 0 ? args[targetArg + 1]! : liveUrl);
   if (targetArg < 0) target.pathname = `${new URL(liveUrl).pathname}_rebuild`;
-  if (target.toString() === new URL(liveUrl).toString()) throw new Error('refusing to rebuild into the live database');
+  if (target.toString() === new URL(liveUrl).toString())
+    throw new Error('refusing to rebuild into the live database');
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new Client({ connectionString: adminUrl(target.toString()) });
   await admin.connect();
@@ -41,16 +42,28 @@ async function main(): Promise<void> {
   const ds = await openDatabase({ url: target.toString(), applicationName: 'openwop-rebuild' });
   const result = await rebuildProjections([...config.kafkaBrokers], ds, config.namespace);
   const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
-  console.log(`rebuilt ${name}: ${result.events} events read, ${result.applied} applied in ${result.seconds.toFixed(2)} s (${rate} events/s)`);
+  console.log(
+    `rebuilt ${name}: ${result.events} events read, ${result.applied} applied in ${result.seconds.toFixed(2)} s (${rate} events/s)` +
+      (result.broken ? `; ${result.broken} run(s) marked broken, ${result.held ?? 0} event(s) held` : ''),
+  );
   let code = 0;
   if (args.includes('--compare')) {
     const live = await openDatabase({ url: liveUrl, applicationName: 'openwop-rebuild-compare' });
     const differing = await compareProjections(live, ds);
-    console.log(differing.length === 0 ? 'projections identical to the live tables' : `differ: ${differing.join(', ')}`);
+    console.log(
+      differing.length === 0 ? 'projections identical to the live tables' : `differ: ${differing.join(', ')}`,
+    );
     if (differing.length) code = 2;
     await live.destroy();
   }
   await ds.destroy();
+  // Last line: the rate, and seconds by phase (they overlap: the log is read while batches are written).
+  const phases = Object.entries(result.phases ?? {})
+    .map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`)
+    .join(' ');
+  console.log(
+    `rebuild: ${result.events} events in ${result.seconds.toFixed(2)} s = ${rate} events/s; ${phases}`,
+  );
   process.exit(code);
 }
 

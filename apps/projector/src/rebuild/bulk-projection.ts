@@ -1,0 +1,508 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { RunEventDoc } from '@openwop/contracts';
+import {
+  conversationIdOf,
+  evolveConversation,
+  evolveRunSnapshot,
+  pendingInterruptOf,
+  projectionErrorOf,
+  storableNumber,
+  type ConversationView,
+  type ProjectionError,
+  type RunSnapshot,
+} from '@openwop/projection-domain';
+import { applyRunEvents, groupByRun, markProjectionBroken } from '../run-event.projection';
+
+/** What a rebuild knows of a run between batches. */
+interface RunState {
+  snapshot: RunSnapshot | null;
+  /** Sequence of the last stored event (-1: none). */
+  last: number;
+  /** Marked broken (ADR 0019): its later events are held. */
+  broken: boolean;
+}
+
+/** Time and counts of a bulk replay, by phase. */
+export interface BulkStats {
+  /** Events handed to {@link BulkProjector.apply}. */
+  events: number;
+  /** Events stored. */
+  applied: number;
+  /** Events of broken runs, not applied (ADR 0019). */
+  held: number;
+  /** Runs marked broken during the replay. */
+  broken: number;
+  /** Events of runs without a row that could not be stored (the live projector dead-letters them). */
+  unstorable: number;
+  /** Batches that fell back to the live projector's one-event-at-a-time path. */
+  fallbacks: number;
+  batches: number;
+  /** Milliseconds folding events in memory (snapshots, conversations, pending interrupts). */
+  foldMs: number;
+  /** Milliseconds reading run and conversation rows missing from memory. */
+  loadMs: number;
+  /** Milliseconds writing (statements, commit). */
+  writeMs: number;
+}
+
+/** A batch the in-memory fold does not cover (a gap, a taken sequence, an event before `run.started`, a statement refused). */
+class NeedsFallback extends Error {}
+
+/** Runs and conversations kept in memory between batches; the oldest are dropped past this many. */
+const CACHE_LIMIT = 200_000;
+
+/**
+ * Projects a replayed run event log in large batches: each batch is folded in memory (every run's
+ * snapshot, conversation rows, pending interrupts), then written in one transaction of a few
+ * set-based statements whatever its size (the events, each run's row once, each conversation's row
+ * once, the turns, the pending-interrupt changes). The rows equal those of the live projector
+ * applying the same events one by one ({@link applyRunEvents}): the same pure folds, the same
+ * values, and in order per run.
+ *
+ * It is the only writer of the target, so what it stored is what it remembers (runs and
+ * conversations are reread only after they were dropped from memory). Anything the fold does not
+ * cover rolls its batch back and replays that batch with the live projector's code, one event at a
+ * time, with the live rules: a duplicate is skipped, an event that cannot be stored marks its run
+ * broken and the run's later events are held (ADR 0019).
+ */
+export class BulkProjector {
+  readonly stats: BulkStats = {
+    events: 0,
+    applied: 0,
+    held: 0,
+    broken: 0,
+    unstorable: 0,
+    fallbacks: 0,
+    batches: 0,
+    foldMs: 0,
+    loadMs: 0,
+    writeMs: 0,
+  };
+  private readonly runs = new Map<string, RunState>();
+  private readonly conversations = new Map<string, ConversationView | null>();
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly now: () => string = () => new Date().toISOString(),
+  ) {}
+
+  /** Applies `events` (in log order per run) in one transaction, or event by event when the fold cannot. */
+  async apply(events: readonly RunEventDoc[]): Promise<void> {
+    if (events.length === 0) return;
+    this.stats.events += events.length;
+    this.stats.batches++;
+    await this.load(events);
+    let t = performance.now();
+    let plan: BatchPlan | undefined;
+    try {
+      plan = this.fold(events);
+    } catch (error) {
+      if (!(error instanceof NeedsFallback)) throw error;
+    }
+    this.stats.foldMs += performance.now() - t;
+    t = performance.now();
+    if (plan) {
+      try {
+        const p = plan;
+        await this.ds.transaction(async (m) => {
+          await resolveStale(m, p);
+          await write(m, p);
+        });
+        this.stats.writeMs += performance.now() - t;
+        this.commit(plan);
+        return;
+      } catch (error) {
+        if (!(error instanceof NeedsFallback) && !isStatementError(error)) throw error;
+      }
+    }
+    await this.fallback(events);
+    this.stats.writeMs += performance.now() - t;
+  }
+
+  /** Reads the rows of the batch's runs and conversations that are not in memory, two statements in all. */
+  private async load(events: readonly RunEventDoc[]): Promise<void> {
+    const runIds = new Set<string>();
+    const conversationIds = new Set<string>();
+    for (const e of events) {
+      if (!this.runs.has(e.runId)) runIds.add(e.runId);
+      const c = conversationIdOf(e);
+      if (c !== undefined && !this.conversations.has(c)) conversationIds.add(c);
+    }
+    if (runIds.size === 0 && conversationIds.size === 0) return;
+    const t = performance.now();
+    if (runIds.size > 0) {
+      const rows = await this.ds.query<
+        {
+          run_id: string;
+          last_sequence: number;
+          snapshot: RunSnapshot;
+          projection_error: ProjectionError | null;
+        }[]
+      >('SELECT run_id, last_sequence, snapshot, projection_error FROM runs WHERE run_id = ANY($1::text[])', [
+        [...runIds],
+      ]);
+      const found = new Map(rows.map((r) => [r.run_id, r]));
+      for (const runId of runIds) {
+        const row = found.get(runId);
+        this.remember(
+          this.runs,
+          runId,
+          row
+            ? {
+                snapshot: withoutProjectionError(row.snapshot),
+                last: row.last_sequence,
+                broken: row.projection_error !== null,
+              }
+            : { snapshot: null, last: -1, broken: false },
+        );
+      }
+    }
+    if (conversationIds.size > 0) {
+      const rows = await this.ds.query<ConversationRow[]>(
+        `SELECT conversation_id, run_id, node_id, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence
+         FROM conversations WHERE conversation_id = ANY($1::text[])`,
+        [[...conversationIds]],
+      );
+      const found = new Map(rows.map((r) => [r.conversation_id, viewOf(r)]));
+      for (const id of conversationIds) this.remember(this.conversations, id, found.get(id) ?? null);
+    }
+    this.stats.loadMs += performance.now() - t;
+  }
+
+  private remember<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value!);
+  }
+
+  /** Folds the batch into new run states, rows to write and stale events to check; throws NeedsFallback. */
+  private fold(events: readonly RunEventDoc[]): BatchPlan {
+    const plan: BatchPlan = {
+      events: [],
+      runs: new Map(),
+      conversations: new Map(),
+      turns: [],
+      pending: new Map(),
+      resolved: new Set(),
+      clearedRuns: new Set(),
+      stale: [],
+      held: 0,
+    };
+    const fresh = new Set<string>();
+    for (const event of events) {
+      const before = plan.runs.get(event.runId) ?? this.runs.get(event.runId)!;
+      if (before.broken) {
+        plan.held++;
+        continue;
+      }
+      if (fresh.has(event.eventId)) continue; // the same event twice in the batch: stored once
+      if (event.sequence <= before.last) {
+        plan.stale.push(event.eventId); // stored before, or a taken sequence: checked in the write
+        continue;
+      }
+      if (event.sequence !== before.last + 1) throw new NeedsFallback();
+      const run = evolveRunSnapshot(before.snapshot, event);
+      if (!run) throw new NeedsFallback(); // an event before run.started: the live path's rules
+      fresh.add(event.eventId);
+      plan.events.push(event);
+      plan.runs.set(event.runId, { snapshot: run, last: event.sequence, broken: false });
+      this.foldPending(plan, event, run);
+      this.foldConversation(plan, event, run);
+    }
+    return plan;
+  }
+
+  private foldPending(plan: BatchPlan, event: RunEventDoc, run: RunSnapshot): void {
+    if (event.type === 'interrupt.requested') {
+      const p = pendingInterruptOf(event);
+      if (plan.pending.has(p.interruptId)) return; // ON CONFLICT DO NOTHING: the first one stays
+      plan.pending.set(p.interruptId, {
+        interrupt_id: p.interruptId,
+        run_id: event.runId,
+        node_id: p.nodeId,
+        tenant: run.owner?.tenant ?? 'default',
+        workflow_id: run.workflowId,
+        kind: p.kind,
+        key: p.key,
+        data: p.data ?? null,
+        timeout_ms: storableNumber(p.timeoutMs, null),
+        requested_at: p.requestedAt,
+      });
+    } else if (event.type === 'interrupt.resolved') {
+      const id = String((event.payload as { interruptId?: unknown }).interruptId);
+      plan.pending.delete(id);
+      plan.resolved.add(id);
+    } else if (CLEARS_RUN.has(event.type)) {
+      for (const [id, row] of plan.pending) if (row.run_id === event.runId) plan.pending.delete(id);
+      plan.clearedRuns.add(event.runId);
+    }
+  }
+
+  private foldConversation(plan: BatchPlan, event: RunEventDoc, run: RunSnapshot): void {
+    const id = conversationIdOf(event);
+    if (id === undefined) return;
+    const current = plan.conversations.has(id)
+      ? plan.conversations.get(id)!.view
+      : this.conversations.get(id)!;
+    const change = evolveConversation(current, event);
+    if (!change) return;
+    // As the live projector reads it back between events (timestamps at millisecond precision).
+    plan.conversations.set(id, {
+      view: normalized(change.conversation),
+      tenant: run.owner?.tenant ?? 'default',
+    });
+    const t = change.turn;
+    if (!t) return;
+    plan.turns.push({
+      conversation_id: change.conversation.conversationId,
+      turn_index: t.turnIndex,
+      message_id: t.messageId,
+      run_id: event.runId,
+      role: t.role,
+      from_id: t.from,
+      speaker_id: t.speakerId ?? null,
+      to_id: t.to ?? null,
+      group_id: t.groupId ?? null,
+      ...(t.agent === undefined ? {} : { agent: t.agent }),
+      content: t.content ?? null,
+      ts: storableNumber(t.ts, 0),
+    });
+  }
+
+  /** The batch is stored: memory follows. */
+  private commit(plan: BatchPlan): void {
+    for (const [runId, state] of plan.runs) this.remember(this.runs, runId, state);
+    for (const [id, c] of plan.conversations) this.remember(this.conversations, id, c.view);
+    this.stats.applied += plan.events.length;
+    this.stats.held += plan.held;
+  }
+
+  /**
+   * The live projector's path for a batch the fold does not cover: each event in its own
+   * transaction ({@link applyRunEvents}); an event that fails marks its run broken (later events
+   * held), or, when the run has no row to mark, is counted as unstorable, as the live projector
+   * dead-letters it. The batch's runs and conversations are reread afterwards.
+   */
+  private async fallback(events: readonly RunEventDoc[]): Promise<void> {
+    this.stats.fallbacks++;
+    for (const [runId, runEvents] of groupByRun(events)) {
+      for (const event of runEvents) {
+        try {
+          const moved = await this.ds.transaction((m) =>
+            applyRunEvents(m, [event], { onHeld: (_id, held) => (this.stats.held += held.length) }),
+          );
+          if (moved.length > 0) this.stats.applied++; // stored (a duplicate is not)
+        } catch (error) {
+          const failure = projectionErrorOf(event, error, this.now());
+          const marked = await this.ds.transaction((m) => markProjectionBroken(m, runId, failure));
+          if (marked) this.stats.broken++;
+          else this.stats.unstorable++;
+        }
+      }
+      this.runs.delete(runId);
+    }
+    for (const e of events) {
+      const c = conversationIdOf(e);
+      if (c !== undefined) this.conversations.delete(c);
+    }
+  }
+}
+
+/** Events after which a run has no pending interrupt (as in the live projection). */
+const CLEARS_RUN: ReadonlySet<string> = new Set([
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'node.cancelled',
+]);
+
+interface PendingRow {
+  readonly interrupt_id: string;
+  readonly run_id: string;
+  readonly node_id: string;
+  readonly tenant: string;
+  readonly workflow_id: string;
+  readonly kind: string;
+  readonly key: string;
+  readonly data: unknown;
+  readonly timeout_ms: number | null;
+  readonly requested_at: string;
+}
+
+interface TurnRow {
+  readonly conversation_id: string;
+  readonly turn_index: number;
+  readonly message_id: string;
+  readonly run_id: string;
+  readonly role: string;
+  readonly from_id: string;
+  readonly speaker_id: string | null;
+  readonly to_id: string | null;
+  readonly group_id: string | null;
+  readonly agent?: unknown;
+  readonly content: unknown;
+  readonly ts: number;
+}
+
+/** One batch, folded: what to write. */
+interface BatchPlan {
+  /** Events to store, in order. */
+  readonly events: RunEventDoc[];
+  /** Each run's state after the batch. */
+  readonly runs: Map<string, RunState>;
+  /** Each conversation's row after the batch. */
+  readonly conversations: Map<string, { view: ConversationView; tenant: string }>;
+  /** Turns to record, in order (a recorded index or message id is left as it is). */
+  readonly turns: TurnRow[];
+  /** Interrupts requested in the batch and still pending at its end (first request wins). */
+  readonly pending: Map<string, PendingRow>;
+  /** Interrupts resolved in the batch: their rows from earlier batches go. */
+  readonly resolved: Set<string>;
+  /** Runs that ended (or were cancelled at a node) in the batch: their earlier pending rows go. */
+  readonly clearedRuns: Set<string>;
+  /** Ids of events at or below their run's stored sequence: duplicates if stored, else a taken sequence. */
+  readonly stale: string[];
+  held: number;
+}
+
+/** Stale events must be stored already (a redelivery); one that is not takes a sequence: the live path decides. */
+async function resolveStale(m: EntityManager, plan: BatchPlan): Promise<void> {
+  if (plan.stale.length === 0) return;
+  const unique = [...new Set(plan.stale)];
+  const [row] = await m.query<{ n: number }[]>(
+    'SELECT count(*)::int AS n FROM run_events WHERE event_id = ANY($1::text[])',
+    [unique],
+  );
+  if (row!.n !== unique.length) throw new NeedsFallback();
+}
+
+/**
+ * The batch's rows in five statements, each taking its rows as one JSON array (no bind-parameter
+ * limit, one parse on the server). Deletes of pending rows come before the inserts, as in the
+ * log: a request after a resolve or a run's end in the same batch stays.
+ */
+async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
+  if (plan.events.length > 0) {
+    await m.query(
+      `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc)
+       SELECT e->>'eventId', e->>'runId', (e->>'sequence')::int, e->>'type', e->>'nodeId', e
+       FROM jsonb_array_elements($1::jsonb) AS e`,
+      [JSON.stringify(plan.events)],
+    );
+  }
+  const runs = [...plan.runs.values()].map((r) => r.snapshot!);
+  if (runs.length > 0) {
+    await m.query(
+      `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+       SELECT s->>'runId', coalesce(s->'owner'->>'tenant', 'default'), s->>'workflowId', s->>'status', s->>'currentNodeId',
+         (s->>'lastSequence')::int, s, (s->>'createdAt')::timestamptz, (s->>'updatedAt')::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS s
+       ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, current_node_id = EXCLUDED.current_node_id,
+         last_sequence = EXCLUDED.last_sequence, snapshot = EXCLUDED.snapshot, updated_at = EXCLUDED.updated_at`,
+      [JSON.stringify(runs)],
+    );
+  }
+  if (plan.resolved.size > 0 || plan.clearedRuns.size > 0) {
+    await m.query(
+      'DELETE FROM pending_interrupts WHERE interrupt_id = ANY($1::text[]) OR run_id = ANY($2::text[])',
+      [[...plan.resolved], [...plan.clearedRuns]],
+    );
+  }
+  if (plan.pending.size > 0) {
+    await m.query(
+      `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at)
+       SELECT p->>'interrupt_id', p->>'run_id', p->>'node_id', p->>'tenant', p->>'workflow_id', p->>'kind', p->>'key',
+         p->'data', (p->>'timeout_ms')::double precision, (p->>'requested_at')::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS p
+       ON CONFLICT (interrupt_id) DO NOTHING`,
+      [JSON.stringify([...plan.pending.values()])],
+    );
+  }
+  if (plan.conversations.size > 0) {
+    const rows = [...plan.conversations.values()].map(({ view: c, tenant }) => ({
+      conversation_id: c.conversationId,
+      run_id: c.runId,
+      node_id: c.nodeId,
+      tenant,
+      status: c.status,
+      ...(c.participants ? { participants: c.participants } : {}),
+      turn_count: c.turnCount,
+      opened_at: c.openedAt,
+      closed_at: c.closedAt ?? null,
+      ...(c.outcome === undefined ? {} : { outcome: c.outcome }),
+      last_sequence: c.lastSequence,
+    }));
+    await m.query(
+      `INSERT INTO conversations (conversation_id, run_id, node_id, tenant, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence)
+       SELECT c->>'conversation_id', c->>'run_id', c->>'node_id', c->>'tenant', c->>'status', c->'participants',
+         (c->>'turn_count')::int, (c->>'opened_at')::timestamptz, (c->>'closed_at')::timestamptz, c->'outcome', (c->>'last_sequence')::int
+       FROM jsonb_array_elements($1::jsonb) AS c
+       ON CONFLICT (conversation_id) DO UPDATE SET status = EXCLUDED.status, participants = EXCLUDED.participants,
+         turn_count = EXCLUDED.turn_count, opened_at = EXCLUDED.opened_at, closed_at = EXCLUDED.closed_at,
+         outcome = EXCLUDED.outcome, last_sequence = EXCLUDED.last_sequence`,
+      [JSON.stringify(rows)],
+    );
+  }
+  if (plan.turns.length > 0) {
+    await m.query(
+      `INSERT INTO conversation_turns (conversation_id, turn_index, message_id, run_id, role, from_id, speaker_id, to_id, group_id, agent, content, ts)
+       SELECT t->>'conversation_id', (t->>'turn_index')::int, t->>'message_id', t->>'run_id', t->>'role', t->>'from_id',
+         t->>'speaker_id', t->>'to_id', t->>'group_id', t->'agent', t->'content', (t->>'ts')::double precision
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(t, n) ORDER BY n
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(plan.turns)],
+    );
+  }
+}
+
+/** A statement the database refused (a value, a constraint): the batch goes the live path's way. */
+function isStatementError(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    /^(22|23|54)/.test((error as { code: string }).code)
+  );
+}
+
+interface ConversationRow {
+  conversation_id: string;
+  run_id: string;
+  node_id: string;
+  status: 'open' | 'closed';
+  participants: readonly Record<string, unknown>[] | null;
+  turn_count: number;
+  opened_at: Date;
+  closed_at: Date | null;
+  outcome: unknown;
+  last_sequence: number;
+}
+
+function viewOf(row: ConversationRow): ConversationView {
+  return {
+    conversationId: row.conversation_id,
+    runId: row.run_id,
+    nodeId: row.node_id,
+    status: row.status,
+    ...(row.participants ? { participants: row.participants } : {}),
+    turnCount: row.turn_count,
+    openedAt: new Date(row.opened_at).toISOString(),
+    ...(row.closed_at ? { closedAt: new Date(row.closed_at).toISOString(), outcome: row.outcome } : {}),
+    lastSequence: row.last_sequence,
+  };
+}
+
+/** The view as {@link viewOf} reads it back from its row. */
+function normalized(c: ConversationView): ConversationView {
+  const { closedAt, outcome, ...rest } = c;
+  return {
+    ...rest,
+    openedAt: new Date(c.openedAt).toISOString(),
+    ...(closedAt ? { closedAt: new Date(closedAt).toISOString(), outcome: outcome ?? null } : {}),
+  };
+}
+
+function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
+  const { projectionError: _dropped, ...rest } = snapshot as RunSnapshot & { projectionError?: unknown };
+  return rest;
+}
