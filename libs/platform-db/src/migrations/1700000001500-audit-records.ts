@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The audit log (docs/adr/0030-the-audit-log-is-a-hash-chain-per-tenant.md):
+ * The audit log (docs/adr/0032-the-audit-log-is-a-hash-chain-per-tenant.md):
  * - `audit_records`: append-only, one row per decision, `seq` gapless per tenant from 1, `hash` =
  *   SHA-256 over the canonical JSON of `{seq, prev_hash, record}`; `source_id` (the fact's id) is
  *   unique, so a redelivered fact is recorded once. A trigger refuses UPDATE and DELETE.
