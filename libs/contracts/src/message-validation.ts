@@ -8,7 +8,7 @@ type DataClass = new () => object;
 
 /**
  * Validates a command envelope at a consumer edge: its `schemaVersion` (an older readable one is
- * upcast to the current, ADR 0029), the envelope fields, then `data` against the class-validator
+ * upcast to the current, ADR 0031), the envelope fields, then `data` against the class-validator
  * class registered for its `type`. Throws {@link SchemaValidationError}, also for a version this
  * build does not read.
  */

@@ -5,7 +5,7 @@ import type { RunEventDoc } from './run-event';
 /**
  * The command envelope on every command topic (engine, interrupt, token), `data` included: one
  * version for all command types of this contract. Version 0 is the unversioned envelope of the
- * releases before ADR 0029; version 1 is the same shape with `schemaVersion: 1`. A command type whose
+ * releases before ADR 0031; version 1 is the same shape with `schemaVersion: 1`. A command type whose
  * data changes incompatibly bumps this version and adds the step here (per type, inside the step).
  */
 export const COMMAND_ENVELOPE_SHAPE: VersionedShape<CommandEnvelope> = {

@@ -15,7 +15,7 @@ const v0Resolve = {
   data: { runId: 'r1', nodeId: 'gate', via: 'api', resumeValue: { action: 'accept' } },
 };
 
-describe('command envelope versions (ADR 0029)', () => {
+describe('command envelope versions (ADR 0031)', () => {
   it('writers stamp the current version, first', () => {
     const written = versionedCommand(v0Resolve as CommandEnvelope);
     expect(COMMAND_ENVELOPE_VERSION).toBe(1);

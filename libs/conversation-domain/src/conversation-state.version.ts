@@ -3,7 +3,7 @@ import type { StoredConversation } from './conversation.coordination';
 
 /**
  * The stored shape of a conversation aggregate (`interrupt_conversations.state`, the bounded form
- * {@link StoredConversation}; ADR 0029). Version 0 is the unversioned document of the releases before
+ * {@link StoredConversation}; ADR 0031). Version 0 is the unversioned document of the releases before
  * versions; version 1 is the same shape, tagged. Turn rows are wire turns
  * (`conversation-turn.schema.json`), versioned by the spec.
  */

@@ -11,7 +11,7 @@ function v0Document(): Record<string, unknown> {
   return JSON.parse(JSON.stringify(storedConversationOf(state as HeldConversation))) as Record<string, unknown>;
 }
 
-describe('conversation state versions (ADR 0029)', () => {
+describe('conversation state versions (ADR 0031)', () => {
   it('writes version 1, and reads it back as the stored state it was', () => {
     const v0 = v0Document();
     const doc = JSON.parse(JSON.stringify(conversationDocument(v0 as never))) as Record<string, unknown>;

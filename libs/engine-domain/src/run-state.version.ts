@@ -2,7 +2,7 @@ import { stamp, upcast, type VersionedShape } from '@openwop/kernel';
 import { initialRunState, type RunRecord, type RunState } from './run.state';
 
 /**
- * The stored shape of the engine's run state (`engine_runs.state`, ADR 0029). Version 0 is the
+ * The stored shape of the engine's run state (`engine_runs.state`, ADR 0031). Version 0 is the
  * unversioned document of the releases before versions; version 1 is the same shape, tagged.
  * A change to {@link RunRecord} that an older reader would misread adds version 2 and its step here,
  * in the release before the writer emits it.

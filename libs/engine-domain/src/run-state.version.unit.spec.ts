@@ -9,7 +9,7 @@ async function v0Document(): Promise<Record<string, unknown>> {
   return JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
 }
 
-describe('engine run state versions (ADR 0029)', () => {
+describe('engine run state versions (ADR 0031)', () => {
   it('writes version 1, and reads it back as the state it was', async () => {
     const state = (await v0Document()) as unknown as RunRecord;
     const doc = JSON.parse(JSON.stringify(runStateDocument(state))) as Record<string, unknown>;

@@ -5,7 +5,7 @@ import { initialInterruptState, type InterruptState } from './interrupt.state';
 type HeldInterruptState = Exclude<InterruptState, { status: 'none' }>;
 
 /**
- * The stored shape of the interrupt aggregate (`interrupts.state`, ADR 0029). Version 0 is the
+ * The stored shape of the interrupt aggregate (`interrupts.state`, ADR 0031). Version 0 is the
  * unversioned document of the releases before versions; version 1 is the same shape, tagged.
  */
 export const INTERRUPT_STATE_SHAPE: VersionedShape<HeldInterruptState> = {

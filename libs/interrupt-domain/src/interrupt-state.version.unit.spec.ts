@@ -8,7 +8,7 @@ function v0Document(): Record<string, unknown> {
   return JSON.parse(JSON.stringify(given(opened('approval', approvalData())).state)) as Record<string, unknown>;
 }
 
-describe('interrupt state versions (ADR 0029)', () => {
+describe('interrupt state versions (ADR 0031)', () => {
   it('writes version 1, and reads it back as the state it was', () => {
     const state = v0Document() as unknown as Exclude<InterruptState, { status: 'none' }>;
     const doc = JSON.parse(JSON.stringify(interruptStateDocument(state))) as Record<string, unknown>;

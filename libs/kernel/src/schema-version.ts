@@ -1,5 +1,5 @@
 /**
- * Versioned persisted shapes (ADR 0029). Every stored state document and every message on a topic
+ * Versioned persisted shapes (ADR 0031). Every stored state document and every message on a topic
  * carries `schemaVersion`; a document without one is version 0 (the shape written before versions
  * existed). Each shape has one {@link VersionedShape}: its current version, the oldest version this
  * build still reads, and one upcaster step per version (`steps[v]` turns a version-`v` document into

@@ -56,7 +56,7 @@ export async function appendToOutbox(
   else await writeAppends(manager, traced);
 }
 
-/** The topics whose values are command envelopes: each is written with the current envelope version (ADR 0029). */
+/** The topics whose values are command envelopes: each is written with the current envelope version (ADR 0031). */
 const COMMAND_TOPICS: ReadonlySet<string> = new Set([Topics.engineCommands, Topics.interruptCommands, Topics.tokenCommands]);
 
 /** A command bound for a command topic, stamped with the current envelope version; anything else as it is. */
