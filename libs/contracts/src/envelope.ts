@@ -14,7 +14,7 @@ export interface Actor {
  */
 export interface CommandEnvelope<TType extends string = string, TData = unknown> {
   /**
-   * The envelope's version (ADR 0029): writers stamp the current one ({@link versionedCommand}),
+   * The envelope's version (ADR 0031): writers stamp the current one ({@link versionedCommand}),
    * {@link assertCommand} upcasts older readable ones; none = 0, the shape before versions.
    */
   readonly schemaVersion?: number;
