@@ -366,12 +366,17 @@ describe('interrupt service', () => {
   });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
-    'answers at once a resume value with a top-level %s key, and resolves by its action (the key is data)',
+    'answers at once a resume value with a top-level %s key as an unknown field (the key is data), then resolves by a clean answer',
     async (key) => {
       const runId = `proto-key-${key}`;
       await open(runId);
       const resumeValue = JSON.parse(`{${JSON.stringify(key)}: {"action": "reject"}, "action": "accept", "feedback": "ok"}`) as unknown;
-      expect(await resolve(runId, resumeValue)).toMatchObject({ ok: true, data: { status: 'resolved' } });
+      const refused = await resolve(runId, resumeValue);
+      expect(refused).toMatchObject({ ok: false, error: { code: 'validation_error' } });
+      expect(JSON.stringify(refused)).toContain(`unknown field ${key}`);
+      expect(await statusOf(`${runId}:gate:0`)).toBe('pending');
+      expect(engineCommandsOf(runId, 'run.resume')).toEqual([]);
+      expect(await resolve(runId, { action: 'accept', feedback: 'ok' })).toMatchObject({ ok: true, data: { status: 'resolved' } });
       const [resume] = await waitFor(
         () => (engineCommandsOf(runId, 'run.resume').length === 1 ? engineCommandsOf(runId, 'run.resume') : undefined),
         { what: 'run.resume' },
