@@ -7,6 +7,7 @@ import {
   runsCommand,
 } from './commands/listing.commands';
 import { cancelCommand, resolveCommand } from './commands/resolve.command';
+import { auditCommand } from './commands/audit.command';
 import { attachCommand, runCommand } from './commands/run.command';
 import { validateCommand } from './commands/validate.command';
 import { parseArgs } from './util/args.parser';
@@ -34,6 +35,10 @@ commands:
   events <runId> [--follow] [--after N]
   conversations show <runId> [conversationId] | conversations ls <runId>
   cancel <runId> [--reason T]
+  audit export [--from T] [--to T] [--after N]
+                                       the tenant's audit log (NDJSON) to stdout: wop audit export > audit.ndjson
+  audit verify <file> [--partial]      check an audit export offline: every edited, missing, reordered or
+                                       unlinked record is named; --partial for an export that starts after seq 1
 
 options:
   --url URL        server (env WOP_URL, default http://127.0.0.1:8080)
@@ -45,7 +50,7 @@ input: a terminal, or piped lines (one line per answer or turn; end of input clo
 
 exit codes:
   0    ok
-  1    the run failed or was cancelled
+  1    the run failed or was cancelled; wop audit verify: the file does not verify
   2    usage or validation error (a bad flag or file is refused before anything is sent)
   3    server or API error
   4    input ended while the run waits for an answer (piped stdin ran out); the run stays waiting: wop attach
@@ -67,6 +72,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   events: ['follow', 'after'],
   conversations: [],
   cancel: ['reason'],
+  audit: ['from', 'to', 'after', 'partial'],
 };
 
 const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeValue>>> = {
@@ -79,6 +85,7 @@ const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeVal
   events: eventsCommand,
   conversations: conversationsCommand,
   cancel: cancelCommand,
+  audit: auditCommand,
 };
 
 /** Runs `wop` with `argv` (without `node` and the script); resolves with the exit code. */

@@ -28,7 +28,7 @@ const API_KEYS = JSON.stringify([
   { key: KEYS.t1, scopes: ['runs:create', 'runs:read'], tenant: 't1', id: 'key-t1' },
   { key: KEYS.t2, scopes: ['runs:create', 'runs:read'], tenant: 't2', id: 'key-t2' },
   { key: KEYS.readonly, scopes: ['runs:read'], tenant: 't1', id: 'key-ro' },
-  { key: KEYS.none, scopes: ['audit:read'], tenant: 't1', id: 'key-none' },
+  { key: KEYS.none, scopes: ['packs:publish'], tenant: 't1', id: 'key-none' },
 ]);
 const WORKFLOW = SEEDED_FIXTURES[0]!.id;
 const SLOW_WORKFLOW = 'gateway-test-slow';

@@ -1,4 +1,6 @@
 import { AdminPageController } from './admin/admin-page.controller';
+import { AuditController } from './audit/audit.controller';
+import { AuditRepository } from './audit/audit.repository';
 import { LinkPageController } from './link-page/link-page.controller';
 import { TokenLinkReadRepository } from './interrupt-tokens/token-link-read.repository';
 import { BulkCancelRunsController } from './bulk-cancel-runs/bulk-cancel-runs.controller';
@@ -84,6 +86,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     WorkflowsController,
     WebhooksController,
     WebhookDeliveriesController,
+    AuditController,
     InterruptTokensController,
     ForkRunController,
     PauseRunController,
@@ -119,6 +122,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ForkRunHandler,
     WebhookRepository,
     WebhookEgressCheck,
+    AuditRepository,
     CancelRunHandler,
     MultiPartySeamHandler,
   ],

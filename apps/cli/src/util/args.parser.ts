@@ -24,10 +24,12 @@ const VALUED = new Set([
   'cursor',
   'after',
   'reason',
+  'from',
+  'to',
 ]);
 
 /** Flags `wop` knows; anything else is a usage error. */
-const FLAGS = new Set(['json', 'follow', 'help', 'version', 'no-color', 'cancel-on-interrupt', 'all']);
+const FLAGS = new Set(['json', 'follow', 'help', 'version', 'no-color', 'cancel-on-interrupt', 'all', 'partial']);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];

@@ -3,6 +3,8 @@ export const ExitCode = {
   ok: 0,
   /** The run failed or was cancelled. */
   runFailed: 1,
+  /** `wop audit verify`: the file does not verify (each finding is printed). */
+  verifyFailed: 1,
   /** Bad command line or an invalid workflow file. */
   usage: 2,
   /** The server refused or did not answer. */

@@ -9,6 +9,8 @@ export interface Caller {
   readonly tenant: string;
   readonly principal: string;
   readonly scopes: ReadonlySet<string>;
+  /** Set for the items of a bulk request: the commands it sends say so (the audit log's route). */
+  readonly via?: 'bulk';
 }
 
 interface StoredKey extends Caller {

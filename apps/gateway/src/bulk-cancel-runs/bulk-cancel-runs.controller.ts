@@ -56,13 +56,14 @@ export class BulkCancelRunsController {
     @CurrentCaller() caller: Caller,
   ): Promise<{ results: BulkCancelResult[] }> {
     const results: BulkCancelResult[] = new Array<BulkCancelResult>(body.runIds.length);
+    const item: Caller = { ...caller, via: 'bulk' };
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < body.runIds.length) {
         const index = next++;
         const runId = body.runIds[index]!;
         try {
-          results[index] = resultOfOutcome(await this.handler.cancel(runId, body.reason, caller));
+          results[index] = resultOfOutcome(await this.handler.cancel(runId, body.reason, item));
         } catch (error) {
           results[index] = resultOfFailure(runId, error);
         }

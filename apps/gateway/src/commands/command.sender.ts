@@ -19,7 +19,10 @@ export class CommandSender {
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
   ) {}
 
-  /** Builds the envelope for `caller`: fresh id, the caller as actor, correlated by `key`. */
+  /**
+   * Builds the envelope for `caller`: fresh id, the caller as actor (with its key's id, never the
+   * key, and `via: bulk` for a bulk request's items), correlated by `key`.
+   */
   envelope<TType extends string, TData>(
     type: TType,
     key: string,
@@ -31,7 +34,12 @@ export class CommandSender {
       type,
       occurredAt: new Date().toISOString(),
       correlationId: key,
-      actor: { tenant: caller.tenant, principal: caller.principal },
+      actor: {
+        tenant: caller.tenant,
+        principal: caller.principal,
+        keyId: caller.keyId,
+        ...(caller.via !== undefined ? { via: caller.via } : {}),
+      },
       data,
     };
   }

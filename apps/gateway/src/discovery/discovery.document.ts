@@ -1,3 +1,4 @@
+import { AUDIT_ROUTES } from '@openwop/audit-chain';
 import {
   advertisedLimits,
   APPROVAL_ACTIONS,
@@ -112,6 +113,16 @@ export function buildDiscoveryDocument(
         deliveryTimeoutMs: 5000,
         egress: { revalidatedAtDelivery: true, pinnedResolution: true, followsRedirects: false },
         deadLetters: { list: 'GET /v1/webhook-deliveries?status=dead', replay: 'POST /v1/webhook-deliveries/{deliveryId}:replay' },
+      },
+      // The decisions' hash chain per tenant (ADR 0032): exported as NDJSON, verified offline.
+      audit: {
+        supported: true,
+        export: 'GET /v1/audit',
+        scope: 'audit:read',
+        format: 'application/x-ndjson',
+        chain: { hash: 'sha-256', canonicalization: 'json-sorted-keys', scope: 'tenant', genesis: '0'.repeat(64) },
+        routes: [...AUDIT_ROUTES],
+        verify: 'wop audit verify <file>',
       },
       limits: hostLimits,
     },

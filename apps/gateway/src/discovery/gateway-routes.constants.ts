@@ -32,7 +32,7 @@ export interface GatewayRoute {
   readonly scope?: string;
   readonly operationId: string;
   readonly summary: string;
-  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'webhooks' | 'operations';
+  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'webhooks' | 'audit' | 'operations';
   readonly parameters?: readonly RouteParameter[];
   readonly body?: { readonly required: boolean; readonly schema: JsonSchema; readonly mediaTypes?: readonly string[] };
   /** Success answers by status. */
@@ -532,6 +532,23 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     parameters: [{ name: 'deliveryId', in: 'path', schema: { type: 'string', minLength: 1 } }],
     responses: { 200: { description: 'The delivery, pending again.', schema: ref('WebhookDelivery') } },
     errors: ['not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/audit',
+    scope: 'audit:read',
+    operationId: 'exportAudit',
+    summary:
+      "The caller's tenant's audit log as NDJSON, one hash-chained record per decision in seq order (keyset: `after` = the last seq held); verify a file offline with `wop audit verify`.",
+    tag: 'audit',
+    parameters: [
+      { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Decisions at or after this instant.' },
+      { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Decisions before this instant.' },
+      { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE }, description: 'Only records with a greater seq.' },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 }, description: 'Most records in this answer.' },
+    ],
+    responses: { 200: { description: 'One `AuditRecord` per line.', mediaType: 'application/x-ndjson', schema: ref('AuditRecord') } },
+    errors: ['validation_error'],
   },
   {
     method: 'POST',

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS, AUDIT_ROUTES } from '@openwop/audit-chain';
 import {
   APPROVAL_ACTIONS,
   FORK_MODES,
@@ -156,6 +157,41 @@ function componentSchemas(): Record<string, JsonSchema> {
         secretFingerprint: { type: 'string' },
         circuit: { type: 'string', enum: ['closed', 'open', 'half-open'] },
         createdAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    AuditRecord: {
+      type: 'object',
+      description:
+        'One line of `GET /v1/audit` (NDJSON): a decision in its tenant\'s hash chain. `hash` = SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace) of `{seq, prev_hash, record}`; `prev_hash` of seq 1 is 64 zeros. Verify offline with `wop audit verify <file>`.',
+      required: ['tenant', 'seq', 'at', 'record', 'prev_hash', 'hash'],
+      properties: {
+        tenant: { type: 'string' },
+        seq: { type: 'integer', minimum: 1, description: 'Gapless per tenant.' },
+        at: { type: 'string', format: 'date-time' },
+        record: {
+          type: 'object',
+          required: ['factId', 'tenant', 'at', 'who', 'route', 'action', 'runId'],
+          properties: {
+            factId: { type: 'string' },
+            tenant: { type: 'string' },
+            at: { type: 'string', format: 'date-time' },
+            who: { type: 'string', description: 'The principal; `token:<kid>` for a signed link; `system:*` for the host.' },
+            keyId: { type: 'string', description: "The API key's id (never the key), or `token:<kid>`." },
+            route: { type: 'string', enum: [...AUDIT_ROUTES] },
+            action: { type: 'string', enum: [...AUDIT_ACTIONS] },
+            runId: { type: 'string' },
+            interruptId: { type: 'string' },
+            nodeId: { type: 'string' },
+            kind: { type: 'string' },
+            outcome: { type: 'string' },
+            answerAction: { type: 'string' },
+            answerDigest: { type: 'string', description: '`sha256:<hex>` of the canonical JSON of the answer.' },
+            reason: { type: 'string' },
+            interrupts: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        prev_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
       },
     },
     WebhookDelivery: {
@@ -362,6 +398,7 @@ export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_R
       { name: 'conversations' },
       { name: 'workflows' },
       { name: 'webhooks' },
+      { name: 'audit' },
       { name: 'operations' },
     ],
     security: [{ [API_KEY_SCHEME]: [] }],

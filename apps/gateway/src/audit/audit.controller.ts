@@ -1,0 +1,59 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { lineText } from '@openwop/audit-chain';
+import type { Caller } from '../auth/api-key.registry';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { createValidationPipe } from '../common/validation.pipe';
+import { AuditQueryDto, DEFAULT_AUDIT_LIMIT } from './audit-query.dto';
+import { AuditRepository } from './audit.repository';
+
+/** Records read from Postgres per round trip while streaming. */
+const PAGE = 500;
+
+export const AUDIT_MEDIA_TYPE = 'application/x-ndjson';
+
+/**
+ * `GET /v1/audit`: the caller's tenant's audit chain as NDJSON, one `{tenant, seq, at, record,
+ * prev_hash, hash}` per line in seq order, streamed page by page (keyset on seq). `after` is the
+ * last seq already held; `from`/`to` bound the decision time. `wop audit verify` checks a file of
+ * these lines offline.
+ */
+@ApiTags('audit')
+@Controller()
+export class AuditController {
+  constructor(private readonly audit: AuditRepository) {}
+
+  @Get('/v1/audit')
+  @RequireScope('audit:read')
+  @ApiOkResponse({ description: 'NDJSON audit records of the caller’s tenant, in seq order.' })
+  async export(
+    @Query(createValidationPipe()) q: AuditQueryDto,
+    @CurrentCaller() caller: Caller,
+    @Res() res: Response,
+  ): Promise<void> {
+    const limit = q.limit ?? DEFAULT_AUDIT_LIMIT;
+    let after = q.after ?? 0;
+    let sent = 0;
+    // The first page is read before the status is sent: a failing read is still the error envelope.
+    let lines = await this.audit.page(caller.tenant, { after, limit: Math.min(PAGE, limit), ...window(q) });
+    res.status(200).set({ 'Content-Type': AUDIT_MEDIA_TYPE, 'Cache-Control': 'no-store' });
+    for (;;) {
+      if (lines.length > 0) res.write(`${lines.map(lineText).join('\n')}\n`);
+      sent += lines.length;
+      if (lines.length < PAGE || sent >= limit) break;
+      after = lines[lines.length - 1]!.seq;
+      lines = await this.audit.page(caller.tenant, {
+        after,
+        limit: Math.min(PAGE, limit - sent),
+        ...window(q),
+      });
+    }
+    res.end();
+  }
+}
+
+function window(q: AuditQueryDto): { from?: string; to?: string } {
+  return { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.to !== undefined ? { to: q.to } : {}) };
+}

@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { AuditFact, AuditLine } from '@openwop/audit-chain';
+import { DATA_SOURCE } from '@openwop/platform-nest';
+
+export interface AuditWindow {
+  readonly after: number;
+  readonly from?: string;
+  readonly to?: string;
+  readonly limit: number;
+}
+
+interface Row {
+  seq: string;
+  record: AuditFact;
+  prev_hash: string;
+  hash: string;
+}
+
+/** Reads a tenant's audit chain in seq order (keyset), never another tenant's. */
+@Injectable()
+export class AuditRepository {
+  constructor(@Inject(DATA_SOURCE) private readonly ds: DataSource) {}
+
+  async page(tenant: string, window: AuditWindow): Promise<AuditLine[]> {
+    const rows = await this.ds.query<Row[]>(
+      `SELECT r.seq::text AS seq, r.record, r.prev_hash, r.hash
+         FROM audit_records r
+        WHERE r.tenant = $1 AND r.seq > $2
+          AND ($3::timestamptz IS NULL OR r.at >= $3::timestamptz)
+          AND ($4::timestamptz IS NULL OR r.at < $4::timestamptz)
+        ORDER BY r.seq
+        LIMIT $5`,
+      [tenant, window.after, window.from ?? null, window.to ?? null, window.limit],
+    );
+    // `at` is the hashed record's own text (the column is its timestamptz, for the window).
+    return rows.map((r) => ({
+      tenant,
+      seq: Number(r.seq),
+      at: r.record.at,
+      record: r.record,
+      prev_hash: r.prev_hash,
+      hash: r.hash,
+    }));
+  }
+}
