@@ -255,6 +255,27 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('conversations end t
     expect([...byMessage.values()]).toEqual(['Hello! Where to?', 'Lisbon is lovely.', 'Booked.']);
   });
 
+  it('registration checks an agent.conversation config with the schema the command line uses: an older-format field is refused by name with its fix, and nothing is stored', async () => {
+    const id = `conv-${mode}-older-format`;
+    const refused = await refusal(
+      client.call(
+        'POST',
+        '/v1/workflows',
+        workflow(id, {
+          typeId: 'agent.conversation',
+          config: { provider: 'scripted', script: ['Hi.'], max_turns: 5 },
+        }),
+      ),
+    );
+    expect([refused.status, refused.code]).toEqual([400, 'validation_error']);
+    expect(refused.details).toMatchObject({
+      errors: [
+        { path: '/nodes/0/config/max_turns', message: expect.stringContaining('fix: use timeout_ms') },
+      ],
+    });
+    expect((await refusal(client.call('GET', `/v1/workflows/${id}`))).status).toBe(404);
+  });
+
   it('replay never re-prompts: a fork in replay mode, from the start or from inside the talk, completes from the recorded turns and closure', async () => {
     const runId = await start(
       workflow(`conv-${mode}-replay`, {

@@ -208,3 +208,12 @@ export {
   type ApprovalResolveAction,
   type LegacyApprovalMapping,
 } from './approval-answer';
+export {
+  CONVERSATION_TYPE_ID,
+  CONVERSATION_FIELDS,
+  CONVERSATION_PROVIDERS,
+  LEGACY_CONVERSATION_FIELDS,
+  closestField,
+  conversationStepProblems,
+  type ConversationStepProblem,
+} from './agent-conversation-config';

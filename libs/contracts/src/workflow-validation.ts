@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv/dist/2020';
+import { conversationStepProblems } from './agent-conversation-config';
 import { newLinearAjv } from './linear-schema';
 import agentRefSchema from './schemas/agent-ref.schema.json';
 import workflowDefinitionSchema from './schemas/workflow-definition.schema.json';
@@ -101,9 +102,10 @@ export function definitionSchemaErrors(value: unknown): DefinitionSchemaError[] 
 /**
  * Checks a workflow definition for registration (after {@link withDefinitionDefaults}): first the
  * host's size bounds (`workflowLimitProblems`), then `workflow-definition.schema.json`
- * (required fields, shapes), then against what this host executes ({@link unsupportedFeatures}).
- * Returns the violations, each naming the offending field by JSON pointer; empty when it may be
- * registered.
+ * (required fields, shapes), then against what this host executes ({@link unsupportedFeatures}) and
+ * the config of its `agent.conversation` steps ({@link conversationStepProblems}: its errors, with
+ * what to write instead; a missing `provider` is fine, the host uses its own). Returns the
+ * violations, each naming the offending field by JSON pointer; empty when it may be registered.
  */
 export function validateWorkflowDefinition(value: unknown): SchemaViolation[] {
   const bounds = workflowLimitProblems(value);
@@ -116,5 +118,8 @@ export function validateWorkflowDefinition(value: unknown): SchemaViolation[] {
         : { path: e.instancePath, message: e.message ?? 'invalid' },
     );
   }
-  return unsupportedFeatures(value as WorkflowDefinition);
+  const conversation = conversationStepProblems(value as Record<string, unknown>, { requireProvider: false })
+    .filter((p) => p.severity === 'error')
+    .map((p) => ({ path: p.pointer, message: p.fix ? `${p.message}; fix: ${p.fix}` : p.message }));
+  return [...unsupportedFeatures(value as WorkflowDefinition), ...conversation];
 }

@@ -1,4 +1,5 @@
 import {
+  closestField,
   definitionSchemaErrors,
   SUPPORTED_NODE_TYPES,
   unsupportedFeatures,
@@ -7,7 +8,6 @@ import {
   type WorkflowDefinition,
 } from '@openwop/contracts';
 import { checkConversationSteps } from './conversation-step.checker';
-import { closestField } from './conversation-step.rules';
 import type { Diagnostic } from './diagnostic';
 import { parseWorkflowSource, splitPointer, type WorkflowSource } from './workflow-source';
 
