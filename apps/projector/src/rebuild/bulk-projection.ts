@@ -43,6 +43,8 @@ export interface BulkStats {
   loadMs: number;
   /** Milliseconds writing (statements, commit). */
   writeMs: number;
+  /** Milliseconds per statement of the batched write (by table). */
+  readonly statementMs: Record<string, number>;
 }
 
 /** A batch the in-memory fold does not cover (a gap, a taken sequence, an event before `run.started`, a statement refused). */
@@ -77,14 +79,39 @@ export class BulkProjector {
     foldMs: 0,
     loadMs: 0,
     writeMs: 0,
+    statementMs: {},
   };
   private readonly runs = new Map<string, RunState>();
   private readonly conversations = new Map<string, ConversationView | null>();
 
+  /**
+   * Keys (runs, conversations) this projector wrote, when its tables started empty: a key not in
+   * memory and not here has no row, so it is not read. A Bloom filter: a false positive only costs
+   * a read that finds nothing.
+   */
+  private readonly written: BloomFilter | undefined;
+
+  /**
+   * @param fresh the projection tables are empty and this projector is their only writer
+   *   (a rebuild into a new database): rows it never wrote are not looked for.
+   */
   constructor(
     private readonly ds: DataSource,
-    private readonly now: () => string = () => new Date().toISOString(),
-  ) {}
+    options: { readonly fresh?: boolean; readonly writers?: number; readonly now?: () => string } = {},
+  ) {
+    this.written = options.fresh ? new BloomFilter(1 << 27) : undefined;
+    this.stored = options.fresh ? { byId: new Map(), byRun: new Map() } : undefined;
+    this.now = options.now ?? (() => new Date().toISOString());
+    this.writers = Math.max(1, options.writers ?? 1);
+  }
+
+  /** Concurrent write transactions per batch (runs split between them). */
+  private readonly writers: number;
+
+  /** The pending-interrupt rows stored, when this projector wrote them all (a fresh target). */
+  private readonly stored: { byId: Map<string, string>; byRun: Map<string, Set<string>> } | undefined;
+
+  private readonly now: () => string;
 
   /** Applies `events` (in log order per run) in one transaction, or event by event when the fold cannot. */
   async apply(events: readonly RunEventDoc[]): Promise<void> {
@@ -93,30 +120,58 @@ export class BulkProjector {
     this.stats.batches++;
     await this.load(events);
     let t = performance.now();
-    let plan: BatchPlan | undefined;
-    try {
-      plan = this.fold(events);
-    } catch (error) {
-      if (!(error instanceof NeedsFallback)) throw error;
-    }
+    const shares = this.split(events).map((share) => {
+      try {
+        return { share, plan: this.fold(share) };
+      } catch (error) {
+        if (!(error instanceof NeedsFallback)) throw error;
+        return { share, plan: undefined };
+      }
+    });
     this.stats.foldMs += performance.now() - t;
     t = performance.now();
-    if (plan) {
-      try {
-        const p = plan;
-        await this.ds.transaction(async (m) => {
-          await resolveStale(m, p);
-          await write(m, p);
-        });
-        this.stats.writeMs += performance.now() - t;
-        this.commit(plan);
-        return;
-      } catch (error) {
-        if (!(error instanceof NeedsFallback) && !isStatementError(error)) throw error;
-      }
+    // The shares hold disjoint runs: their transactions run side by side, each on its connection.
+    const stored = await Promise.all(
+      shares.map(async ({ plan }) => {
+        if (!plan) return false;
+        try {
+          const deletes = this.pendingDeletes(plan);
+          await this.ds.transaction(async (m) => {
+            await resolveStale(m, plan);
+            await write(m, plan, deletes, this.stats.statementMs);
+          });
+          return true;
+        } catch (error) {
+          if (!(error instanceof NeedsFallback) && !isStatementError(error)) throw error;
+          return false;
+        }
+      }),
+    );
+    for (const [i, { share, plan }] of shares.entries()) {
+      if (stored[i]) this.commit(plan!);
+      else await this.fallback(share);
     }
-    await this.fallback(events);
     this.stats.writeMs += performance.now() - t;
+  }
+
+  /** The batch's events split by run into one share per writer (each run's in log order). */
+  private split(events: readonly RunEventDoc[]): RunEventDoc[][] {
+    if (this.writers === 1) return [[...events]];
+    const shares: RunEventDoc[][] = Array.from({ length: this.writers }, () => []);
+    for (const e of events) shares[hash(e.runId) % this.writers]!.push(e);
+    return shares.filter((s) => s.length > 0);
+  }
+
+  /**
+   * Ids of stored pending rows the plan removes, when this projector knows them all (a fresh
+   * target); undefined: delete by interrupt id and by run, whatever is stored.
+   */
+  private pendingDeletes(plan: BatchPlan): string[] | undefined {
+    if (!this.stored) return undefined;
+    const ids = new Set<string>();
+    for (const id of plan.resolved) if (this.stored.byId.has(id)) ids.add(id);
+    for (const runId of plan.clearedRuns) for (const id of this.stored.byRun.get(runId) ?? []) ids.add(id);
+    return [...ids];
   }
 
   /** Reads the rows of the batch's runs and conversations that are not in memory, two statements in all. */
@@ -124,9 +179,15 @@ export class BulkProjector {
     const runIds = new Set<string>();
     const conversationIds = new Set<string>();
     for (const e of events) {
-      if (!this.runs.has(e.runId)) runIds.add(e.runId);
+      if (!this.runs.has(e.runId)) {
+        if (this.mayHaveRow(`r:${e.runId}`)) runIds.add(e.runId);
+        else this.remember(this.runs, e.runId, { snapshot: null, last: -1, broken: false });
+      }
       const c = conversationIdOf(e);
-      if (c !== undefined && !this.conversations.has(c)) conversationIds.add(c);
+      if (c !== undefined && !this.conversations.has(c)) {
+        if (this.mayHaveRow(`c:${c}`)) conversationIds.add(c);
+        else this.remember(this.conversations, c, null);
+      }
     }
     if (runIds.size === 0 && conversationIds.size === 0) return;
     const t = performance.now();
@@ -167,6 +228,10 @@ export class BulkProjector {
       for (const id of conversationIds) this.remember(this.conversations, id, found.get(id) ?? null);
     }
     this.stats.loadMs += performance.now() - t;
+  }
+
+  private mayHaveRow(key: string): boolean {
+    return this.written === undefined || this.written.has(key);
   }
 
   private remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -271,10 +336,35 @@ export class BulkProjector {
 
   /** The batch is stored: memory follows. */
   private commit(plan: BatchPlan): void {
-    for (const [runId, state] of plan.runs) this.remember(this.runs, runId, state);
-    for (const [id, c] of plan.conversations) this.remember(this.conversations, id, c.view);
+    for (const [runId, state] of plan.runs) {
+      this.remember(this.runs, runId, state);
+      this.written?.add(`r:${runId}`);
+    }
+    for (const [id, c] of plan.conversations) {
+      this.remember(this.conversations, id, c.view);
+      this.written?.add(`c:${id}`);
+    }
     this.stats.applied += plan.events.length;
     this.stats.held += plan.held;
+    const stored = this.stored;
+    if (!stored) return;
+    const drop = (id: string) => {
+      const runId = stored.byId.get(id);
+      if (runId === undefined) return;
+      stored.byId.delete(id);
+      const ids = stored.byRun.get(runId)!;
+      ids.delete(id);
+      if (ids.size === 0) stored.byRun.delete(runId);
+    };
+    for (const id of plan.resolved) drop(id);
+    for (const runId of plan.clearedRuns) for (const id of [...(stored.byRun.get(runId) ?? [])]) drop(id);
+    for (const row of plan.pending.values()) {
+      if (stored.byId.has(row.interrupt_id)) continue; // ON CONFLICT DO NOTHING
+      stored.byId.set(row.interrupt_id, row.run_id);
+      const ids = stored.byRun.get(row.run_id);
+      if (ids) ids.add(row.interrupt_id);
+      else stored.byRun.set(row.run_id, new Set([row.interrupt_id]));
+    }
   }
 
   /**
@@ -300,10 +390,29 @@ export class BulkProjector {
         }
       }
       this.runs.delete(runId);
+      this.written?.add(`r:${runId}`);
     }
     for (const e of events) {
       const c = conversationIdOf(e);
-      if (c !== undefined) this.conversations.delete(c);
+      if (c === undefined) continue;
+      this.conversations.delete(c);
+      this.written?.add(`c:${c}`);
+    }
+    const stored = this.stored;
+    if (!stored) return;
+    // The live path wrote these runs' pending rows: read them back, so the deletes stay exact.
+    const runIds = [...new Set(events.map((e) => e.runId))];
+    for (const runId of runIds) for (const id of stored.byRun.get(runId) ?? []) stored.byId.delete(id);
+    for (const runId of runIds) stored.byRun.delete(runId);
+    const rows = await this.ds.query<{ interrupt_id: string; run_id: string }[]>(
+      'SELECT interrupt_id, run_id FROM pending_interrupts WHERE run_id = ANY($1::text[])',
+      [runIds],
+    );
+    for (const r of rows) {
+      stored.byId.set(r.interrupt_id, r.run_id);
+      const ids = stored.byRun.get(r.run_id);
+      if (ids) ids.add(r.interrupt_id);
+      else stored.byRun.set(r.run_id, new Set([r.interrupt_id]));
     }
   }
 }
@@ -381,9 +490,20 @@ async function resolveStale(m: EntityManager, plan: BatchPlan): Promise<void> {
  * limit, one parse on the server). Deletes of pending rows come before the inserts, as in the
  * log: a request after a resolve or a run's end in the same batch stays.
  */
-async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
+async function write(
+  m: EntityManager,
+  plan: BatchPlan,
+  pendingDeletes: readonly string[] | undefined,
+  ms: Record<string, number>,
+): Promise<void> {
+  const timed = async (name: string, sql: string, params: unknown[]): Promise<void> => {
+    const t = performance.now();
+    await m.query(sql, params);
+    ms[name] = (ms[name] ?? 0) + performance.now() - t;
+  };
   if (plan.events.length > 0) {
-    await m.query(
+    await timed(
+      'run_events',
       `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc)
        SELECT e->>'eventId', e->>'runId', (e->>'sequence')::int, e->>'type', e->>'nodeId', e
        FROM jsonb_array_elements($1::jsonb) AS e`,
@@ -392,7 +512,8 @@ async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
   }
   const runs = [...plan.runs.values()].map((r) => r.snapshot!);
   if (runs.length > 0) {
-    await m.query(
+    await timed(
+      'runs',
       `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
        SELECT s->>'runId', coalesce(s->'owner'->>'tenant', 'default'), s->>'workflowId', s->>'status', s->>'currentNodeId',
          (s->>'lastSequence')::int, s, (s->>'createdAt')::timestamptz, (s->>'updatedAt')::timestamptz
@@ -402,14 +523,24 @@ async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
       [JSON.stringify(runs)],
     );
   }
-  if (plan.resolved.size > 0 || plan.clearedRuns.size > 0) {
-    await m.query(
+  if (pendingDeletes) {
+    if (pendingDeletes.length > 0) {
+      await timed(
+        'pending_interrupts_delete',
+        'DELETE FROM pending_interrupts WHERE interrupt_id = ANY($1::text[])',
+        [pendingDeletes],
+      );
+    }
+  } else if (plan.resolved.size > 0 || plan.clearedRuns.size > 0) {
+    await timed(
+      'pending_interrupts_delete',
       'DELETE FROM pending_interrupts WHERE interrupt_id = ANY($1::text[]) OR run_id = ANY($2::text[])',
       [[...plan.resolved], [...plan.clearedRuns]],
     );
   }
   if (plan.pending.size > 0) {
-    await m.query(
+    await timed(
+      'pending_interrupts',
       `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at)
        SELECT p->>'interrupt_id', p->>'run_id', p->>'node_id', p->>'tenant', p->>'workflow_id', p->>'kind', p->>'key',
          p->'data', (p->>'timeout_ms')::double precision, (p->>'requested_at')::timestamptz
@@ -432,7 +563,8 @@ async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
       ...(c.outcome === undefined ? {} : { outcome: c.outcome }),
       last_sequence: c.lastSequence,
     }));
-    await m.query(
+    await timed(
+      'conversations',
       `INSERT INTO conversations (conversation_id, run_id, node_id, tenant, status, participants, turn_count, opened_at, closed_at, outcome, last_sequence)
        SELECT c->>'conversation_id', c->>'run_id', c->>'node_id', c->>'tenant', c->>'status', c->'participants',
          (c->>'turn_count')::int, (c->>'opened_at')::timestamptz, (c->>'closed_at')::timestamptz, c->'outcome', (c->>'last_sequence')::int
@@ -444,7 +576,8 @@ async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
     );
   }
   if (plan.turns.length > 0) {
-    await m.query(
+    await timed(
+      'conversation_turns',
       `INSERT INTO conversation_turns (conversation_id, turn_index, message_id, run_id, role, from_id, speaker_id, to_id, group_id, agent, content, ts)
        SELECT t->>'conversation_id', (t->>'turn_index')::int, t->>'message_id', t->>'run_id', t->>'role', t->>'from_id',
          t->>'speaker_id', t->>'to_id', t->>'group_id', t->'agent', t->'content', (t->>'ts')::double precision
@@ -455,13 +588,13 @@ async function write(m: EntityManager, plan: BatchPlan): Promise<void> {
   }
 }
 
-/** A statement the database refused (a value, a constraint): the batch goes the live path's way. */
+/** A statement the database refused (a value, a constraint, a deadlock): the batch goes the live path's way. */
 function isStatementError(error: unknown): boolean {
   return (
     typeof error === 'object' &&
     error !== null &&
     typeof (error as { code?: unknown }).code === 'string' &&
-    /^(22|23|54)/.test((error as { code: string }).code)
+    /^(22|23|40|54)/.test((error as { code: string }).code)
   );
 }
 
@@ -505,4 +638,40 @@ function normalized(c: ConversationView): ConversationView {
 function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
   const { projectionError: _dropped, ...rest } = snapshot as RunSnapshot & { projectionError?: unknown };
   return rest;
+}
+
+/** A Bloom filter of strings: `has` is never false for an added key; `bits` a power of two. */
+class BloomFilter {
+  private readonly words: Uint32Array;
+  private readonly mask: number;
+  constructor(bits: number) {
+    this.words = new Uint32Array(bits >>> 5);
+    this.mask = bits - 1;
+  }
+  add(key: string): void {
+    for (const bit of this.bits(key)) this.words[bit >>> 5]! |= 1 << (bit & 31);
+  }
+  has(key: string): boolean {
+    for (const bit of this.bits(key)) if ((this.words[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    return true;
+  }
+  /** Five positions by double hashing of two 32-bit FNV-1a variants. */
+  private *bits(key: string): Generator<number> {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x01000193;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+    }
+    h2 |= 1;
+    for (let i = 0; i < 5; i++) yield (h1 + Math.imul(i, h2)) & this.mask;
+  }
+}
+
+/** A 31-bit FNV-1a hash, to share runs between writers. */
+function hash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 1;
 }

@@ -213,10 +213,15 @@ it('rebuilds the log in batches equal to the live projection, row by row, a brok
   });
   expect(await runRow(broken)).toMatchObject({ last_sequence: 3, projection_error: { sequence: 4 } });
 
-  for (const batchSize of [5, 10_000]) {
+  for (const [batchSize, writers] of [
+    [5, 1],
+    [5, 2],
+    [10_000, 2],
+  ] as const) {
     const target = await freshTarget();
     const result = await rebuildProjections([...platform.config.kafkaBrokers], target, namespace, {
       batchSize,
+      writers,
     });
     expect(result.events).toBe(events.length + 1);
     expect(result.broken).toBe(1);
@@ -238,6 +243,21 @@ it('rebuilds the log in batches equal to the live projection, row by row, a brok
     await target.destroy();
   }
 }, 120_000);
+
+it('replayed again into the same tables (not fresh: rows are read back), stores nothing twice', async () => {
+  const target = await freshTarget();
+  const first = await rebuildProjections([...platform.config.kafkaBrokers], target, namespace, {
+    batchSize: 7,
+  });
+  const again = await rebuildProjections([...platform.config.kafkaBrokers], target, namespace, {
+    batchSize: 7,
+  });
+  expect(again.events).toBe(first.events);
+  expect(again.applied).toBe(0);
+  expect(again.broken).toBe(0); // already marked: its events are held
+  expect(await compareProjections(platform.dataSource, target)).toEqual([]);
+  await target.destroy();
+}, 60_000);
 
 it('compares rows, not only counts: a changed snapshot in the rebuilt tables is reported', async () => {
   const target = await freshTarget();

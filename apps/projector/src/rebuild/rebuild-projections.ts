@@ -17,8 +17,10 @@ export interface RebuildResult {
   readonly phases?: Readonly<Record<string, number>>;
 }
 
-/** Events per transaction of a rebuild (`OPENWOP_REBUILD_BATCH`). */
+/** Events per batch of a rebuild (`OPENWOP_REBUILD_BATCH`). */
 const REBUILD_BATCH = Number(process.env['OPENWOP_REBUILD_BATCH'] ?? 8_000);
+/** Transactions writing a batch side by side, runs split between them (`OPENWOP_REBUILD_WRITERS`). */
+const REBUILD_WRITERS = Number(process.env['OPENWOP_REBUILD_WRITERS'] ?? 2);
 
 /**
  * Replays the run event topic from offset 0 into `target` (fresh, migrated tables) up to the high
@@ -32,11 +34,11 @@ export async function rebuildProjections(
   brokers: string[],
   target: DataSource,
   namespace = '',
-  options: { readonly batchSize?: number } = {},
+  options: { readonly batchSize?: number; readonly writers?: number } = {},
 ): Promise<RebuildResult> {
   const started = performance.now();
-  const projector = new BulkProjector(target);
-  const deferred = await dropDeferrableIndexes(target);
+  const { fresh, deferred } = await dropDeferrableIndexes(target);
+  const projector = new BulkProjector(target, { fresh, writers: options.writers ?? REBUILD_WRITERS });
   const batchSize = options.batchSize ?? REBUILD_BATCH;
   const read = await replayTopic(brokers, namespace, batchSize, (events) => projector.apply(events));
   const t = performance.now();
@@ -59,6 +61,7 @@ export async function rebuildProjections(
       index: indexMs / 1000,
       batches: s.batches,
       fallbacks: s.fallbacks,
+      ...Object.fromEntries(Object.entries(s.statementMs).map(([k, v]) => [`sql_${k}`, v / 1000])),
     },
   };
 }
@@ -67,7 +70,7 @@ export async function rebuildProjections(
  * Indexes of the projection tables that only readers use (not unique, not read by the load):
  * dropped before a bulk load of empty tables and built once after it, from their own definitions.
  */
-async function dropDeferrableIndexes(target: DataSource): Promise<string[]> {
+async function dropDeferrableIndexes(target: DataSource): Promise<{ fresh: boolean; deferred: string[] }> {
   const rows = await target.query<{ name: string; definition: string }[]>(
     `SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
      JOIN pg_class c ON c.relname = i.indexname JOIN pg_index x ON x.indexrelid = c.oid
@@ -76,11 +79,12 @@ async function dropDeferrableIndexes(target: DataSource): Promise<string[]> {
     [Object.keys(TABLES), [...READ_BY_THE_LOAD]],
   );
   const [state] = await target.query<{ empty: boolean }[]>(
-    `SELECT NOT EXISTS (SELECT 1 FROM run_events) AND NOT EXISTS (SELECT 1 FROM runs) AS empty`,
+    `SELECT NOT EXISTS (SELECT 1 FROM run_events) AND NOT EXISTS (SELECT 1 FROM runs)
+       AND NOT EXISTS (SELECT 1 FROM conversations) AND NOT EXISTS (SELECT 1 FROM pending_interrupts) AS empty`,
   );
-  if (!state?.empty) return [];
+  if (!state?.empty) return { fresh: false, deferred: [] };
   for (const r of rows) await target.query(`DROP INDEX "${r.name.replace(/"/g, '""')}"`);
-  return rows.map((r) => r.definition);
+  return { fresh: true, deferred: rows.map((r) => r.definition) };
 }
 
 /** The load deletes pending interrupts by run. */
