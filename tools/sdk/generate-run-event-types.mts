@@ -208,7 +208,7 @@ function generateRunEventTypes(schemaDir: string): string {
     'export type RunEventType = (typeof RUN_EVENT_TYPES)[number];',
     '',
     '/** Every run status (`run-snapshot.schema.json` `properties.status`). */',
-    `export const RUN_STATUSES = [\n${statuses.map((t) => `  ${literal(t)},`).join('\n')}\n] as const;`,
+    `export const RUN_STATUSES = [${statuses.map(literal).join(', ')}] as const;`,
     '',
     ...doc(statusSchema, ''),
     'export type RunStatus = (typeof RUN_STATUSES)[number];',

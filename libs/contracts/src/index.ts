@@ -53,10 +53,6 @@ export {
   type ApprovalData,
   type ApprovalResume,
   type RefineFeedback,
-  type ClarificationData,
-  type ExternalEventData,
-  type CustomData,
-  type LowConfidenceData,
   type InterruptPayload,
   type InterruptRecord,
 } from './interrupt';
@@ -217,3 +213,9 @@ export {
   conversationStepProblems,
   type ConversationStepProblem,
 } from './agent-conversation-config';
+export {
+  encodeKeysetCursor,
+  parseKeysetCursor,
+  isStorableText,
+  type KeysetPosition,
+} from './keyset-cursor';

@@ -41,28 +41,6 @@ export type ApprovalResume =
   | { readonly action: 'refine'; readonly refineFeedback: RefineFeedback; readonly decidedBy: string; readonly decidedAt: string }
   | { readonly action: 'edit-accept'; readonly editedArtifactData: unknown; readonly decidedBy: string; readonly decidedAt: string };
 
-export interface ClarificationData {
-  readonly questions: readonly { readonly id: string; readonly question: string; readonly schema?: unknown }[];
-  readonly contextType?: string;
-}
-
-export interface ExternalEventData {
-  readonly eventType: string;
-  readonly correlation: Record<string, unknown>;
-}
-
-export interface CustomData {
-  readonly customKind: string;
-  readonly payload: unknown;
-}
-
-export interface LowConfidenceData {
-  readonly agentId: string;
-  readonly threshold: number;
-  readonly observed: number;
-  readonly decision?: unknown;
-}
-
 /** What a node passes to `ctx.interrupt()`; `key` is derived when absent. */
 export interface InterruptPayload {
   readonly kind: InterruptKind;

@@ -1,13 +1,11 @@
+import { isStorableText } from '@openwop/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './api.error';
 import { toErrorResponse } from './error-response.mapper';
 
-/** A UTF-16 surrogate half without its partner: it has no UTF-8 form, so no Postgres text/jsonb form. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** U+0000 (Postgres text cannot hold it) or a lone surrogate. */
 function unstorable(s: string): boolean {
-  return s.includes('\u0000') || LONE_SURROGATE.test(s);
+  return !isStorableText(s);
 }
 
 /** An encoded NUL in a URL (`%00`); a raw one never gets past the HTTP parser. */

@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { encodeKeysetCursor } from '@openwop/contracts';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../common/keyset-cursor';
+import { decodeKeysetCursor } from '../common/keyset-cursor';
 import { createValidationPipe } from '../common/validation.pipe';
 import { ListRunsQueryDto } from './list-runs.query.dto';
 
