@@ -128,7 +128,8 @@ describe('/v1/interrupts/{token} (no API key)', () => {
         key: 'run-a',
         command: expect.objectContaining({
           type: 'token.inspect',
-          actor: { tenant: '*token*', principal: 'token' },
+          // The bearer's pseudo key id rides along; the token service states the link's own key (token:<kid>).
+          actor: { tenant: '*token*', principal: 'token', keyId: 'signed-token' },
           data: { token },
         }),
       },
