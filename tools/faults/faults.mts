@@ -21,6 +21,7 @@ import { externalEventWorkflow } from '../lib/workflows.mts';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { isTerminalRunStatus } from '@openwop/contracts';
 import { createTestDatabase, REPO_ROOT, startDistributedStack, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
 
 const run = promisify(execFile);
@@ -304,7 +305,7 @@ async function waitWaiting(stack: Stack, runId: string, deadlineMs: number): Pro
     const raw = r.answer?.json.status;
     const status = typeof raw === 'string' ? raw : '';
     if (r.label === '200' && status.startsWith('waiting')) return r.answer!.json;
-    if (['completed', 'failed', 'cancelled'].includes(status)) return undefined;
+    if (isTerminalRunStatus(status)) return undefined;
     await sleep(200);
   }
   return undefined;
@@ -447,7 +448,7 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
         .filter((id) => {
           const s = status.get(id);
           if (tracked.get(id)!.resolved) return s !== 'completed';
-          return !(s?.startsWith('waiting') || s === 'completed' || s === 'failed' || s === 'cancelled');
+          return !(s?.startsWith('waiting') || isTerminalRunStatus(s));
         })
         .map((id) => ({ run_id: id, status: status.get(id) ?? 'not projected' }));
       const [outbox] = await q<{ n: string }>('SELECT count(*) AS n FROM outbox');

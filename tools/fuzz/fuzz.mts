@@ -38,6 +38,7 @@ import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
+import { isTerminalRunStatus } from '@openwop/contracts';
 import { createTestDatabase, REPO_ROOT, startDistributedStack, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
@@ -310,7 +311,7 @@ class LivePool {
       // The tokens a waiting run shows now (fresh ones once the first expired), and none expired.
       checkExpiry(`/v1/runs/${r.runId}`, JSON.stringify(json));
       for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken]) if (token && !this.tokens.some((t) => t.token === token)) this.tokens.push({ token, runId: r.runId });
-      if (['completed', 'failed', 'cancelled'].includes(json.status)) next.push({ runId: r.runId, kind: 'terminal' });
+      if (isTerminalRunStatus(json.status)) next.push({ runId: r.runId, kind: 'terminal' });
       else if (json.status.startsWith('waiting')) next.push(r);
     }
     const terminal = next.filter((r) => r.kind === 'terminal');
@@ -779,7 +780,7 @@ async function main(): Promise<number> {
             record({ kind: 'unresolvable-run', detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back` });
             continue;
           }
-          if (['completed', 'failed', 'cancelled'].includes(s.status)) continue;
+          if (isTerminalRunStatus(s.status)) continue;
           stats.runsCancelledAtEnd++;
           await cancelAndEnd(ctx, runId, key);
         }

@@ -4,6 +4,7 @@
  * principal's view, and a run that stays resolvable (terminal, or waiting on an interrupt).
  */
 import { randomUUID } from 'node:crypto';
+import { isTerminalRunStatus } from '@openwop/contracts';
 import { bigWorkflow, ODD_NUMBERS, OBJECT_KEYS, protoKeyBodies, type HostileClass, type HostileRequest, type Keys } from './requests.mts';
 import { EXPIRY_GRACE_MS, tokensIn } from './watch.mts';
 
@@ -36,8 +37,6 @@ export interface Ctx {
   /** The bounds discovery advertises (`maxWorkflowNodes`, `maxWorkflowEdges`, `maxNodeExecutions`), when it does. */
   limits: { nodes?: number | undefined; edges?: number | undefined; executions?: number | undefined };
 }
-
-const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 const r = (cls: HostileClass, method: string, endpoint: string, path: string, key: string | undefined, body?: unknown, expect?: readonly number[], raw = false): HostileRequest => ({
   cls,
@@ -76,7 +75,7 @@ export async function settle(ctx: Ctx, runId: string, key: string, cause: Hostil
   let last: Snapshot | undefined;
   while (Date.now() < deadline) {
     last = await snapshot(ctx, runId, key);
-    if (last && (want ? want(last) : TERMINAL.includes(last.status) || (last.status.startsWith('waiting') && last.interrupt))) return last;
+    if (last && (want ? want(last) : isTerminalRunStatus(last.status) || (last.status.startsWith('waiting') && last.interrupt))) return last;
     await new Promise((res) => setTimeout(res, 150));
   }
   if (stuckIfNot) ctx.anomaly('stuck-run', `run ${runId} is ${last ? `${last.status}${last.interrupt ? ' with' : ' without'} an interrupt` : 'unreadable'} ${ms / 1000} s after ${cause ? 'this request' : 'it started'}`, cause);
@@ -177,7 +176,7 @@ export async function borrowedAuthority(ctx: Ctx): Promise<void> {
     const token = after?.interrupt?.interruptToken;
     if (token && workflowId === 'conformance-approval') {
       const q = r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${token}`, undefined, { resumeValue: { action: 'accept' } }, [200, 202]);
-      if ((await ctx.exec(q))?.status === 200) await settle(ctx, runId, keys.t1, q, 20_000, (s) => TERMINAL.includes(s.status));
+      if ((await ctx.exec(q))?.status === 200) await settle(ctx, runId, keys.t1, q, 20_000, (s) => isTerminalRunStatus(s.status));
     }
   }
 }
@@ -244,7 +243,7 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
       if (!runId) continue;
       if (kind !== 'delay') await answerAndEnd(ctx, cls, runId, kind, req);
       // A run on a durable delay is `running` with no interrupt until its timer: a cancel must end it.
-      else if (!(await settle(ctx, runId, keys.t1, req, 3_000, (x) => TERMINAL.includes(x.status), false))) await cancelAndEnd(ctx, runId, keys.t1, req);
+      else if (!(await settle(ctx, runId, keys.t1, req, 3_000, (x) => isTerminalRunStatus(x.status), false))) await cancelAndEnd(ctx, runId, keys.t1, req);
     }
     // The run's own numbers: recursionLimit on a loop, inputs.
     for (const body of [
@@ -254,7 +253,7 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
     ]) {
       const [runId, req] = await startRun(ctx, cls, body, keys.t1, true);
       if (runId) {
-        const s = await settle(ctx, runId, keys.t1, req, 30_000, (x) => TERMINAL.includes(x.status));
+        const s = await settle(ctx, runId, keys.t1, req, 30_000, (x) => isTerminalRunStatus(x.status));
         if (!s) await cancelAndEnd(ctx, runId, keys.t1, req);
       }
     }
@@ -285,7 +284,7 @@ async function answerAndEnd(ctx: Ctx, cls: HostileClass, runId: string, kind: st
   const { keys } = ctx;
   const s = await settle(ctx, runId, keys.t1, cause);
   if (!s) return void (await cancelAndEnd(ctx, runId, keys.t1, cause));
-  if (TERMINAL.includes(s.status)) return;
+  if (isTerminalRunStatus(s.status)) return;
   const nodeId = s.interrupt?.nodeId ?? (kind === 'conversation' ? 'talk' : 'gate');
   const answer =
     kind === 'conversation'
@@ -295,7 +294,7 @@ async function answerAndEnd(ctx: Ctx, cls: HostileClass, runId: string, kind: st
         : r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/${nodeId}`, keys.t1, { resumeValue: { ok: true } }, [200, 202]);
   const o = await ctx.exec(answer);
   if (o && o.status < 300) {
-    const end = await settle(ctx, runId, keys.t1, { ...answer, body: `${cause.body ?? ''} then ${answer.body ?? ''}` }, 20_000, (x) => TERMINAL.includes(x.status) || (x.status.startsWith('waiting') && x.interrupt?.nodeId !== nodeId));
+    const end = await settle(ctx, runId, keys.t1, { ...answer, body: `${cause.body ?? ''} then ${answer.body ?? ''}` }, 20_000, (x) => isTerminalRunStatus(x.status) || (x.status.startsWith('waiting') && x.interrupt?.nodeId !== nodeId));
     if (!end) await cancelAndEnd(ctx, runId, keys.t1, cause);
   } else {
     await cancelAndEnd(ctx, runId, keys.t1, cause);
@@ -309,7 +308,7 @@ export async function cancelAndEnd(ctx: Ctx, runId: string, key: string, cause?:
   let last: Snapshot | undefined;
   while (Date.now() < deadline) {
     last = await snapshot(ctx, runId, key);
-    if (last && TERMINAL.includes(last.status)) return true;
+    if (last && isTerminalRunStatus(last.status)) return true;
     await new Promise((res) => setTimeout(res, 200));
   }
   ctx.anomaly('unresolvable-run', `run ${runId} is still ${last?.status ?? 'unreadable'} 20 s after a cancel${cause ? ' (it was sent the request below)' : ''}`, cause);
@@ -359,12 +358,12 @@ export async function protoKeys(ctx: Ctx, round: number): Promise<void> {
     `{"workflowId":${k}}`,
   ]) {
     const [runId, req] = await startRun(ctx, cls, body, keys.t1, true);
-    if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => TERMINAL.includes(x.status));
+    if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
   }
   const id = `fuzz-proto-${round}`;
   await register(ctx, cls, `{"id":"${id}","name":"p","version":"1.0.0",${k}:{},"nodes":[{"id":${k},"typeId":"core.noop","config":{${k}:{${k}:1}}},{"id":"b","typeId":"core.noop","config":{}}],"edges":[{"id":${k},"sourceNodeId":${k},"targetNodeId":"b"}],"triggers":[],"variables":[],"metadata":{${k}:1},"settings":{${k}:1}}`, true);
   const [runId, req] = await startRun(ctx, cls, { workflowId: id });
-  if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => TERMINAL.includes(x.status));
+  if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
   await ctx.exec(r(cls, 'GET', 'GET /v1/workflows/{workflowId}', `/v1/workflows/${encodeURIComponent(key)}`, keys.t1, undefined, [404]));
   await ctx.exec(r(cls, 'GET', 'GET /v1/runs/{runId}', `/v1/runs/${encodeURIComponent(key)}`, keys.t1, undefined, [404]));
 }
@@ -394,7 +393,7 @@ export async function redos(ctx: Ctx): Promise<void> {
     await ctx.exec(q);
     await ctx.exec(r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, { resumeValue: value }, [400, 409, 422]));
     const after = await settle(ctx, runId, keys.t1, q);
-    if (after && !TERMINAL.includes(after.status)) await cancelAndEnd(ctx, runId, keys.t1, q);
+    if (after && !isTerminalRunStatus(after.status)) await cancelAndEnd(ctx, runId, keys.t1, q);
   }
   // Patterns a linear-time engine does not take (backreferences, lookbehind), that do not compile,
   // or that expand hugely: refused at registration, or answered promptly with the run still resolvable.
@@ -437,7 +436,7 @@ export async function parallelWorkflow(ctx: Ctx, round: number): Promise<void> {
     }
     const limit = Math.min(n + 1, ctx.limits.executions ?? n + 1);
     const [runId, start] = await startRun(ctx, cls, { workflowId: id, configurable: { recursionLimit: limit } });
-    if (runId && !(await settle(ctx, runId, ctx.keys.t1, { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` }, 60_000, (x) => TERMINAL.includes(x.status)))) {
+    if (runId && !(await settle(ctx, runId, ctx.keys.t1, { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` }, 60_000, (x) => isTerminalRunStatus(x.status)))) {
       await cancelAndEnd(ctx, runId, ctx.keys.t1, start);
     }
   }
@@ -475,5 +474,5 @@ export async function oversizeValues(ctx: Ctx): Promise<void> {
     await answerAndEnd(ctx, cls, approval, 'approval', q);
   }
   const [tagged, req] = await startRun(ctx, cls, { workflowId: 'conformance-noop', tags: Array.from({ length: 5000 }, (_, i) => `t${i}`), metadata: { blob: 'm'.repeat(200_000) } });
-  if (tagged) await settle(ctx, tagged, keys.t1, req, 20_000, (x) => TERMINAL.includes(x.status));
+  if (tagged) await settle(ctx, tagged, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
 }
