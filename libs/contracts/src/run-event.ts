@@ -1,3 +1,5 @@
+// Import-free on purpose: the SDK's generator (tools/sdk/generate-run-event-types.mts) loads this file directly.
+
 /** The OpenWOP v1 run event types (`run-event.schema.json` `$defs.RunEventType`). */
 export const RUN_EVENT_TYPES = [
   'run.started',
