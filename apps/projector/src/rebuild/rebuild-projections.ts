@@ -191,6 +191,8 @@ async function replayTopic(
   let readerDone = false;
   let stopped = false;
   let failure: { error: unknown } | undefined;
+  /** Per partition, the offset after the last message handed on. */
+  const next = new Map<number, number>();
   const wakeWriter = new Signal();
   const wakeReader = new Signal();
   consumer
@@ -202,10 +204,13 @@ async function replayTopic(
         if (high === undefined || stopped) return;
         const t = performance.now();
         const events: RunEventDoc[] = [];
+        const from = next.get(batch.partition) ?? 0;
         for (const message of batch.messages) {
           const offset = Number(message.offset);
           if (offset >= high) break;
+          if (offset < from) continue; // fetched again after a rebalance: handed on once
           events.push(decode(message.value));
+          next.set(batch.partition, offset + 1);
           if (offset === high - 1) pending.delete(batch.partition);
         }
         if (result.firstEventMs === 0 && events.length > 0) result.firstEventMs = t - started;
@@ -214,7 +219,11 @@ async function replayTopic(
         queued += events.length;
         if (pending.size === 0) readerDone = true;
         wakeWriter.fire();
-        while (queued > READ_AHEAD && !stopped) await wakeReader.next();
+        // Waiting for the writer, the consumer keeps its group membership (no rebalance, no re-read).
+        while (queued > READ_AHEAD && !stopped) {
+          await Promise.race([wakeReader.next(), new Promise((r) => setTimeout(r, 2_000))]);
+          await payload.heartbeat();
+        }
         await payload.heartbeat();
       },
     })
