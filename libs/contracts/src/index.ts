@@ -219,3 +219,11 @@ export {
   isStorableText,
   type KeysetPosition,
 } from './keyset-cursor';
+export {
+  MAX_ESCALATION_REMINDERS,
+  MAX_ESCALATION_APPROVERS,
+  ESCALATION_DEFAULT_ACTIONS,
+  escalationConfigProblems,
+  type EscalationBounds,
+  type EscalationConfigProblem,
+} from './escalation-config';

@@ -7,6 +7,7 @@
  */
 
 import { MAX_BUS_MESSAGE_BYTES } from './bus-message-size';
+import { escalationConfigProblems } from './escalation-config';
 
 /**
  * Largest request body in bytes (JSON or YAML); more is `413 payload_too_large`. Half of what one
@@ -144,6 +145,14 @@ function idProblem(value: unknown, path: string): LimitProblem | undefined {
   return undefined;
 }
 
+/** A gate's timeout in ms (`timeoutMs`, else `timeoutSec`), when it is a number: what an escalation's ages must stay under. */
+function gateTimeoutMs(config: Record<string, unknown>): number | undefined {
+  const ms = own(config, 'timeoutMs');
+  if (typeof ms === 'number') return ms;
+  const sec = own(config, 'timeoutSec');
+  return typeof sec === 'number' ? sec * 1000 : undefined;
+}
+
 /** Node config fields holding a timeout in ms (the spellings the built-in nodes read). */
 const TIMEOUT_MS_FIELDS = ['timeoutMs', 'timeout_ms', 'maxSilenceMs', 'max_silence_ms'] as const;
 
@@ -194,6 +203,7 @@ function nodeConfigProblems(config: Record<string, unknown>, path: string): Limi
   for (const field of TIMEOUT_MS_FIELDS) push(intProblem(own(config, field), `${path}/${field}`, 1, MAX_INTERRUPT_TIMEOUT_MS));
   push(intProblem(own(config, 'timeoutSec'), `${path}/timeoutSec`, 1, Math.floor(MAX_INTERRUPT_TIMEOUT_MS / 1000)));
   push(intProblem(own(config, 'requiredApprovals'), `${path}/requiredApprovals`, 1, MAX_REQUIRED_APPROVALS));
+  problems.push(...escalationConfigProblems(config, path, { maxAgeMs: MAX_INTERRUPT_TIMEOUT_MS, maxNameLength: MAX_ID_LENGTH }, gateTimeoutMs(config)));
   return problems;
 }
 
