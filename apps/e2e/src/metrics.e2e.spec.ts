@@ -32,6 +32,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'openwop_bus_dead_letters_total',
   ],
   gateway: ['target_info', 'http_server_request_duration_seconds'],
+  notifier: ['openwop_bus_consumer_lag', 'openwop_bus_dead_letters_total', 'process_uptime_seconds'],
 };
 const ALL = [...new Set(Object.values(EXPECTED).flat())];
 
@@ -82,7 +83,7 @@ describe('distributed: every service on its own METRICS_PORT', () => {
   });
 
   it('exposes the metrics of each app on its listener, unauthenticated', async () => {
-    expect([...metricsUrl.keys()].sort()).toEqual(['engine', 'gateway', 'interrupt', 'projector', 'token']);
+    expect([...metricsUrl.keys()].sort()).toEqual(['engine', 'gateway', 'interrupt', 'notifier', 'projector', 'token']);
     await approveOnce(host.gateways[0]!);
     for (const [app, names] of Object.entries(EXPECTED)) {
       const scraped = await waitFor(
@@ -103,7 +104,7 @@ describe('distributed: every service on its own METRICS_PORT', () => {
   });
 
   it('serves /healthz and /readyz on the metrics listener of every process, unauthenticated', async () => {
-    expect([...metricsUrl.keys()].sort()).toEqual(['engine', 'gateway', 'interrupt', 'projector', 'token']);
+    expect([...metricsUrl.keys()].sort()).toEqual(['engine', 'gateway', 'interrupt', 'notifier', 'projector', 'token']);
     for (const [app, url] of metricsUrl) {
       const base = url.replace(/\/metrics$/, '');
       const live = await fetch(`${base}/healthz`);
