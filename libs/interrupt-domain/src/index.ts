@@ -5,6 +5,8 @@ export {
   type ResolveInterrupt,
   type ExpireInterrupt,
   type CancelInterrupt,
+  type ClaimInterrupt,
+  type ReleaseInterrupt,
   type InterruptCommand,
 } from './interrupt.commands';
 export {
@@ -20,6 +22,8 @@ export {
   type InterruptResolved,
   type InterruptExpired,
   type InterruptCancelledEvent,
+  type InterruptClaimedEvent,
+  type InterruptReleasedEvent,
 } from './interrupt.events';
 export {
   evolveInterrupt,
@@ -31,6 +35,7 @@ export {
   type ResolvedInterrupt,
   type ExpiredInterrupt,
   type CancelledInterrupt,
+  type InterruptClaim,
 } from './interrupt.state';
 export {
   InterruptNotFound,
@@ -40,6 +45,8 @@ export {
   BearerResolutionRequired,
   InvalidResumeValue,
   CorrelationMismatch,
+  InterruptClaimed,
+  NotAnApprover,
   type Violation,
 } from './interrupt.errors';
 export { decideInterrupt, interruptDecider, requiresBearer } from './interrupt.decider';
@@ -48,3 +55,10 @@ export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from 
 export { majorityRejections, quorumCloses, sideOf } from './approval/approval-quorum.policy';
 export { type ApprovalGateResume } from './approval/approval.resolution';
 export { INTERRUPT_STATE_SHAPE, interruptStateDocument, interruptStateFromDocument } from './interrupt-state.version';
+export {
+  DEFAULT_CLAIM_LEASE_MS,
+  MAX_CLAIM_LEASE_MS,
+  assertEligibleApprover,
+  enforcedApprovers,
+  liveClaim,
+} from './interrupt-claim';

@@ -57,4 +57,28 @@ export interface CancelInterrupt {
   readonly context: CommandContext;
 }
 
-export type InterruptCommand = OpenInterrupt | ResolveInterrupt | ExpireInterrupt | CancelInterrupt;
+/** `interrupt.claim`: the principal takes (or renews) a lease on the pending interrupt on (run, node). */
+export interface ClaimInterrupt {
+  readonly type: 'ClaimInterrupt';
+  readonly runId: string;
+  readonly nodeId: string;
+  /** Lease length; default and bound in `interrupt-claim.ts`. */
+  readonly leaseMs?: number;
+  readonly context: CommandContext;
+}
+
+/** `interrupt.release`: the holder gives its claim back. */
+export interface ReleaseInterrupt {
+  readonly type: 'ReleaseInterrupt';
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly context: CommandContext;
+}
+
+export type InterruptCommand =
+  | OpenInterrupt
+  | ResolveInterrupt
+  | ExpireInterrupt
+  | CancelInterrupt
+  | ClaimInterrupt
+  | ReleaseInterrupt;

@@ -2,8 +2,10 @@ import { assertNever, instantAfter, type Decider } from '@openwop/kernel';
 import { resolveApproval } from './approval/approval.resolution';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
+import { assertEligibleApprover, decideClaim, decideRelease } from './interrupt-claim';
 import type {
   CancelInterrupt,
+  CommandContext,
   ExpireInterrupt,
   InterruptCommand,
   InterruptFacts,
@@ -42,6 +44,10 @@ export function decideInterrupt(command: InterruptCommand, state: InterruptState
       return expire(command, state);
     case 'CancelInterrupt':
       return cancel(command, state);
+    case 'ClaimInterrupt':
+      return decideClaim(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
+    case 'ReleaseInterrupt':
+      return decideRelease(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
     default:
       return assertNever(command, 'interrupt command');
   }
@@ -86,6 +92,17 @@ function deadlineOf(
 
 function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEvent[] {
   const { runId, nodeId, interruptId, context } = command;
+  return resolvePending(addressedPending(runId, nodeId, interruptId, context, state), command);
+}
+
+/** The pending interrupt a command on (run, node) addresses, or the refusal that says why there is none. */
+function addressedPending(
+  runId: string,
+  nodeId: string,
+  interruptId: string | undefined,
+  context: CommandContext,
+  state: InterruptState,
+): PendingInterrupt {
   if (state.status === 'none') throw new InterruptNotFound(runId, nodeId);
   const held = state.interrupt;
   const addressed =
@@ -103,7 +120,7 @@ function resolve(command: ResolveInterrupt, state: InterruptState): InterruptEve
     case 'expired':
       throw new InterruptAlreadyResolved(held.interruptId, state.status);
     case 'pending':
-      return resolvePending(state, command);
+      return state;
     default:
       return assertNever(state, 'interrupt state');
   }
@@ -113,6 +130,7 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
   const { interrupt } = state;
   const { context } = command;
   if (command.via === 'token' && requiresBearer(interrupt)) throw new BearerResolutionRequired(interrupt.interruptId);
+  assertEligibleApprover(interrupt, context.principal);
   if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context);
   const submitted = command.resumeValue === undefined ? null : command.resumeValue;
   if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, submitted);

@@ -58,7 +58,21 @@ export interface InterruptCancelledEvent {
   readonly data: { readonly cancelledAt: string; readonly reason?: string; readonly parentRunId?: string };
 }
 
+/** An approver took (or renewed) the lease on a pending interrupt. */
+export interface InterruptClaimedEvent {
+  readonly type: 'interrupt.claimed';
+  readonly data: { readonly claimedBy: string; readonly claimedAt: string; readonly expiresAt: string };
+}
+
+/** The holder gave its claim back. */
+export interface InterruptReleasedEvent {
+  readonly type: 'interrupt.released';
+  readonly data: { readonly releasedBy: string; readonly releasedAt: string };
+}
+
 export type InterruptEvent =
+  | InterruptClaimedEvent
+  | InterruptReleasedEvent
   | InterruptOpened
   | AskRecorded
   | VoteRecorded

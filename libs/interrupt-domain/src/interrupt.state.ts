@@ -11,8 +11,17 @@ export interface NoInterrupt {
   readonly status: 'none';
 }
 
+/** A lease on a pending interrupt (the inbox ADR): it holds until `expiresAt`, compared with the reader's clock. */
+export interface InterruptClaim {
+  readonly claimedBy: string;
+  readonly claimedAt: string;
+  readonly expiresAt: string;
+}
+
 export interface PendingInterrupt extends Held {
   readonly status: 'pending';
+  /** The last claim taken; it may have lapsed (see `liveClaim`). */
+  readonly claim?: InterruptClaim;
 }
 
 export interface ResolvedInterrupt extends Held {
@@ -59,6 +68,12 @@ export function evolveInterrupt(state: InterruptState, event: InterruptEvent): I
   }
   if (state.status !== 'pending') return state;
   switch (event.type) {
+    case 'interrupt.claimed':
+      return { ...state, claim: event.data };
+    case 'interrupt.released': {
+      const { claim: _released, ...rest } = state;
+      return rest;
+    }
     case 'interrupt.ask-recorded':
     case 'interrupt.vote-recorded':
       return { ...state, notes: [...state.notes, event.data] };
