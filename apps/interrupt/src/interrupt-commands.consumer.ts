@@ -22,6 +22,7 @@ import {
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { CommandSeam, storedReply, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
@@ -64,6 +65,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     resolve: ResolveInterruptHandler,
     cancel: CancelRunHandler,
     expire: ExpireInterruptHandler,
+    claim: ClaimInterruptHandler,
   ) {
     this.seam = new CommandSeam<InterruptCommand>({
       consumer: ConsumerGroups.interrupt,
@@ -86,6 +88,8 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
         },
         'run.cancel': { decide: (m, c) => cancel.handle(m, c) },
         'interrupt.expire': { decide: (m, c) => expire.handle(m, c) },
+        'interrupt.claim': { decide: (m, c) => claim.handle(m, c) },
+        'interrupt.release': { decide: (m, c) => claim.handle(m, c) },
       },
     });
   }

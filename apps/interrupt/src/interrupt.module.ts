@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ConversationRepository } from './common/conversation.repository';
 import { ConversationGate } from './converse/conversation.gate';
@@ -25,6 +26,7 @@ import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.h
     ResolveInterruptHandler,
     CancelRunHandler,
     ExpireInterruptHandler,
+    ClaimInterruptHandler,
     InterruptCommandsConsumer,
     InterruptTimerService,
   ],

@@ -53,12 +53,31 @@ export class ExpireInterruptData {
   @IsString() @Length(1, 256) interruptId!: string;
 }
 
+/** `interrupt.claim`: take or renew a lease on the pending interrupt on (run, node) (gateway, request/reply). */
+export class ClaimInterruptData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  /** Lease length; the interrupt service applies its default and bound. */
+  @IsOptional() @IsInt() @Min(1) leaseMs?: number;
+}
+
+/** `interrupt.release`: the holder gives its claim back (gateway, request/reply). */
+export class ReleaseInterruptData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+}
+
 export type OpenInterruptCommand = CommandEnvelope<'interrupt.open', OpenInterruptData>;
 export type ResolveInterruptCommand = CommandEnvelope<'interrupt.resolve', ResolveInterruptData>;
 export type CancelRunAtInterruptCommand = CommandEnvelope<'run.cancel', CancelRunData>;
 export type ExpireInterruptCommand = CommandEnvelope<'interrupt.expire', ExpireInterruptData>;
 
+export type ClaimInterruptCommand = CommandEnvelope<'interrupt.claim', ClaimInterruptData>;
+export type ReleaseInterruptCommand = CommandEnvelope<'interrupt.release', ReleaseInterruptData>;
+
 export type InterruptCommand =
+  | ClaimInterruptCommand
+  | ReleaseInterruptCommand
   | OpenInterruptCommand
   | ResolveInterruptCommand
   | CancelRunAtInterruptCommand
@@ -69,6 +88,8 @@ export const INTERRUPT_COMMAND_DATA = {
   'interrupt.resolve': ResolveInterruptData,
   'run.cancel': CancelRunData,
   'interrupt.expire': ExpireInterruptData,
+  'interrupt.claim': ClaimInterruptData,
+  'interrupt.release': ReleaseInterruptData,
 } as const;
 
 /** The reply to `interrupt.resolve`. */
@@ -82,4 +103,20 @@ export interface ResolveInterruptResult {
   readonly conversationId?: string;
   readonly turnIndex?: number;
   readonly messageId?: string;
+  /**
+   * Someone else held a live claim on the interrupt when this answer was accepted: the holder and
+   * the lease's end (the gateway turns it into a warning for the caller).
+   */
+  readonly claimedBy?: string;
+  readonly claimExpiresAt?: string;
+}
+
+/** The reply to `interrupt.claim` and `interrupt.release`: the claim as it stands after the command. */
+export interface ClaimInterruptResult {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /** Absent after a release (nobody holds it). */
+  readonly claimedBy?: string;
+  readonly claimExpiresAt?: string;
 }

@@ -102,6 +102,12 @@ function dataProblems(kind: InterruptKind, d: Record<string, unknown>): Violatio
         'must be principal or attested',
       );
       need('resolveAuth', d.resolveAuth === undefined || d.resolveAuth === 'bearer', 'must be bearer');
+      // Host extension (ADR 0035): `enforced` makes approversList a rule at claim and resolve time.
+      need(
+        'approverPolicy',
+        d.approverPolicy === undefined || d.approverPolicy === 'advisory' || d.approverPolicy === 'enforced',
+        'must be advisory or enforced',
+      );
       break;
     case 'clarification':
       only('questions', 'contextType');

@@ -89,9 +89,10 @@ export class InterruptRepository {
   async save(manager: EntityManager, state: HeldInterrupt): Promise<void> {
     const i = state.interrupt;
     await manager.query(
-      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz)
-       ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
+      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz, $10, $11::timestamptz)
+       ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
+         claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at, updated_at = now()`,
       [
         i.interruptId,
         i.runId,
@@ -102,6 +103,9 @@ export class InterruptRepository {
         state.status,
         JSON.stringify(interruptStateDocument(state)),
         i.deadlineAt ?? null,
+        // The claim in columns, so the inbox filters and shows it (its lease is compared on read).
+        (state.status === 'pending' && state.claim?.claimedBy) || null,
+        (state.status === 'pending' && state.claim?.expiresAt) || null,
       ],
     );
   }

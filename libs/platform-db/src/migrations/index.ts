@@ -14,6 +14,7 @@ import { IdempotencyRecords1700000001100 } from './1700000001100-idempotency-rec
 import { Webhooks1700000001300 } from './1700000001300-webhooks';
 import { EngineRunEvents1700000001400 } from './1700000001400-engine-run-events';
 import { AuditRecords1700000001500 } from './1700000001500-audit-records';
+import { InterruptInbox1700000001610 } from './1700000001610-interrupt-inbox';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Webhooks1700000001300,
   EngineRunEvents1700000001400,
   AuditRecords1700000001500,
+  InterruptInbox1700000001610,
 ];
