@@ -4,6 +4,7 @@ import { AuditRepository } from './audit/audit.repository';
 import { LinkPageController } from './link-page/link-page.controller';
 import { TokenLinkReadRepository } from './interrupt-tokens/token-link-read.repository';
 import { BulkCancelRunsController } from './bulk-cancel-runs/bulk-cancel-runs.controller';
+import { BulkDecideInterruptsController } from './bulk-decide-interrupts/bulk-decide-interrupts.controller';
 import { CancelRunController } from './cancel-run/cancel-run.controller';
 import { PauseRunController } from './pause-run/pause-run.controller';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
@@ -81,6 +82,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ResolveInterruptController,
     CancelRunController,
     BulkCancelRunsController,
+    BulkDecideInterruptsController,
     ListInterruptsController,
     ListRunsController,
     WorkflowsController,

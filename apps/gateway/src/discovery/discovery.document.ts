@@ -13,6 +13,7 @@ import {
 import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
 import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
+import { MAX_BULK_DECISION_ITEMS } from '../bulk-decide-interrupts/bulk-decision.request';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
 import { GATEWAY_ROUTES, type GatewayRoute } from './gateway-routes.constants';
 
@@ -107,6 +108,7 @@ export function buildDiscoveryDocument(
       resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
       durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },
       bulkCancel: { supported: true, maxRunIds: MAX_BULK_CANCEL_RUN_IDS },
+      bulkDecisions: { supported: true, maxItems: MAX_BULK_DECISION_ITEMS, selection: ['items', 'filter'], perItemResults: true },
       webhooks: {
         durableOptIn: 'per-subscription',
         circuitBreaker: { consecutiveFailures: 4, cooldownSeconds: 3600, failedAfterFailuresIn7Days: 100 },

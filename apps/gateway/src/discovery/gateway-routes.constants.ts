@@ -1,4 +1,5 @@
 import { FORK_MODES, INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE, PAUSE_DRAIN_POLICIES } from '@openwop/contracts';
+import { BULK_DECISION_ROUTES } from '../bulk-decide-interrupts/bulk-decision.routes';
 import type { ErrorCode } from '../common/error-status.table';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
@@ -363,6 +364,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     },
     errors: ['validation_error'],
   },
+  ...BULK_DECISION_ROUTES,
   {
     method: 'GET',
     path: '/v1/interrupts/{token}',

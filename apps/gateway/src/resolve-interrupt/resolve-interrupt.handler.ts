@@ -17,6 +17,14 @@ import { RunReadRepository } from '../runs/run-read.repository';
 
 const READ_YOUR_WRITES_MS = 5_000;
 
+/** How a bulk item resolves: a command id derived from its bulk request, no read-your-writes wait. */
+export interface ResolveOptions {
+  /** The envelope id (the interrupt service dedupes on it): a retried bulk item gets its first verdict. */
+  readonly commandId?: string;
+  /** `false`: answer as soon as the interrupt service decided, without waiting for the projection. */
+  readonly awaitProjection?: boolean;
+}
+
 /**
  * Resolves a run-scoped interrupt: the interrupt service decides (first resolve wins, per-kind
  * validation, quorum); once it resolved, we wait until the run snapshot no longer shows that
@@ -45,15 +53,17 @@ export class ResolveInterruptHandler {
     resumeValue: unknown,
     via: ResolveInterruptData['via'],
     caller: Caller,
+    options: ResolveOptions = {},
   ): Promise<ResolveInterruptResult> {
     assertResumeValueWithinLimits(resumeValue);
     await this.runs.requireVisible(runId, caller.tenant);
-    const command: ResolveInterruptCommand = this.commands.envelope(
+    const envelope: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',
       runId,
       { runId, nodeId, resumeValue, via },
       caller,
     );
+    const command = options.commandId !== undefined ? { ...envelope, id: options.commandId } : envelope;
     // Watching before the command is sent: the projection's notice cannot come before we listen.
     const notices = new RunNotices(this.feed, runId);
     try {
@@ -68,7 +78,7 @@ export class ResolveInterruptHandler {
         [Attr.interruptId]: result.interruptId,
         [Attr.interruptCount]: interruptCountOf(result.interruptId),
       });
-      if (result.status === 'resolved') {
+      if (result.status === 'resolved' && options.awaitProjection !== false) {
         const waiting = { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices };
         await waitForProjectedRun(
           waiting,
