@@ -140,7 +140,9 @@ async function applyToRun(
   try {
     // The new events and the run's row in one statement (the row is written last, with the
     // snapshot as of the last event; nothing in between reads either).
-    await writes.add(() => insertEventsAndRun(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined));
+    await writes.add(() =>
+      insertEventsAndRun(manager, fresh, snapshot && moves.length > 0 ? snapshot : undefined),
+    );
     // Side tables follow event by event, each against the snapshot as of that event. An interrupt's
     // pending row that a later event of the batch clears with the whole run's is left to that one.
     const lastClear = moves.findLastIndex(({ event }) => CLEARS_RUN.has(event.type));
@@ -181,7 +183,14 @@ async function insertEventsChunk(
 ): Promise<void> {
   const params: unknown[] = [];
   for (const event of events) {
-    params.push(event.eventId, event.runId, event.sequence, event.type, event.nodeId ?? null, JSON.stringify(event));
+    params.push(
+      event.eventId,
+      event.runId,
+      event.sequence,
+      event.type,
+      event.nodeId ?? null,
+      JSON.stringify(event),
+    );
   }
   const insert = `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${valuesTuples(events.length, EVENT_ROW_CASTS)}`;
   if (!run) {
@@ -211,7 +220,12 @@ async function insertEventsChunk(
 }
 
 /** Events after which a run has no pending interrupt. */
-const CLEARS_RUN: ReadonlySet<string> = new Set(['run.completed', 'run.failed', 'run.cancelled', 'node.cancelled']);
+const CLEARS_RUN: ReadonlySet<string> = new Set([
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'node.cancelled',
+]);
 
 /** Keeps `pending_interrupts` equal to the interrupts requested and not yet resolved, per run. */
 async function projectPendingInterrupts(
@@ -253,7 +267,8 @@ async function projectPendingInterrupts(
   }
 }
 
-interface ConversationRow {
+/** A `conversations` row as the projection reads it back. */
+export interface ConversationRow {
   conversation_id: string;
   run_id: string;
   node_id: string;
@@ -357,12 +372,14 @@ export async function clearProjectionBroken(manager: EntityManager, runId: strin
   );
 }
 
-function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
+/** The snapshot without the `projectionError` a broken projection stamped on it. */
+export function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
   const { projectionError: _dropped, ...rest } = snapshot as RunSnapshot & { projectionError?: unknown };
   return rest;
 }
 
-function viewOf(row: ConversationRow): ConversationView {
+/** The {@link ConversationView} a `conversations` row holds. */
+export function viewOf(row: ConversationRow): ConversationView {
   return {
     conversationId: row.conversation_id,
     runId: row.run_id,

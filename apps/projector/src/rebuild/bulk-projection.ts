@@ -11,7 +11,14 @@ import {
   type ProjectionError,
   type RunSnapshot,
 } from '@openwop/projection-domain';
-import { applyRunEvents, groupByRun, markProjectionBroken } from '../run-event.projection';
+import {
+  applyRunEvents,
+  groupByRun,
+  markProjectionBroken,
+  viewOf,
+  withoutProjectionError,
+  type ConversationRow,
+} from '../run-event.projection';
 
 /** What a rebuild knows of a run between batches. */
 interface RunState {
@@ -598,33 +605,6 @@ function isStatementError(error: unknown): boolean {
   );
 }
 
-interface ConversationRow {
-  conversation_id: string;
-  run_id: string;
-  node_id: string;
-  status: 'open' | 'closed';
-  participants: readonly Record<string, unknown>[] | null;
-  turn_count: number;
-  opened_at: Date;
-  closed_at: Date | null;
-  outcome: unknown;
-  last_sequence: number;
-}
-
-function viewOf(row: ConversationRow): ConversationView {
-  return {
-    conversationId: row.conversation_id,
-    runId: row.run_id,
-    nodeId: row.node_id,
-    status: row.status,
-    ...(row.participants ? { participants: row.participants } : {}),
-    turnCount: row.turn_count,
-    openedAt: new Date(row.opened_at).toISOString(),
-    ...(row.closed_at ? { closedAt: new Date(row.closed_at).toISOString(), outcome: row.outcome } : {}),
-    lastSequence: row.last_sequence,
-  };
-}
-
 /** The view as {@link viewOf} reads it back from its row. */
 function normalized(c: ConversationView): ConversationView {
   const { closedAt, outcome, ...rest } = c;
@@ -633,11 +613,6 @@ function normalized(c: ConversationView): ConversationView {
     openedAt: new Date(c.openedAt).toISOString(),
     ...(closedAt ? { closedAt: new Date(closedAt).toISOString(), outcome: outcome ?? null } : {}),
   };
-}
-
-function withoutProjectionError(snapshot: RunSnapshot): RunSnapshot {
-  const { projectionError: _dropped, ...rest } = snapshot as RunSnapshot & { projectionError?: unknown };
-  return rest;
 }
 
 /** A Bloom filter of strings: `has` is never false for an added key; `bits` a power of two. */
