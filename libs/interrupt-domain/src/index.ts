@@ -7,6 +7,7 @@ export {
   type CancelInterrupt,
   type ClaimInterrupt,
   type ReleaseInterrupt,
+  type EscalateInterrupt,
   type InterruptCommand,
 } from './interrupt.commands';
 export {
@@ -24,6 +25,8 @@ export {
   type InterruptCancelledEvent,
   type InterruptClaimedEvent,
   type InterruptReleasedEvent,
+  type InterruptReminded,
+  type InterruptReassigned,
 } from './interrupt.events';
 export {
   evolveInterrupt,
@@ -49,7 +52,15 @@ export {
   NotAnApprover,
   type Violation,
 } from './interrupt.errors';
-export { decideInterrupt, interruptDecider, requiresBearer } from './interrupt.decider';
+export { decideInterrupt, escalationDueAt, interruptDecider, requiresBearer } from './interrupt.decider';
+export {
+  readEscalationPolicy,
+  nextEscalationStep,
+  openedAtMs,
+  type EscalationPolicy,
+  type EscalationStep,
+  type DueEscalationStep,
+} from './escalation/escalation.policy';
 export { resumeDecisionOf, TIMEOUT_PRINCIPAL } from './resume-decision';
 export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from './approval/approval-gate';
 export { majorityRejections, quorumCloses, sideOf } from './approval/approval-quorum.policy';

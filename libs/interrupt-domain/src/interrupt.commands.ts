@@ -48,6 +48,17 @@ export interface ExpireInterrupt {
   readonly context: CommandContext;
 }
 
+/**
+ * The durable timer reached step `step` of the interrupt's escalation policy (a reminder or a
+ * reassignment, ADR 0034). Decided once: only the next undone step, and only once it is due.
+ */
+export interface EscalateInterrupt {
+  readonly type: 'EscalateInterrupt';
+  readonly interruptId: string;
+  readonly step: number;
+  readonly context: CommandContext;
+}
+
 /** `run.cancel`: the run is being cancelled; its pending interrupt stops accepting answers. */
 export interface CancelInterrupt {
   readonly type: 'CancelInterrupt';
@@ -81,4 +92,5 @@ export type InterruptCommand =
   | ExpireInterrupt
   | CancelInterrupt
   | ClaimInterrupt
-  | ReleaseInterrupt;
+  | ReleaseInterrupt
+  | EscalateInterrupt;

@@ -1,11 +1,14 @@
 import { assertNever, instantAfter, type Decider } from '@openwop/kernel';
+import { readApprovalGate } from './approval/approval-gate';
 import { resolveApproval } from './approval/approval.resolution';
+import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy } from './escalation/escalation.policy';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
 import { assertEligibleApprover, decideClaim, decideRelease } from './interrupt-claim';
 import type {
   CancelInterrupt,
   CommandContext,
+  EscalateInterrupt,
   ExpireInterrupt,
   InterruptCommand,
   InterruptFacts,
@@ -44,6 +47,8 @@ export function decideInterrupt(command: InterruptCommand, state: InterruptState
       return expire(command, state);
     case 'CancelInterrupt':
       return cancel(command, state);
+    case 'EscalateInterrupt':
+      return escalate(command, state);
     case 'ClaimInterrupt':
       return decideClaim(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
     case 'ReleaseInterrupt':
@@ -163,6 +168,45 @@ function assertMatches(schema: unknown, value: unknown, name: string): void {
 function expire(command: ExpireInterrupt, state: InterruptState): InterruptEvent[] {
   if (state.status !== 'pending' || state.interrupt.interruptId !== command.interruptId) return [];
   return [{ type: 'interrupt.expired', data: { expiredAt: command.context.now } }];
+}
+
+/**
+ * One escalation step (ADR 0034), decided once: only on a pending interrupt, only the next undone
+ * step (`escalated`), only once it is due. A stale or early timer decides nothing.
+ */
+function escalate(command: EscalateInterrupt, state: InterruptState): InterruptEvent[] {
+  if (state.status !== 'pending' || state.interrupt.interruptId !== command.interruptId) return [];
+  const { context } = command;
+  const { interrupt } = state;
+  const openedAt = openedAtMs(interrupt.requestedAt, context.now);
+  const due = nextEscalationStep(readEscalationPolicy(interrupt.data), openedAt, state.escalated ?? 0);
+  if (!due || due.index !== command.step || !isDue(due.dueAt, context.now)) return [];
+  const ageMs = Math.max(0, Date.parse(context.now) - openedAt);
+  if (due.step.kind === 'remind') {
+    return [{ type: 'interrupt.reminded', data: { step: due.index, ageMs, remindedAt: context.now } }];
+  }
+  const previous = readApprovalGate(interrupt.data).approversList;
+  return [
+    {
+      type: 'interrupt.reassigned',
+      data: {
+        step: due.index,
+        ageMs,
+        approvers: [...due.step.approvers],
+        ...(previous !== undefined ? { previousApprovers: [...previous] } : {}),
+        reassignedAt: context.now,
+      },
+    },
+  ];
+}
+
+/** The due time of the interrupt's next escalation step, while it is pending; undefined otherwise. */
+export function escalationDueAt(state: InterruptState): string | undefined {
+  if (state.status !== 'pending') return undefined;
+  const { interrupt } = state;
+  const policy = readEscalationPolicy(interrupt.data);
+  if (!policy) return undefined;
+  return nextEscalationStep(policy, openedAtMs(interrupt.requestedAt, interrupt.requestedAt), state.escalated ?? 0)?.dueAt;
 }
 
 function cancel(command: CancelInterrupt, state: InterruptState): InterruptEvent[] {

@@ -53,6 +53,24 @@ export interface InterruptExpired {
   readonly data: { readonly expiredAt: string };
 }
 
+/** An escalation reminder fired (ADR 0034): the interrupt is still pending at `ageMs`. */
+export interface InterruptReminded {
+  readonly type: 'interrupt.reminded';
+  readonly data: { readonly step: number; readonly ageMs: number; readonly remindedAt: string };
+}
+
+/** An escalation reassigned the interrupt: its approvers are now `approvers` (`data.approversList`). */
+export interface InterruptReassigned {
+  readonly type: 'interrupt.reassigned';
+  readonly data: {
+    readonly step: number;
+    readonly ageMs: number;
+    readonly approvers: readonly string[];
+    readonly previousApprovers?: readonly string[];
+    readonly reassignedAt: string;
+  };
+}
+
 export interface InterruptCancelledEvent {
   readonly type: 'interrupt.cancelled';
   readonly data: { readonly cancelledAt: string; readonly reason?: string; readonly parentRunId?: string };
@@ -78,7 +96,9 @@ export type InterruptEvent =
   | VoteRecorded
   | InterruptResolved
   | InterruptExpired
-  | InterruptCancelledEvent;
+  | InterruptCancelledEvent
+  | InterruptReminded
+  | InterruptReassigned;
 
 /** Events that end the interrupt: at most one is ever decided per interrupt. */
 export const TERMINAL_INTERRUPT_EVENTS = [

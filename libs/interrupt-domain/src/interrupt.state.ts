@@ -5,6 +5,11 @@ interface Held {
   readonly interrupt: InterruptFacts;
   /** Votes and asks in the order they were recorded. */
   readonly notes: readonly InterruptNote[];
+  /**
+   * Escalation steps done (ADR 0034); absent is none. An additive optional field (ADR 0031 rule 3):
+   * a reader that does not know it keeps it through its spreads.
+   */
+  readonly escalated?: number;
 }
 
 export interface NoInterrupt {
@@ -83,7 +88,21 @@ export function evolveInterrupt(state: InterruptState, event: InterruptEvent): I
       return { ...state, status: 'expired', expiredAt: event.data.expiredAt };
     case 'interrupt.cancelled':
       return { ...state, status: 'cancelled', ...event.data };
+    case 'interrupt.reminded':
+      return { ...state, escalated: event.data.step + 1 };
+    case 'interrupt.reassigned': {
+      const data = isRecord(state.interrupt.data) ? state.interrupt.data : {};
+      return {
+        ...state,
+        escalated: event.data.step + 1,
+        interrupt: { ...state.interrupt, data: { ...data, approversList: [...event.data.approvers] } },
+      };
+    }
     default:
       return state;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

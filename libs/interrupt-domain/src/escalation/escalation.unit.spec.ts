@@ -1,0 +1,94 @@
+import { approvalData, ctx, given, NOW, opened, resolveWith } from '../interrupt.given.spec';
+import { escalationDueAt } from '../interrupt.decider';
+import type { EscalateInterrupt } from '../interrupt.commands';
+import type { InterruptEvent } from '../interrupt.events';
+import { evolveInterrupt, initialInterruptState, type InterruptState } from '../interrupt.state';
+import { nextEscalationStep, readEscalationPolicy } from './escalation.policy';
+
+const at = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();
+
+const escalation = {
+  reminders: [{ afterMs: 2000 }],
+  reassign: { afterMs: 4000, approvers: ['lead', 'deputy'] },
+  defaultAction: 'reject',
+};
+
+const gate = (over: Record<string, unknown> = {}) =>
+  opened('approval', approvalData({ approversList: ['alice'], escalation, ...over }), { timeoutMs: 6000, deadlineAt: at(6000) });
+
+const escalate = (step: number, nowMs: number): EscalateInterrupt => ({
+  type: 'EscalateInterrupt',
+  interruptId: 'r1:gate:0',
+  step,
+  context: ctx('system:interrupt-timer', { now: at(nowMs) }),
+});
+
+const fold = (events: InterruptEvent[]): InterruptState => events.reduce(evolveInterrupt, initialInterruptState());
+
+describe('escalation policy (pure)', () => {
+  it('orders steps by age; at the same age reminders come before the reassignment', () => {
+    const policy = readEscalationPolicy({
+      escalation: { reminders: [{ afterMs: 5000 }, { afterMs: 1000 }], reassign: { afterMs: 1000, group: 'finance' } },
+    });
+    expect(policy?.steps).toEqual([
+      { kind: 'remind', afterMs: 1000 },
+      { kind: 'reassign', afterMs: 1000, approvers: ['group:finance'] },
+      { kind: 'remind', afterMs: 5000 },
+    ]);
+  });
+
+  it('has no policy without data.escalation, and leaves out steps that do not parse', () => {
+    expect(readEscalationPolicy(approvalData())).toBeUndefined();
+    expect(readEscalationPolicy({ escalation: { reminders: [{ afterMs: -1 }, 'x', { afterMs: 10 }] } })?.steps).toEqual([
+      { kind: 'remind', afterMs: 10 },
+    ]);
+  });
+
+  it('the next step is the first undone one, due at opened-at + its age; none after the last', () => {
+    const policy = readEscalationPolicy({ escalation });
+    const opened = Date.parse(NOW);
+    expect(nextEscalationStep(policy, opened, 0)).toEqual({ index: 0, step: { kind: 'remind', afterMs: 2000 }, dueAt: at(2000) });
+    expect(nextEscalationStep(policy, opened, 1)).toMatchObject({ index: 1, step: { kind: 'reassign' }, dueAt: at(4000) });
+    expect(nextEscalationStep(policy, opened, 2)).toBeUndefined();
+    expect(nextEscalationStep(undefined, opened, 0)).toBeUndefined();
+  });
+});
+
+describe('interrupt decider: escalation', () => {
+  it('a due reminder is decided once, then the reassignment; the state shows the new approvers', () => {
+    const reminded = given(gate()).when(escalate(0, 2000)).events();
+    expect(reminded).toEqual([{ type: 'interrupt.reminded', data: { step: 0, ageMs: 2000, remindedAt: at(2000) } }]);
+    // The same step again (a second instance, a redelivery) decides nothing.
+    given(gate(), ...reminded).when(escalate(0, 2500)).then([]);
+    const reassigned = given(gate(), ...reminded).when(escalate(1, 4100)).events();
+    expect(reassigned).toEqual([
+      {
+        type: 'interrupt.reassigned',
+        data: { step: 1, ageMs: 4100, approvers: ['lead', 'deputy'], previousApprovers: ['alice'], reassignedAt: at(4100) },
+      },
+    ]);
+    const state = fold([gate(), ...reminded, ...reassigned]);
+    expect(state).toMatchObject({ status: 'pending', escalated: 2, interrupt: { data: { approversList: ['lead', 'deputy'] } } });
+    given(gate(), ...reminded, ...reassigned).when(escalate(1, 4200)).then([]);
+    given(gate(), ...reminded, ...reassigned).when(escalate(2, 5000)).then([]);
+  });
+
+  it('decides nothing early, out of order, or for another interrupt', () => {
+    given(gate()).when(escalate(0, 1999)).then([]);
+    given(gate()).when(escalate(1, 4000)).then([]);
+    given(gate()).when({ ...escalate(0, 3000), interruptId: 'other' }).then([]);
+  });
+
+  it('an answer before a step cancels the rest: a decided interrupt never escalates and has no due step', () => {
+    const resolved = given(gate()).when(resolveWith({ action: 'accept' }, 'alice')).events();
+    given(gate(), ...resolved).when(escalate(0, 2000)).then([]);
+    expect(escalationDueAt(fold([gate(), ...resolved]))).toBeUndefined();
+  });
+
+  it('the due time follows the steps done, and is absent for a gate without a policy', () => {
+    expect(escalationDueAt(fold([gate()]))).toBe(at(2000));
+    const reminded = given(gate()).when(escalate(0, 2000)).events();
+    expect(escalationDueAt(fold([gate(), ...reminded]))).toBe(at(4000));
+    expect(escalationDueAt(fold([opened('approval', approvalData())]))).toBeUndefined();
+  });
+});
