@@ -44,7 +44,7 @@ export interface BulkDecisionAnswer {
 }
 
 /**
- * `POST /v1/interrupts:bulk-resolve` and `POST /v1/interrupts:bulk-cancel` (ADR 0034): up to
+ * `POST /v1/interrupts:bulk-resolve` and `POST /v1/interrupts:bulk-cancel` (ADR 0036): up to
  * {@link MAX_BULK_DECISION_ITEMS} pending interrupts, named by `items` or selected once by a
  * `filter`, each decided on its own through the same handlers as the single routes, at most
  * {@link BULK_ITEMS_AT_ONCE} in flight. Every item is authorized on its own (the caller's tenant —

@@ -68,7 +68,7 @@ const ANSWER: JsonSchema = {
   },
 };
 
-/** The bulk decision routes (ADR 0034), spliced into the gateway's route table. */
+/** The bulk decision routes (ADR 0036), spliced into the gateway's route table. */
 export const BULK_DECISION_ROUTES: readonly GatewayRoute[] = [
   {
     method: 'POST',
