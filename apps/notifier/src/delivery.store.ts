@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
+import { returnedRows } from '@openwop/platform-db';
 import {
   CLOSED_BREAKER,
   deliveryBody,
@@ -136,7 +137,7 @@ export async function claimDue(
   leaseMs: number,
   limit: number,
 ): Promise<ClaimedDelivery[]> {
-  const rows = returned(
+  const rows = returnedRows(
     await m.query<RawClaim[] | [RawClaim[], number]>(
       `UPDATE webhook_deliveries d
         SET status = 'in_flight', attempts = d.attempts + 1, due_at = now() + ($2 * interval '1 millisecond'), claimed_by = $1, updated_at = now()
@@ -160,7 +161,7 @@ export async function claimDue(
 
 /** Attempts lost with their process and no attempts left: failed (best effort) or dead (durable). */
 export async function settleLostAttempts(m: EntityManager): Promise<number> {
-  const rows = returned(
+  const rows = returnedRows(
     await m.query<unknown[] | [unknown[], number]>(
       `UPDATE webhook_deliveries SET status = CASE WHEN max_attempts > 1 THEN 'dead' ELSE 'failed' END,
             last_error = 'attempt lost: its notifier stopped before it reported', updated_at = now()
@@ -211,7 +212,7 @@ export async function settleAttempt(
     refund?: boolean;
   },
 ): Promise<boolean> {
-  const rows = returned(
+  const rows = returnedRows(
     await m.query<unknown[] | [unknown[], number]>(
       `UPDATE webhook_deliveries
         SET status = $4, due_at = COALESCE($5::timestamptz, due_at), last_status = $6, last_error = $7, updated_at = now(),
@@ -232,13 +233,6 @@ export async function settleAttempt(
     ),
   );
   return rows.length > 0;
-}
-
-/** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
-function returned<T>(result: T[] | [T[], number]): T[] {
-  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
-    ? result[0]
-    : (result as T[]);
 }
 
 const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

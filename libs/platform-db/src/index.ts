@@ -23,3 +23,4 @@ export { transaction, isPipelined, StatementBatch } from './transaction';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
 export { PollLoop } from './poll-loop';
+export { returnedRows } from './returned-rows';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DATA_SOURCE } from '@openwop/platform-nest';
+import { returnedRows } from '@openwop/platform-db';
 import type { DataSource } from 'typeorm';
 
 /** A subscription as reads show it: never its secret, only the fingerprint. */
@@ -77,7 +78,7 @@ export class WebhookRepository {
 
   /** Deletes the subscription (its deliveries with it); whether there was one in `tenant`. */
   async delete(webhookId: string, tenant: string): Promise<boolean> {
-    const rows = returned(
+    const rows = returnedRows(
       await this.ds.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
         'DELETE FROM webhook_subscriptions WHERE webhook_id = $1 AND tenant = $2 RETURNING webhook_id',
         [webhookId, tenant],
@@ -132,7 +133,7 @@ export class WebhookRepository {
    * delivery as it now is, or `undefined` when there is no dead letter of that id in the tenant.
    */
   async replay(deliveryId: string, tenant: string): Promise<DeliveryView | undefined> {
-    const rows = returned(
+    const rows = returnedRows(
       await this.ds.query<RawDelivery[] | [RawDelivery[], number]>(
         `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, due_at = now(), updated_at = now(), claimed_by = NULL
        WHERE delivery_id = $1 AND tenant = $2 AND status IN ('dead', 'failed')
@@ -177,13 +178,6 @@ interface RawDelivery {
   created_at: Date | string;
   updated_at: Date | string;
   delivered_at: Date | string | null;
-}
-
-/** Rows of an UPDATE/DELETE … RETURNING, which TypeORM's Postgres driver answers as `[rows, count]`. */
-function returned<T>(result: T[] | [T[], number]): T[] {
-  return result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number'
-    ? result[0]
-    : (result as T[]);
 }
 
 const iso = (v: Date | string): string => new Date(v).toISOString();
