@@ -24,6 +24,7 @@ import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
+import { RecordEscalationHandler } from './escalate/record-escalation.handler';
 import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
@@ -62,6 +63,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     getWorkflow: GetWorkflowHandler,
     forkRun: ForkRunHandler,
     recordConversation: RecordConversationHandler,
+    recordEscalation: RecordEscalationHandler,
     agentTurn: AgentTurnHandler,
     fireTimer: FireTimerHandler,
     pauseRun: PauseRunHandler,
@@ -82,6 +84,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         'run.cancel': { decide: (m, c) => cancelRun.handle(m, c), unapplied: always },
         'run.fail': { decide: (m, c) => failRun.handle(m, c) },
         'run.converse': { decide: (m, c) => recordConversation.handle(m, c), unapplied: always },
+        // An escalation step is history of a wait, not the run's way forward: a lost one fails nothing.
+        'run.escalate': { decide: (m, c) => recordEscalation.handle(m, c) },
         'run.fork': { decide: (m, c) => forkRun.handle(m, c) },
         'run.timer': { decide: (m, c) => fireTimer.handle(m, c), unapplied: always },
         'run.pause': { decide: (m, c) => pauseRun.pause(m, c) },

@@ -5,6 +5,7 @@ import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
 import { DecisionPace } from './common/decision-pace';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
+import { RecordEscalationHandler } from './escalate/record-escalation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
 import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
@@ -30,6 +31,7 @@ import { WorkflowRegistry } from './workflow-registry';
     GetWorkflowHandler,
     ForkRunHandler,
     RecordConversationHandler,
+    RecordEscalationHandler,
     AgentProviders,
     AgentTurnHandler,
     FireTimerHandler,

@@ -6,7 +6,7 @@ export const AUDIT_ROUTES = ['api', 'token-link', 'bulk', 'timeout', 'escalation
 export type AuditRoute = (typeof AUDIT_ROUTES)[number];
 
 /** What was decided. */
-export const AUDIT_ACTIONS = ['resolve', 'vote', 'expire', 'cancel'] as const;
+export const AUDIT_ACTIONS = ['resolve', 'vote', 'expire', 'cancel', 'reassign'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**

@@ -163,7 +163,22 @@ export class AgentTurnData {
   @IsInt() @Min(0) afterTurnIndex!: number;
 }
 
+/**
+ * `run.escalate`: the interrupt service decided an escalation step (ADR 0034) on the pending
+ * interrupt `interruptId`; the engine appends `type` with `payload` to the run log while the run
+ * still waits on that interrupt (so the notifier can deliver it), and nothing otherwise.
+ */
+export class RecordEscalationData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 128) nodeId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+  @IsIn(['interrupt.reminded', 'interrupt.reassigned'])
+  type!: 'interrupt.reminded' | 'interrupt.reassigned';
+  @IsObject() payload!: Record<string, unknown>;
+}
+
 export type ResumeRunCommand = CommandEnvelope<'run.resume', ResumeRunData>;
+export type RecordEscalationCommand = CommandEnvelope<'run.escalate', RecordEscalationData>;
 export type RecordConversationCommand = CommandEnvelope<'run.converse', RecordConversationData>;
 export type AgentTurnCommand = CommandEnvelope<'agent.turn', AgentTurnData>;
 export type CancelRunEngineCommand = CommandEnvelope<'run.cancel', CancelRunEngineData>;
@@ -177,6 +192,7 @@ export type EngineCommand =
   | StartRunCommand
   | ResumeRunCommand
   | RecordConversationCommand
+  | RecordEscalationCommand
   | AgentTurnCommand
   | CancelRunEngineCommand
   | FailRunCommand
@@ -193,6 +209,7 @@ export const ENGINE_COMMAND_DATA = {
   'run.start': StartRunData,
   'run.resume': ResumeRunData,
   'run.converse': RecordConversationData,
+  'run.escalate': RecordEscalationData,
   'agent.turn': AgentTurnData,
   'run.cancel': CancelRunEngineData,
   'run.fail': FailRunData,

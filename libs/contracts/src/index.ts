@@ -32,6 +32,8 @@ export {
   type StartRunResult,
   type ResumeRunCommand,
   type RecordConversationCommand,
+  type RecordEscalationCommand,
+  RecordEscalationData,
   type AgentTurnCommand,
   RecordConversationData,
   AgentTurnData,

@@ -29,6 +29,8 @@ export const RUN_EVENT_TYPES = [
   'clarification.resolved',
   'interrupt.requested',
   'interrupt.resolved',
+  'interrupt.reminded',
+  'interrupt.reassigned',
   'channel.written',
   'artifact.created',
   'output.chunk',

@@ -12,6 +12,7 @@ export {
   type CommandContext,
   type CancelRun,
   type RecordConversation,
+  type RecordEscalation,
   type AppendOutput,
   type ResumeRun,
   type RunCommand,

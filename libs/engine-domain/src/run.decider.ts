@@ -71,6 +71,17 @@ export interface RecordConversation {
   readonly context: CommandContext;
 }
 
+/** The interrupt service decided an escalation step (ADR 0034) on the interrupt `interruptId`. */
+export interface RecordEscalation {
+  readonly type: 'RecordEscalation';
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly eventType: 'interrupt.reminded' | 'interrupt.reassigned';
+  readonly payload: Record<string, unknown>;
+  readonly context: CommandContext;
+}
+
 /** Streamed output of an agent (`output.chunk`), appended while its conversation is open. */
 export interface AppendOutput {
   readonly type: 'AppendOutput';
@@ -123,6 +134,7 @@ export type RunCommand =
   | CancelRun
   | FailRun
   | RecordConversation
+  | RecordEscalation
   | AppendOutput
   | FireTimer
   | PauseRun
@@ -211,6 +223,8 @@ export async function decideRun(
       return failRun(command, state);
     case 'RecordConversation':
       return recordConversation(command, state);
+    case 'RecordEscalation':
+      return recordEscalation(command, state);
     case 'AppendOutput':
       return appendOutput(command, state);
     case 'FireTimer':
@@ -364,6 +378,19 @@ function recordConversation(command: RecordConversation, state: RunState): RunDe
   const w = new EventWriter(state, view.lastEventId, command.context.now);
   w.emit(command.eventType, command.nodeId, command.payload);
   return decision(w, undefined);
+}
+
+/**
+ * Appends a decided escalation step (`interrupt.reminded`, `interrupt.reassigned`) while the run still
+ * waits on that interrupt; a step that arrives after the interrupt was answered or the run ended
+ * appends nothing (the step is history of a wait that is over).
+ */
+function recordEscalation(command: RecordEscalation, state: RunState): RunDecision {
+  if (state.status === 'none') throw new RunNotFound(command.runId);
+  if (state.pending?.interruptId !== command.interruptId || isTerminalRunStatus(state.status)) return { events: [], state };
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
+  w.emit(command.eventType, command.nodeId, { ...command.payload, nodeId: command.nodeId, interruptId: command.interruptId });
+  return { events: w.events, state: w.result() };
 }
 
 function appendOutput(command: AppendOutput, state: RunState): RunDecision {

@@ -31,6 +31,8 @@ export const RUN_EVENT_TYPES = [
   'clarification.resolved',
   'interrupt.requested',
   'interrupt.resolved',
+  'interrupt.reminded',
+  'interrupt.reassigned',
   'channel.written',
   'artifact.created',
   'output.chunk',
@@ -141,6 +143,8 @@ export interface RunEventPayloads {
   'clarification.resolved': ClarificationResolvedPayload;
   'interrupt.requested': InterruptRequestedPayload;
   'interrupt.resolved': InterruptResolvedPayload;
+  'interrupt.reminded': InterruptRemindedPayload;
+  'interrupt.reassigned': InterruptReassignedPayload;
   'channel.written': ChannelWrittenPayload;
   'artifact.created': ArtifactCreatedPayload;
   'output.chunk': OutputChunkPayload;
@@ -693,6 +697,44 @@ export interface InterruptResolvedPayload {
   readonly kind?: 'approval' | 'clarification' | 'external-event' | 'custom';
   readonly resumeValue?: unknown;
   readonly [field: string]: unknown;
+}
+
+/**
+ * Host extension (ADR 0034): an escalation reminder fired; the interrupt is still pending at ageMs.
+ *
+ * From `run-event-payloads.schema.json` `$defs.interruptReminded`.
+ */
+export interface InterruptRemindedPayload {
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /**
+   * (minimum 0)
+   */
+  readonly step: number;
+  /**
+   * (minimum 0)
+   */
+  readonly ageMs: number;
+}
+
+/**
+ * Host extension (ADR 0034): an escalation reassigned the pending interrupt to new approvers.
+ *
+ * From `run-event-payloads.schema.json` `$defs.interruptReassigned`.
+ */
+export interface InterruptReassignedPayload {
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /**
+   * (minimum 0)
+   */
+  readonly step: number;
+  /**
+   * (minimum 0)
+   */
+  readonly ageMs: number;
+  readonly approvers: string[];
+  readonly previousApprovers?: string[];
 }
 
 /**
