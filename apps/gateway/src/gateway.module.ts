@@ -11,6 +11,7 @@ import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
 import { ListRunsController } from './list-runs/list-runs.controller';
+import { ClaimInterruptController, ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.controller';
 import { ResolveInterruptController } from './resolve-interrupt/resolve-interrupt.controller';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { WorkflowsController } from './workflows/workflows.controller';
@@ -79,6 +80,8 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     GetConversationController,
     RunEventsController,
     PollRunEventsController,
+    // Before the resolve route, whose `{nodeId}` would take `gate:claim`.
+    ClaimInterruptController,
     ResolveInterruptController,
     CancelRunController,
     BulkCancelRunsController,
@@ -113,6 +116,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ConversationReadRepository,
     CommandSender,
     ResolveInterruptHandler,
+    ClaimInterruptHandler,
     RunEventsReader,
     RunEventStreamer,
     CreateRunHandler,

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   idempotency_in_flight: 409,
   interrupt_not_found: 404,
   interrupt_already_resolved: 409,
+  /** Someone else holds a live claim on the interrupt (ADR 0035); `details.claimedBy`, `details.claimExpiresAt`. */
+  interrupt_claimed: 409,
   interrupt_expired: 410,
   /** An interrupt of a child run invalidated by its parent's cancel cascading (interrupt-profiles.md §cascade-cancel). */
   interrupt_gone: 410,

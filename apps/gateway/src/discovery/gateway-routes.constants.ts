@@ -1,5 +1,6 @@
 import { FORK_MODES, INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE, PAUSE_DRAIN_POLICIES } from '@openwop/contracts';
 import { BULK_DECISION_ROUTES } from '../bulk-decide-interrupts/bulk-decision.routes';
+import { CLAIM_ROUTES } from '../claim-interrupt/claim-interrupt.routes';
 import type { ErrorCode } from '../common/error-status.table';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
@@ -349,13 +350,19 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     path: '/v1/interrupts',
     scope: 'runs:read',
     operationId: 'listInterrupts',
-    summary: "The caller's pending interrupts, oldest first.",
+    summary: "The approver's inbox: the caller's pending interrupts with what each asks, its age, approvers and live claim (`assignee`, `claimExpiresAt`); youngest first, or oldest first with `sort=-age`.",
     tag: 'interrupts',
     parameters: [
       { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERRUPT_KINDS] } },
       { name: 'minAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      { name: 'olderThanMs', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The same as `minAgeMs`.' },
       { name: 'maxAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
       { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      { name: 'approver', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts whose `approversList` names this principal.' },
+      { name: 'assignee', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts this principal holds a live claim on.' },
+      { name: 'claimed', in: 'query', schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only claimed (`true`) or unclaimed (`false`) interrupts.' },
+      { name: 'sort', in: 'query', schema: { type: 'string', enum: ['age', '-age'] }, description: '`age` (default): youngest first; `-age`: oldest first.' },
       LIMIT(200),
       CURSOR,
     ],
@@ -365,6 +372,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     errors: ['validation_error'],
   },
   ...BULK_DECISION_ROUTES,
+  ...CLAIM_ROUTES,
   {
     method: 'GET',
     path: '/v1/interrupts/{token}',

@@ -8,6 +8,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { decodeKeysetCursor } from '../common/keyset-cursor';
 import { createValidationPipe } from '../common/validation.pipe';
+import { askedOf } from './interrupt-asked';
 import { ListInterruptsQueryDto } from './list-interrupts.query.dto';
 
 interface Row {
@@ -20,11 +21,18 @@ interface Row {
   data: unknown;
   timeout_ms: number | null;
   requested_at: Date;
+  claimed_by: string | null;
+  claim_expires_at: Date | null;
+  approvers: unknown;
 }
 
 /**
- * `GET /v1/interrupts`: the caller's tenant's pending interrupts across runs, newest first,
- * filtered by kind, age or run, paginated by an opaque keyset cursor.
+ * `GET /v1/interrupts`: the approver's inbox (ADR 0035), the caller's tenant's pending interrupts
+ * across runs, each with what it asks, its SLA age, its approvers and its live claim; filtered by
+ * kind, workflow, run, age, approver, assignee or claimed; youngest first or (`sort=-age`) oldest
+ * first; paginated by an opaque keyset cursor. The rows are the projector's read model; the claim and
+ * the current approvers (an escalation may reassign them) are the interrupt service's columns,
+ * joined by id; a lapsed lease reads as no claim.
  */
 @ApiTags('interrupts')
 @Controller()
@@ -43,45 +51,72 @@ export class ListInterruptsController {
   ): Promise<{ interrupts: unknown[]; nextCursor: string | null }> {
     const limit = q.limit ?? 50;
     const now = Date.now();
-    const where = ['tenant = $1'];
+    const where = ['p.tenant = $1'];
     const params: unknown[] = [caller.tenant];
     const add = (sql: string, value: unknown) => {
       params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
+      where.push(sql.replaceAll('$?', `$${params.length}`));
     };
-    if (q.kind) add('kind = ?', q.kind);
-    if (q.runId) add('run_id = ?', q.runId);
-    if (q.minAgeMs !== undefined) add('requested_at <= ?', new Date(now - q.minAgeMs));
-    if (q.maxAgeMs !== undefined) add('requested_at >= ?', new Date(now - q.maxAgeMs));
+    const nowAt = new Date(now);
+    const live = (column: string) => `(i.${column} IS NOT NULL AND i.claim_expires_at > $?)`;
+    if (q.kind) add('p.kind = $?', q.kind);
+    if (q.runId) add('p.run_id = $?', q.runId);
+    if (q.workflowId) add('p.workflow_id = $?', q.workflowId);
+    const minAge = Math.max(q.minAgeMs ?? -1, q.olderThanMs ?? -1);
+    if (minAge >= 0) add('p.requested_at <= $?', new Date(now - minAge));
+    if (q.maxAgeMs !== undefined) add('p.requested_at >= $?', new Date(now - q.maxAgeMs));
+    if (q.approver) add(`i.state->'interrupt'->'data'->'approversList' @> $?::jsonb`, JSON.stringify([q.approver]));
+    if (q.assignee) {
+      add('i.claimed_by = $?', q.assignee);
+      add('i.claim_expires_at > $?', nowAt);
+    }
+    if (q.claimed === 'true') add(live('claimed_by'), nowAt);
+    if (q.claimed === 'false') add(`NOT COALESCE(${live('claimed_by')}, false)`, nowAt);
+    const oldestFirst = q.sort === '-age';
     if (q.cursor) {
       const { at, id } = decodeKeysetCursor(q.cursor);
       params.push(at, id);
-      where.push(`(requested_at, interrupt_id) < ($${params.length - 1}, $${params.length})`);
+      where.push(`(p.requested_at, p.interrupt_id) ${oldestFirst ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
     }
     params.push(limit + 1);
+    const order = oldestFirst ? 'ASC' : 'DESC';
     const rows = await this.ds.query<Row[]>(
-      `SELECT interrupt_id, run_id, node_id, workflow_id, kind, key, data, timeout_ms, requested_at
-       FROM pending_interrupts WHERE ${where.join(' AND ')}
-       ORDER BY requested_at DESC, interrupt_id DESC LIMIT $${params.length}`,
+      `SELECT p.interrupt_id, p.run_id, p.node_id, p.workflow_id, p.kind, p.key, p.data, p.timeout_ms, p.requested_at,
+         i.claimed_by, i.claim_expires_at, i.state->'interrupt'->'data'->'approversList' AS approvers
+       FROM pending_interrupts p LEFT JOIN interrupts i ON i.interrupt_id = p.interrupt_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY p.requested_at ${order}, p.interrupt_id ${order} LIMIT $${params.length}`,
       params,
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      interrupts: page.map((r) => ({
-        runId: r.run_id,
-        nodeId: r.node_id,
-        interruptId: r.interrupt_id,
-        workflowId: r.workflow_id,
-        kind: r.kind,
-        key: r.key,
-        data: r.data,
-        requestedAt: new Date(r.requested_at).toISOString(),
-        ageMs: Math.max(0, now - new Date(r.requested_at).getTime()),
-        ...(r.timeout_ms !== null ? { timeoutMs: r.timeout_ms } : {}),
-        resolveUrl: `${this.config.publicUrl}/v1/runs/${r.run_id}/interrupts/${r.node_id}`,
-      })),
+      interrupts: page.map((r) => {
+        const claimed = r.claimed_by !== null && r.claim_expires_at !== null && new Date(r.claim_expires_at).getTime() > now;
+        const approvers = Array.isArray(r.approvers) ? r.approvers : approversOf(r.data);
+        return {
+          runId: r.run_id,
+          nodeId: r.node_id,
+          interruptId: r.interrupt_id,
+          workflowId: r.workflow_id,
+          kind: r.kind,
+          key: r.key,
+          asked: askedOf(r.kind, r.data, r.node_id),
+          data: r.data,
+          requestedAt: new Date(r.requested_at).toISOString(),
+          ageMs: Math.max(0, now - new Date(r.requested_at).getTime()),
+          ...(r.timeout_ms !== null ? { timeoutMs: r.timeout_ms } : {}),
+          ...(approvers !== undefined ? { approversList: approvers } : {}),
+          ...(claimed ? { assignee: r.claimed_by, claimExpiresAt: new Date(r.claim_expires_at as Date).toISOString() } : {}),
+          resolveUrl: `${this.config.publicUrl}/v1/runs/${r.run_id}/interrupts/${r.node_id}`,
+        };
+      }),
       nextCursor: rows.length > limit && last ? encodeKeysetCursor(new Date(last.requested_at), last.interrupt_id) : null,
     };
   }
+}
+
+function approversOf(data: unknown): unknown[] | undefined {
+  const list = (data as { approversList?: unknown } | null)?.approversList;
+  return Array.isArray(list) ? list : undefined;
 }

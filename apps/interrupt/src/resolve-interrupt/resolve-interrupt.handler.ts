@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, ResolveInterruptCommand, ResolveInterruptResult } from '@openwop/contracts';
 import { isConversationResolve } from '@openwop/conversation-domain';
-import { decideInterrupt, evolveInterrupt } from '@openwop/interrupt-domain';
+import { decideInterrupt, evolveInterrupt, liveClaim } from '@openwop/interrupt-domain';
 import { appendToOutbox } from '@openwop/platform-db';
 import { resolveFact } from '../common/audit-facts.outbox';
 import { contextOf, decided } from '../common/command-reply.util';
@@ -38,6 +38,9 @@ export class ResolveInterruptHandler {
       return this.conversations.resolve(manager, state, command, contextOf(command, this.clock.now()));
     }
     const context = contextOf(command, this.clock.now());
+    // Someone else's live claim does not stop an answer; the answer carries it as a warning (ADR 0035).
+    const claim = state.status === 'pending' ? liveClaim(state, context.now) : undefined;
+    const claimedByOther = claim && claim.claimedBy !== context.principal ? claim : undefined;
     const events = decided(() =>
       decideInterrupt(
         {
@@ -69,6 +72,7 @@ export class ResolveInterruptHandler {
         nodeId,
         interruptId: next.interrupt.interruptId,
         status: next.status === 'resolved' ? 'resolved' : 'pending',
+        ...(claimedByOther ? { claimedBy: claimedByOther.claimedBy, claimExpiresAt: claimedByOther.expiresAt } : {}),
       },
     };
   }
