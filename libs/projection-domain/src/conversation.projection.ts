@@ -1,21 +1,10 @@
-import type { RunEventDoc, RunEventType } from '@openwop/contracts';
+import type { RecordedTurn, RunEventDoc, RunEventType } from '@openwop/contracts';
 
 /** A conversation's lifecycle as the read model shows it (RFC 0005 §D). */
 export type ConversationStatus = 'open' | 'closed';
 
 /** `ConversationTurn` (`conversation-turn.schema.json`) as recorded on the run log. */
-export interface ProjectedTurn {
-  readonly messageId: string;
-  readonly from: string;
-  readonly content: unknown;
-  readonly ts: number;
-  readonly role: 'user' | 'agent' | 'system';
-  readonly turnIndex: number;
-  readonly speakerId?: string;
-  readonly to?: string;
-  readonly groupId?: string;
-  readonly agent?: Readonly<Record<string, unknown>>;
-}
+export type ProjectedTurn = RecordedTurn;
 
 /** One row of the `conversations` read model, as folded from the run's conversation events. */
 export interface ConversationView {
