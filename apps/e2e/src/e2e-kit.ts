@@ -40,3 +40,37 @@ export async function query<T>(url: string, sql: string, params: unknown[] = [])
     await c.end();
   }
 }
+
+/** A node of {@link workflowDefinition}; `config` defaults to `{}`. */
+export interface WorkflowNodeSpec {
+  readonly id: string;
+  readonly typeId: string;
+  readonly config?: Record<string, unknown>;
+}
+
+/**
+ * A workflow definition named by its id, from its nodes and its edges as
+ * `[source, target, triggerRule?]` (edge ids `e0`, `e1`… in order).
+ */
+export function workflowDefinition(
+  id: string,
+  nodes: readonly WorkflowNodeSpec[],
+  edges: readonly [string, string, string?][] = [],
+) {
+  return {
+    id,
+    name: id,
+    version: '1.0.0',
+    nodes: nodes.map((n) => ({ config: {}, ...n })),
+    edges: edges.map(([source, target, triggerRule], i) => ({
+      id: `e${i}`,
+      sourceNodeId: source,
+      targetNodeId: target,
+      ...(triggerRule ? { triggerRule } : {}),
+    })),
+    triggers: [],
+    variables: [],
+    metadata: {},
+    settings: {},
+  };
+}

@@ -1,7 +1,7 @@
 import { type OpenWopApiError, OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
-import { refusal } from './e2e-kit';
+import { refusal, workflowDefinition, type WorkflowNodeSpec } from './e2e-kit';
 
 // Every interrupt kind (`interrupt.md`) through the REST API, in both modes: the waiting status and
 // `currentNodeId` while suspended, the events the run log records for the request and the
@@ -16,38 +16,9 @@ const WAIT_MS = 20_000;
 const T1 = 'key-t1';
 const T1B = 'key-t1b';
 
-interface NodeSpec {
-  readonly id: string;
-  readonly typeId: string;
-  readonly config?: Record<string, unknown>;
-}
-
-function definition(
-  id: string,
-  nodes: readonly NodeSpec[],
-  edges: readonly [string, string, string?][] = [],
-) {
-  return {
-    id,
-    name: id,
-    version: '1.0.0',
-    nodes: nodes.map((n) => ({ config: {}, ...n })),
-    edges: edges.map(([source, target, triggerRule], i) => ({
-      id: `e${i}`,
-      sourceNodeId: source,
-      targetNodeId: target,
-      ...(triggerRule ? { triggerRule } : {}),
-    })),
-    triggers: [],
-    variables: [],
-    metadata: {},
-    settings: {},
-  };
-}
-
 /** `gate` (the node under test) then `after` (a noop that runs only when the gate succeeds). */
-const gateThenNoop = (id: string, gate: Omit<NodeSpec, 'id'>) =>
-  definition(
+const gateThenNoop = (id: string, gate: Omit<WorkflowNodeSpec, 'id'>) =>
+  workflowDefinition(
     id,
     [
       { id: 'gate', ...gate },

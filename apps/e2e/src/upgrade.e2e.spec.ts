@@ -16,7 +16,7 @@ import {
   type AppProcess,
   type RunningHost,
 } from '@openwop/testing';
-import { refusal } from './e2e-kit';
+import { refusal, workflowDefinition } from './e2e-kit';
 
 // The upgrade test (issue 22 item 3, ADR 0030): the previous release's build
 // (tools/upgrade/previous-release.json, built once in a git worktree under .infra/upgrade) leaves
@@ -65,32 +65,9 @@ function previousRelease(): Promise<string> {
   return prepared;
 }
 
-function definition(
-  id: string,
-  nodes: { id: string; typeId: string; config?: Record<string, unknown> }[],
-  edges: [string, string, string?][],
-) {
-  return {
-    id,
-    name: id,
-    version: '1.0.0',
-    nodes: nodes.map((n) => ({ config: {}, ...n })),
-    edges: edges.map(([source, target, triggerRule], i) => ({
-      id: `e${i}`,
-      sourceNodeId: source,
-      targetNodeId: target,
-      ...(triggerRule ? { triggerRule } : {}),
-    })),
-    triggers: [],
-    variables: [],
-    metadata: {},
-    settings: {},
-  };
-}
-
 /** The workflows the old build registers (the fixtures it ships cover the rest). */
 const WORKFLOWS = [
-  definition(
+  workflowDefinition(
     'upgrade-quorum',
     [
       {
@@ -103,7 +80,7 @@ const WORKFLOWS = [
     [['gate', 'after']],
   ),
   // Nobody answers: the timeout rejects the gate, and its any_failed edge completes the run.
-  definition(
+  workflowDefinition(
     'upgrade-timeout',
     [
       {
@@ -119,7 +96,7 @@ const WORKFLOWS = [
       ['gate', 'on-accept', 'all_success'],
     ],
   ),
-  definition(
+  workflowDefinition(
     'upgrade-conversation',
     [{ id: 'talk', typeId: 'agent.conversation', config: { provider: 'scripted', script: SCRIPT } }],
     [],
