@@ -5,12 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PendingInterrupt } from '@openwop/interrupt-domain';
 import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ConversationRepository } from './common/conversation.repository';
-import { InterruptRepository } from './common/interrupt.repository';
+import { InterruptRepository, type DueColumn } from './common/interrupt.repository';
 import { silenceAudits } from './converse/conversation.gate';
+import { EscalateInterruptHandler } from './escalate-interrupt/escalate-interrupt.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import {
   CLOCK,
@@ -22,12 +24,18 @@ import {
 /** The principal of expirations the timer decides. */
 export const TIMER_PRINCIPAL = 'system:interrupt-timer';
 
+/** Applies one claimed row inside the caller's transaction; returns whether it decided anything. */
+type ApplyDue = (manager: EntityManager, state: PendingInterrupt, now: string) => Promise<unknown>;
+
 /**
- * The durable timer. Deadlines live in Postgres (`interrupts.deadline_at`), so nothing is lost when
- * a process dies: every instance polls ({@link PollLoop}, jittered), claims due pending rows with
- * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and expires them in one
- * transaction with their `run.resume` outbox rows. A failed tick is logged and retried by the
- * next one: the rows stay pending until a tick commits.
+ * The durable timer. Deadlines and escalation steps (ADR 0034) live in Postgres
+ * (`interrupts.deadline_at`, `interrupts.escalation_due_at`), so nothing is lost when a process
+ * dies: every instance polls ({@link PollLoop}, jittered), claims due pending rows with
+ * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and decides them in one
+ * transaction with their outbox rows (`run.resume`, `run.escalate`, audit facts). A batch that fails
+ * is retried row by row, each in its own transaction, so one row that cannot be decided (a poison
+ * row) is logged and left for the next tick while the others fire; rows stay due until a
+ * transaction that decides them commits.
  */
 @Injectable()
 export class InterruptTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -41,10 +49,16 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     @Inject(INTERRUPT_TIMER_OPTIONS) private readonly options: InterruptTimerOptions,
     private readonly interrupts: InterruptRepository,
     private readonly expirer: ExpireInterruptHandler,
+    private readonly escalator: EscalateInterruptHandler,
     private readonly conversations: ConversationRepository,
   ) {
-    this.loop = new PollLoop(() => this.tick(), options.intervalMs, (e: unknown) =>
-      this.logger.error(`timer tick failed, retrying next tick: ${e instanceof Error ? e.message : String(e)}`),
+    this.loop = new PollLoop(
+      () => this.tick(),
+      options.intervalMs,
+      (e: unknown) =>
+        this.logger.error(
+          `timer tick failed, retrying next tick: ${e instanceof Error ? e.message : String(e)}`,
+        ),
     );
   }
 
@@ -56,46 +70,110 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     return this.loop.stop();
   }
 
-  /** Expires every interrupt due now, batch by batch; returns how many it expired. */
+  /**
+   * Fires every escalation step and expires every interrupt due now, batch by batch; returns how
+   * many rows it decided.
+   */
   async tick(): Promise<number> {
+    if (!(await this.anythingDue(this.clock.now()))) return 0;
+    // Escalation steps first: a step due before the deadline is decided before the expiry.
+    const escalated = await this.fireDue('escalation_due_at', (m, state, now) =>
+      this.escalator.escalate(
+        m,
+        state,
+        {
+          commandId: `escalate:${state.interrupt.interruptId}:${state.escalated ?? 0}`,
+          now,
+          tenant: state.interrupt.tenant,
+          principal: TIMER_PRINCIPAL,
+        },
+        {
+          id: `escalate:${state.interrupt.interruptId}:${state.escalated ?? 0}`,
+          correlationId: state.interrupt.runId,
+        },
+      ),
+    );
+    const expired = await this.fireDue('deadline_at', (m, state, now) => {
+      const { interruptId, runId, tenant } = state.interrupt;
+      return this.expirer.expire(
+        m,
+        state,
+        { commandId: `expire:${interruptId}`, now, tenant, principal: TIMER_PRINCIPAL },
+        { id: `expire:${interruptId}`, correlationId: runId },
+      );
+    });
+    const now = this.clock.now();
+    const audited = await this.ds.transaction(async (manager) => {
+      const audits = await silenceAudits(this.conversations, manager, now, this.options.batchSize);
+      await appendToOutbox(manager, audits);
+      return audits.length;
+    });
+    if (audited > 0) void this.relay.kick();
+    return escalated + expired;
+  }
+
+  /**
+   * Claims and applies due rows batch by batch, a batch in one transaction. A batch that fails is
+   * retried row by row (each its own transaction); a row that fails alone is logged and skipped
+   * for the rest of this tick, so it never holds back the others.
+   */
+  private async fireDue(column: DueColumn, apply: ApplyDue): Promise<number> {
+    const what = column === 'deadline_at' ? 'expiry' : 'escalation';
+    const { batchSize } = this.options;
+    const skip = new Set<string>();
     let total = 0;
     for (;;) {
       const now = this.clock.now();
-      if (!(await this.anythingDue(now))) return total;
-      const claimed = await this.ds.transaction(async (manager) => {
-        const due = await this.interrupts.claimDue(manager, now, this.options.batchSize);
-        for (const state of due) {
-          const { interruptId, runId, tenant } = state.interrupt;
-          await this.expirer.expire(
-            manager,
-            state,
-            { commandId: `expire:${interruptId}`, now, tenant, principal: TIMER_PRINCIPAL },
-            { id: `expire:${interruptId}`, correlationId: runId },
-          );
+      let claimed: number;
+      let decided: number;
+      try {
+        claimed = decided = await this.ds.transaction(async (manager) => {
+          const due = await this.interrupts.claimDueBy(manager, column, now, batchSize, [...skip], undefined);
+          for (const state of due) await apply(manager, state, now);
+          return due.length;
+        });
+      } catch (e) {
+        this.logger.warn(`${what} batch failed, retrying its rows one by one: ${messageOf(e)}`);
+        const ids = await this.interrupts.dueIds(this.ds.manager, column, now, batchSize, [...skip]);
+        claimed = ids.length;
+        decided = 0;
+        for (const id of ids) {
+          try {
+            decided += await this.ds.transaction(async (manager) => {
+              const [state] = await this.interrupts.claimDueBy(manager, column, now, 1, [], id);
+              if (!state) return 0;
+              await apply(manager, state, now);
+              return 1;
+            });
+          } catch (rowError) {
+            skip.add(id);
+            this.logger.error(
+              `${what} of interrupt ${id} failed, left for the next tick: ${messageOf(rowError)}`,
+            );
+          }
         }
-        return due.length;
-      });
-      const audited = await this.ds.transaction(async (manager) => {
-        const audits = await silenceAudits(this.conversations, manager, now, this.options.batchSize);
-        await appendToOutbox(manager, audits);
-        return audits.length;
-      });
-      total += claimed;
-      if (claimed > 0 || audited > 0) void this.relay.kick();
-      if (claimed < this.options.batchSize || !this.loop.active) return total;
+      }
+      total += decided;
+      if (decided > 0) void this.relay.kick();
+      if (claimed < batchSize || !this.loop.active) return total;
     }
   }
 
   /**
-   * One statement, no transaction: is any deadline or silence audit due? Most ticks find nothing,
+   * One statement, no transaction: is any deadline, escalation step or silence audit due? Most ticks find nothing,
    * and then cost this probe instead of two transactions.
    */
   private async anythingDue(now: string): Promise<boolean> {
     const [row] = await this.ds.query<{ due: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz)
+           OR EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND escalation_due_at <= $1::timestamptz)
            OR EXISTS (SELECT 1 FROM interrupt_conversations WHERE status = 'open' AND silence_due_at <= $1::timestamptz) AS due`,
       [now],
     );
     return row?.due === true;
   }
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

@@ -4,6 +4,7 @@ import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ConversationRepository } from './common/conversation.repository';
 import { ConversationGate } from './converse/conversation.gate';
 import { InterruptRepository } from './common/interrupt.repository';
+import { EscalateInterruptHandler } from './escalate-interrupt/escalate-interrupt.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { InterruptCommandsConsumer } from './interrupt-commands.consumer';
 import { InterruptTimerService } from './interrupt-timer.service';
@@ -26,6 +27,7 @@ import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.h
     ResolveInterruptHandler,
     CancelRunHandler,
     ExpireInterruptHandler,
+    EscalateInterruptHandler,
     ClaimInterruptHandler,
     InterruptCommandsConsumer,
     InterruptTimerService,

@@ -1,6 +1,11 @@
 import { Headers, Topics, type CommandEnvelope } from '@openwop/contracts';
 import { digestOf, type AuditFact, type AuditRoute } from '@openwop/audit-chain';
-import type { InterruptEvent, InterruptFacts } from '@openwop/interrupt-domain';
+import {
+  readEscalationPolicy,
+  type InterruptEvent,
+  type InterruptFacts,
+  type InterruptReassigned,
+} from '@openwop/interrupt-domain';
 import type { OutboxMessage } from '@openwop/platform-db';
 
 /**
@@ -53,17 +58,39 @@ export function resolveFact(
   ];
 }
 
-/** The fact of an interrupt the timer (or an `interrupt.expire`) ended. */
+/**
+ * The fact of an interrupt the timer (or an `interrupt.expire`) ended: route `escalation` when the
+ * interrupt has an escalation policy, whose last step the timeout is (ADR 0034), else `timeout`.
+ */
 export function expireFact(interrupt: InterruptFacts, who: string, at: string): OutboxMessage {
   return message({
     factId: `expire:${interrupt.interruptId}`,
     tenant: interrupt.tenant,
     at,
     who,
-    route: 'timeout',
+    route: readEscalationPolicy(interrupt.data) ? 'escalation' : 'timeout',
     action: 'expire',
     ...where(interrupt),
     outcome: 'timeout',
+  });
+}
+
+/** The fact of an escalation's reassignment (ADR 0034): who decides changed, route `escalation`. */
+export function reassignFact(
+  interrupt: InterruptFacts,
+  event: InterruptReassigned,
+  who: string,
+): OutboxMessage {
+  return message({
+    factId: `reassign:${interrupt.interruptId}:${event.data.step}`,
+    tenant: interrupt.tenant,
+    at: event.data.reassignedAt,
+    who,
+    route: 'escalation',
+    action: 'reassign',
+    ...where(interrupt),
+    outcome: 'pending',
+    reason: `approvers: ${event.data.approvers.join(', ')}`,
   });
 }
 

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
+  escalationDueAt,
   interruptStateDocument,
   interruptStateFromDocument,
   type InterruptState,
   type PendingInterrupt,
 } from '@openwop/interrupt-domain';
+
+/** The timer's due columns: the deadline, and the next escalation step (ADR 0034). */
+export type DueColumn = 'deadline_at' | 'escalation_due_at';
 
 /** A held interrupt (any state but `none`). */
 export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
@@ -67,14 +71,59 @@ export class InterruptRepository {
     return rows.map((r) => interruptStateFromDocument<PendingInterrupt>(r.state));
   }
 
-  /** Claims up to `limit` pending interrupts past their deadline that no other instance holds. */
-  async claimDue(manager: EntityManager, now: string, limit: number): Promise<PendingInterrupt[]> {
+  /**
+   * Claims up to `limit` pending interrupts past their deadline that no other instance holds, leaving
+   * out `skip` (rows that failed this tick); with `only`, just that interrupt if it is still due.
+   */
+  claimDue(
+    manager: EntityManager,
+    now: string,
+    limit: number,
+    skip: readonly string[] = [],
+    only?: string,
+  ): Promise<PendingInterrupt[]> {
+    return this.claimDueBy(manager, 'deadline_at', now, limit, skip, only);
+  }
+
+  /**
+   * As {@link claimDue} on `column`: `deadline_at`, or `escalation_due_at` for interrupts whose next
+   * escalation step is due (ADR 0034).
+   */
+  async claimDueBy(
+    manager: EntityManager,
+    column: DueColumn,
+    now: string,
+    limit: number,
+    skip: readonly string[],
+    only: string | undefined,
+  ): Promise<PendingInterrupt[]> {
     const rows = await manager.query<{ state: object }[]>(
-      `SELECT state FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz
-       ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+      `SELECT state FROM interrupts WHERE status = 'pending' AND ${column} <= $1::timestamptz
+         AND NOT (interrupt_id = ANY($3::text[])) AND ($4::text IS NULL OR interrupt_id = $4)
+       ORDER BY ${column} LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [now, limit, [...skip], only ?? null],
     );
     return rows.map((r) => interruptStateFromDocument<PendingInterrupt>(r.state));
+  }
+
+  /**
+   * The ids of up to `limit` rows due on `column` (not `skip`), without reading their state: what
+   * the timer retries one by one when a batch failed (a row whose state cannot be read included).
+   */
+  async dueIds(
+    manager: EntityManager,
+    column: DueColumn,
+    now: string,
+    limit: number,
+    skip: readonly string[],
+  ): Promise<string[]> {
+    const rows = await manager.query<{ interrupt_id: string }[]>(
+      `SELECT interrupt_id FROM interrupts WHERE status = 'pending' AND ${column} <= $1::timestamptz
+         AND NOT (interrupt_id = ANY($3::text[]))
+       ORDER BY ${column} LIMIT $2`,
+      [now, limit, [...skip]],
+    );
+    return rows.map((r) => r.interrupt_id);
   }
 
   /** True when the run has an interrupt of another tenant (the run is not the caller's). */
@@ -89,10 +138,11 @@ export class InterruptRepository {
   async save(manager: EntityManager, state: HeldInterrupt): Promise<void> {
     const i = state.interrupt;
     await manager.query(
-      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz, $10, $11::timestamptz)
+      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at, escalation_due_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz, $10, $11::timestamptz, $12::timestamptz)
        ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
-         claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at, updated_at = now()`,
+         claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at,
+         escalation_due_at = EXCLUDED.escalation_due_at, updated_at = now()`,
       [
         i.interruptId,
         i.runId,
@@ -106,6 +156,8 @@ export class InterruptRepository {
         // The claim in columns, so the inbox filters and shows it (its lease is compared on read).
         (state.status === 'pending' && state.claim?.claimedBy) || null,
         (state.status === 'pending' && state.claim?.expiresAt) || null,
+        // The next escalation step's due time (ADR 0034), null once decided or every step is done.
+        escalationDueAt(state) ?? null,
       ],
     );
   }

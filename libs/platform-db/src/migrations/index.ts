@@ -15,6 +15,7 @@ import { Webhooks1700000001300 } from './1700000001300-webhooks';
 import { EngineRunEvents1700000001400 } from './1700000001400-engine-run-events';
 import { AuditRecords1700000001500 } from './1700000001500-audit-records';
 import { InterruptInbox1700000001610 } from './1700000001610-interrupt-inbox';
+import { InterruptEscalations1700000001700 } from './1700000001700-interrupt-escalations';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   EngineRunEvents1700000001400,
   AuditRecords1700000001500,
   InterruptInbox1700000001610,
+  InterruptEscalations1700000001700,
 ];
