@@ -9,7 +9,37 @@ import { INTERRUPT_KINDS } from './vocabulary.js';
 const LIST_REFRESH_MS = 5000;
 
 /** The pending list's columns; the first says what is asked (its kind and its title or questions). */
-const COLUMNS = ['Asked', 'Run', 'Node', 'Workflow', 'Requested at', 'Age', ''];
+const COLUMNS = ['Asked', 'Run', 'Node', 'Workflow', 'Requested at', 'Age', 'Claimed by', ''];
+
+/** The inbox filters the list keeps in its hash (`#/?kind=…&workflowId=…`), as `GET /v1/interrupts` takes them. */
+const FILTERS = ['kind', 'workflowId', 'approver', 'assignee', 'claimed', 'sort'];
+
+/**
+ * Who this page acts as: the API does not say who a key is until it answers a claim (`claimedBy`),
+ * so the page remembers the principal its last claim reported (this tab only).
+ */
+const PRINCIPAL_KEY = 'openwop.admin.principal';
+export function rememberedPrincipal() {
+  try {
+    return sessionStorage.getItem(PRINCIPAL_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+function rememberPrincipal(principal) {
+  try {
+    if (principal) sessionStorage.setItem(PRINCIPAL_KEY, principal);
+  } catch {
+    // storage refused: the warning then shows for every claim, which errs on the safe side
+  }
+}
+
+/** Claims (or releases) an interrupt; answers the API's body or throws its refusal. */
+async function claimAction(action, runId, nodeId) {
+  const answer = await api('POST', action === 'claim' ? paths.claim(runId, nodeId) : paths.release(runId, nodeId), {});
+  if (action === 'claim') rememberPrincipal(answer.claimedBy);
+  return answer;
+}
 
 /**
  * What an interrupt asks, in words, from its `data` (`interrupt.md` §"Per-kind payloads"): an
@@ -43,6 +73,21 @@ function absoluteLink(hash) {
 /** `#/` (optionally `?kind=`): pending interrupts across runs, newest first, filter by kind. */
 export function pendingListView(root, { query }) {
   const kind = query.get('kind') ?? '';
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? '']).filter(([, v]) => v !== ''));
+  const setFilter = (name, value) => {
+    const next = new URLSearchParams({ ...filters, [name]: value });
+    for (const [k, v] of [...next]) if (v === '') next.delete(k);
+    const qs = next.toString();
+    location.hash = qs ? `#/?${qs}` : '#/';
+  };
+  const textFilter = (name, label) =>
+    h('input', { id: `${name}-filter`, class: 'filter-input', type: 'search', placeholder: label, 'aria-label': `Filter by ${label.toLowerCase()}`, value: filters[name] ?? '', onchange: (e) => setFilter(name, e.target.value.trim()) });
+  const choice = (name, label, options) =>
+    h(
+      'select',
+      { id: `${name}-filter`, 'aria-label': label, onchange: (e) => setFilter(name, e.target.value) },
+      options.map(([value, text]) => h('option', { value, selected: (filters[name] ?? '') === value }, text)),
+    );
   const controller = new AbortController();
   let rows = [];
   let nextCursor = null;
@@ -52,7 +97,7 @@ export function pendingListView(root, { query }) {
 
   const select = h(
     'select',
-    { id: 'kind-filter', 'aria-label': 'Filter by kind', onchange: (e) => (location.hash = e.target.value ? `#/?kind=${encodeURIComponent(e.target.value)}` : '#/') },
+    { id: 'kind-filter', 'aria-label': 'Filter by kind', onchange: (e) => setFilter('kind', e.target.value) },
     h('option', { value: '' }, 'All kinds'),
     INTERRUPT_KINDS.map((k) => h('option', { value: k, selected: k === kind }, k)),
   );
@@ -74,6 +119,11 @@ export function pendingListView(root, { query }) {
           { class: 'toolbar' },
           h('label', { for: 'kind-filter' }, 'Kind'),
           select,
+          textFilter('workflowId', 'Workflow'),
+          textFilter('approver', 'Approver'),
+          textFilter('assignee', 'Assignee'),
+          choice('claimed', 'Claimed', [['', 'Claimed or not'], ['true', 'Claimed'], ['false', 'Unclaimed']]),
+          choice('sort', 'Sort by age', [['', 'Newest first'], ['-age', 'Oldest first']]),
           h('button', { type: 'button', class: 'btn', onclick: () => void load(false) }, 'Refresh'),
           refreshing,
           counter,
@@ -87,7 +137,7 @@ export function pendingListView(root, { query }) {
   async function load(append) {
     if (loadedOnce) refreshing.hidden = false;
     try {
-      const query = { limit: '50', ...(kind ? { kind } : {}), ...(append && nextCursor ? { cursor: nextCursor } : {}) };
+      const query = { limit: '50', ...filters, ...(append && nextCursor ? { cursor: nextCursor } : {}) };
       const page = await api('GET', paths.interrupts(query), undefined, { signal: controller.signal });
       fetchedAt = Date.now();
       rows = append ? rows.concat(page.interrupts) : page.interrupts;
@@ -107,7 +157,7 @@ export function pendingListView(root, { query }) {
   function render() {
     counter.textContent = `${rows.length}${nextCursor ? '+' : ''} pending`;
     if (rows.length === 0) {
-      mount(body, emptyState(kind ? `No pending ${kind} interrupts.` : 'No pending interrupts.', 'Runs waiting for a person or another system show up here.'));
+      mount(body, emptyState(kind ? `No pending ${kind} interrupts.` : Object.keys(filters).length ? 'No pending interrupts match.' : 'No pending interrupts.', 'Runs waiting for a person or another system show up here.'));
     } else {
       mount(
         body,
@@ -137,7 +187,39 @@ export function pendingListView(root, { query }) {
       cell('Workflow', {}, r.workflowId),
       cell('Requested at', {}, timeEl(r.requestedAt)),
       cell('Age', { class: 'age', 'data-age-ms': r.ageMs }),
-      h('td', { class: 'row-actions' }, h('a', { class: 'btn btn-small btn-primary', href: hash }, 'Open'), copyButton(absoluteLink(hash), 'Copy link')),
+      cell('Claimed by', { class: 'claim', 'data-testid': 'claimed-by' }, r.assignee ? h('span', {}, r.assignee, ' ', h('span', { class: 'muted' }, 'until '), timeEl(r.claimExpiresAt)) : h('span', { class: 'muted' }, '—')),
+      h(
+        'td',
+        { class: 'row-actions' },
+        h('a', { class: 'btn btn-small btn-primary', href: hash }, 'Open'),
+        claimButton(r),
+        copyButton(absoluteLink(hash), 'Copy link'),
+      ),
+    );
+  }
+
+  /** Claim when nobody holds it, release when this page's principal does; a refusal shows in the row. */
+  function claimButton(r) {
+    const mine = r.assignee !== undefined && r.assignee === rememberedPrincipal();
+    if (r.assignee !== undefined && !mine) return null;
+    const action = mine ? 'release' : 'claim';
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-small',
+        'data-testid': `${action}-button`,
+        onclick: async (e) => {
+          e.target.disabled = true;
+          try {
+            await claimAction(action, r.runId, r.nodeId);
+            await load(false);
+          } catch (err) {
+            e.target.replaceWith(h('span', { class: 'error-text', role: 'alert' }, err.message));
+          }
+        },
+      },
+      mine ? 'Release' : 'Claim',
     );
   }
 
@@ -243,7 +325,7 @@ export function interruptView(root, { runId, nodeId }) {
       cleanups.push(conversationPanel(conversation, { runId, nodeId, interrupt: undefined, quietIfMissing: true }));
       return;
     }
-    mount(root, backLink(), head, form);
+    mount(root, backLink(), head, claimPanel(runId, nodeId, pending), form);
     if (interrupt.kind === 'approval') approvalForm(form, runId, nodeId, interrupt);
     else if (interrupt.kind === 'clarification') clarificationForm(form, runId, nodeId, interrupt);
     else if (looksLikeConversation(interrupt)) cleanups.push(conversationPanel(form, { runId, nodeId, interrupt, fallback: () => genericForm(form, runId, nodeId, interrupt) }));
@@ -252,6 +334,44 @@ export function interruptView(root, { runId, nodeId }) {
 
   void load();
   return () => cleanups.forEach((c) => c());
+}
+
+/**
+ * Who works on this interrupt (its claim, from the inbox row): a warning when someone else holds a
+ * live claim (an answer still goes through, and says whose claim it crossed), and the claim and
+ * release buttons.
+ */
+function claimPanel(runId, nodeId, pending) {
+  const panel = h('section', { class: 'card claim-card', 'data-testid': 'claim-card' });
+  const show = (row, error) => {
+    const me = rememberedPrincipal();
+    const holder = row && row.assignee;
+    const otherHolds = holder !== undefined && holder !== me;
+    mount(
+      panel,
+      otherHolds
+        ? h('p', { class: 'notice notice-warn', role: 'alert', 'data-testid': 'claim-warning' }, `${holder} is working on this (claimed until `, timeEl(row.claimExpiresAt), '). You can still answer; your answer will say it crossed their claim.')
+        : h('p', { class: 'muted', 'data-testid': 'claim-state' }, holder ? h('span', {}, 'You hold the claim until ', timeEl(row.claimExpiresAt), '.') : 'Nobody has claimed this yet.'),
+      h(
+        'div',
+        { class: 'toolbar' },
+        !otherHolds ? h('button', { type: 'button', class: 'btn', 'data-testid': 'claim-button', onclick: () => void act('claim') }, holder ? 'Renew claim' : 'Claim') : null,
+        holder && !otherHolds ? h('button', { type: 'button', class: 'btn', 'data-testid': 'release-button', onclick: () => void act('release') }, 'Release') : null,
+      ),
+      error ? h('p', { class: 'error-text', role: 'alert' }, error) : null,
+    );
+  };
+  async function act(action) {
+    try {
+      const answer = await claimAction(action, runId, nodeId);
+      show(answer.claimedBy ? { assignee: answer.claimedBy, claimExpiresAt: answer.claimExpiresAt } : undefined);
+    } catch (e) {
+      const d = e instanceof ApiFailure && e.details ? e.details : {};
+      show(d.claimedBy ? { assignee: d.claimedBy, claimExpiresAt: d.claimExpiresAt } : pending, e.message);
+    }
+  }
+  show(pending);
+  return panel;
 }
 
 function backLink() {
