@@ -86,3 +86,51 @@ describe('BulkDecideInterruptsController.bulkResolve', () => {
     expect(two.sent.map((s) => s.options.commandId).filter((id) => one.sent.some((s) => s.options.commandId === id))).toEqual([]);
   });
 });
+
+describe('BulkDecideInterruptsController.bulkCancel', () => {
+  const cancelCaller: Caller = { ...caller, scopes: new Set(['runs:cancel']) };
+
+  function cancelling(pending: string[], runs: Record<string, string>) {
+    const cancelled: { runId: string; reason: string | undefined; caller: Caller }[] = [];
+    const canceller = {
+      cancel: (runId: string, reason: string | undefined, c: Caller) => {
+        cancelled.push({ runId, reason, caller: c });
+        return Promise.resolve({ runId, status: runs[runId] === 'completed' ? 'completed' : 'cancelling' });
+      },
+    } as unknown as CancelRunHandler;
+    const reads = {
+      requireVisible: (runId: string) => {
+        const status = runs[runId];
+        return status ? Promise.resolve({ runId, tenant: 't1', status, lastSequence: 1, snapshot: {} }) : Promise.reject(ApiError.notFound(`Run ${runId} not found.`));
+      },
+    } as unknown as RunReadRepository;
+    const ds = { query: () => Promise.resolve(pending.map((runId) => ({ run_id: runId, node_id: 'gate' }))) } as unknown as DataSource;
+    const c = new BulkDecideInterruptsController({} as ResolveInterruptHandler, canceller, reads, ds);
+    return { c, cancelled };
+  }
+
+  it('cancels the runs whose interrupt is pending, answers a repeated cancel ok, and leaves a run not waiting there alone', async () => {
+    const { c, cancelled } = cancelling(['r0', 'r4'], { r0: 'waiting-approval', r1: 'cancelled', r2: 'running', r4: 'completed' });
+    const targets = ['r0', 'r1', 'r2', 'r3', 'r4'].map((runId) => ({ runId, nodeId: 'gate' }));
+    const answer = await c.bulkCancel({ items: targets, reason: 'stale' }, undefined, cancelCaller);
+    expect(answer.results.map((r) => [r.runId, r.ok ? r.status : r.error.code])).toEqual([
+      ['r0', 'cancelling'],
+      ['r1', 'cancelled'],
+      ['r2', 'interrupt_not_found'],
+      ['r3', 'not_found'],
+      ['r4', 'run_terminal'],
+    ]);
+    expect(cancelled.map((x) => [x.runId, x.reason, x.caller.via])).toEqual([
+      ['r0', 'stale', 'bulk'],
+      ['r4', 'stale', 'bulk'],
+    ]);
+  });
+
+  it('with a filter, lists what it selected and whether more matched', async () => {
+    const { c } = cancelling(['r0', 'r1', 'r2'], { r0: 'waiting-approval', r1: 'waiting-approval', r2: 'waiting-approval' });
+    const answer = await c.bulkCancel({ filter: { kind: 'approval' }, limit: 2 }, undefined, cancelCaller);
+    expect(answer.selected).toEqual([{ runId: 'r0', nodeId: 'gate' }, { runId: 'r1', nodeId: 'gate' }]);
+    expect(answer.truncated).toBe(true);
+    expect(answer.results.map((r) => r.ok)).toEqual([true, true]);
+  });
+});
