@@ -37,6 +37,12 @@ export interface HostConfig {
    * connection pooler in transaction mode that does not keep them, e.g. PgBouncer before 1.21).
    */
   readonly preparedStatements: boolean;
+  /**
+   * Connections per process (`DATABASE_POOL_SIZE`, default 10). Size it so that every process of
+   * every service together stays under the server's `max_connections` (100 by default): instances ×
+   * services × this, plus the operator's own sessions.
+   */
+  readonly databasePoolSize: number;
 }
 
 export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -57,7 +63,14 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     dedupeRetentionMs: intFrom(env.DEDUPE_RETENTION_HOURS, 168, 'DEDUPE_RETENTION_HOURS') * 3_600_000,
     kafkaLagSampleMs: intFrom(env.KAFKA_LAG_SAMPLE_MS, 15_000, 'KAFKA_LAG_SAMPLE_MS'),
     preparedStatements: onOff(env.DATABASE_PREPARED_STATEMENTS, true, 'DATABASE_PREPARED_STATEMENTS'),
+    databasePoolSize: poolSize(env.DATABASE_POOL_SIZE),
   };
+}
+
+function poolSize(raw: string | undefined): number {
+  const n = intFrom(raw, 10, 'DATABASE_POOL_SIZE');
+  if (n < 1) throw new Error(`DATABASE_POOL_SIZE must be at least 1, got ${raw}`);
+  return n;
 }
 
 function onOff(raw: string | undefined, fallback: boolean, name: string): boolean {

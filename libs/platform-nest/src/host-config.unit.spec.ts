@@ -12,4 +12,11 @@ describe('host configuration', () => {
       'DATABASE_PREPARED_STATEMENTS must be on or off, got no',
     );
   });
+
+  it('sizes the database pool from DATABASE_POOL_SIZE (default 10, at least 1)', () => {
+    expect(readHostConfig('distributed', {}).databasePoolSize).toBe(10);
+    expect(readHostConfig('distributed', { DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(() => readHostConfig('distributed', { DATABASE_POOL_SIZE: '0' })).toThrow('DATABASE_POOL_SIZE must be at least 1, got 0');
+    expect(() => readHostConfig('distributed', { DATABASE_POOL_SIZE: 'many' })).toThrow('DATABASE_POOL_SIZE must be a non-negative integer, got many');
+  });
 });

@@ -45,8 +45,9 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   }
   const dataSource = await openDatabase({
     url,
-    // The pool's default size, except on PGlite, whose one session `embedded.driverOptions` sizes it to.
+    // DATABASE_POOL_SIZE, except on PGlite, whose one session `embedded.driverOptions` sizes it to.
     exclusive: embedded !== undefined,
+    poolSize: config.databasePoolSize,
     ...(embedded ? { driverOptions: embedded.driverOptions } : {}),
     prepareStatements: config.preparedStatements,
     applicationName: `openwop-${config.instanceId}`,

@@ -93,6 +93,19 @@ function servicesOf(rootDir: string): readonly string[] {
 }
 
 /**
+ * Connections per process so that a whole stack (every service and gateway, `instances` of each)
+ * holds at most {@link STACK_CONNECTIONS} of the server's `max_connections` (100 by default), with
+ * the default 10 as the ceiling: a stack of 6 processes × 2 instances at 10 each could take 120, and
+ * a kill -9 restart then met `sorry, too many clients already`.
+ */
+function stackPoolSize(processKinds: number, instances: number): number {
+  return Math.max(2, Math.min(10, Math.floor(STACK_CONNECTIONS / (processKinds * instances))));
+}
+
+/** Postgres connections one test stack may hold, leaving room for the test's own and a restart's. */
+const STACK_CONNECTIONS = 60;
+
+/**
  * The distributed stack as separate processes over the real Kafka broker and Postgres:
  * `instances` of every service and gateway. A fresh topic namespace isolates it from other tests;
  * every token-service instance shares one fresh key ring. `env` adds to or overrides the environment.
@@ -109,6 +122,7 @@ export async function startDistributedStack(options: {
   const from = { rootDir: options.rootDir ?? REPO_ROOT };
   const env: Record<string, string> = {
     DATABASE_URL: options.databaseUrl,
+    DATABASE_POOL_SIZE: String(stackPoolSize(servicesOf(from.rootDir).length + 1, instances)),
     KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
     OPENWOP_NAMESPACE: options.namespace ?? `test-${randomBytes(4).toString('hex')}`,
     WOP_API_KEYS: TEST_API_KEYS_JSON,
