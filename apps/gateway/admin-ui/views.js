@@ -325,7 +325,7 @@ export function interruptView(root, { runId, nodeId }) {
       cleanups.push(conversationPanel(conversation, { runId, nodeId, interrupt: undefined, quietIfMissing: true }));
       return;
     }
-    mount(root, backLink(), head, claimPanel(runId, nodeId, pending), form);
+    mount(root, backLink(), claimPanel(runId, nodeId, pending), head, form);
     if (interrupt.kind === 'approval') approvalForm(form, runId, nodeId, interrupt);
     else if (interrupt.kind === 'clarification') clarificationForm(form, runId, nodeId, interrupt);
     else if (looksLikeConversation(interrupt)) cleanups.push(conversationPanel(form, { runId, nodeId, interrupt, fallback: () => genericForm(form, runId, nodeId, interrupt) }));
