@@ -5,6 +5,7 @@ import { OpenWopClient } from '@openwop/sdk';
 import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { waitStatus } from './e2e-kit';
 
 // The admin page (`GET /admin`) in a real headless Chromium against the built host: sign in with
 // an API key, find a pending approval in the list, open its deep link, copy its signed resolve
@@ -17,16 +18,6 @@ const UI_WAIT_MS = 30_000;
 interface Snapshot {
   status: string;
   interrupt?: { callbackUrl?: string; inspectToken?: string };
-}
-
-async function waitStatus(client: OpenWopClient, runId: string, status: string): Promise<Snapshot> {
-  return waitFor(
-    async () => {
-      const s = await client.call<Snapshot>('GET', `/v1/runs/${runId}`);
-      return s.status === status ? s : undefined;
-    },
-    { timeoutMs: UI_WAIT_MS, what: `run ${runId} ${status}` },
-  );
 }
 
 /** The admin page signed in with `key` (typed into the page's form, as a person would). */
@@ -97,9 +88,9 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 
   it('lists a pending approval, opens it, copies its token link, accepts it, and the run completes', async () => {
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
-    await waitStatus(client, runId, 'waiting-approval');
+    await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
-    await waitStatus(client, other, 'waiting-input');
+    await waitStatus(client, other, 'waiting-input', UI_WAIT_MS);
 
     const page = await signIn(context, base, TEST_KEYS.t1);
     expect(await page.evaluate(() => sessionStorage.getItem('openwop.admin.apiKey'))).toBe(TEST_KEYS.t1);
@@ -162,7 +153,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await page.screenshot({ path: resolve(SHOTS, `approval-accepted-${mode}.png`), fullPage: true });
 
     // The page went through the API with the key typed in: the decision carries its principal.
-    await waitStatus(client, runId, 'completed');
+    await waitStatus(client, runId, 'completed', UI_WAIT_MS);
     const events = await client.call<{ events: { type: string; payload: Record<string, unknown> }[] }>(
       'GET',
       `/v1/runs/${runId}/events/poll`,
@@ -199,7 +190,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
       workflowId: 'admin-phone-review-with-a-rather-long-workflow-identifier-that-does-not-break',
     });
-    await waitStatus(client, runId, 'waiting-approval');
+    await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     // The tokens are minted just after the suspension.
     const { interrupt } = await waitFor(
       async () => {
@@ -209,7 +200,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       { timeoutMs: UI_WAIT_MS, what: `tokens of run ${runId}` },
     );
     const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
-    await waitStatus(client, other, 'waiting-input');
+    await waitStatus(client, other, 'waiting-input', UI_WAIT_MS);
 
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     phone.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(e.message)));
@@ -287,7 +278,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       settings: {},
     });
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'admin-review' });
-    await waitStatus(client, runId, 'waiting-approval');
+    await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/review`);
     await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
@@ -326,7 +317,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 
   it('answers a clarification through the form built from its questions', async () => {
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
-    await waitStatus(client, runId, 'waiting-input');
+    await waitStatus(client, runId, 'waiting-input', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/ask`);
     const form = page.locator('[data-testid=clarification-form]');
@@ -347,7 +338,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 
   it('shows the error envelope message when the interrupt was resolved elsewhere, and the run keeps its answer', async () => {
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
-    await waitStatus(client, runId, 'waiting-approval');
+    await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/gate`);
     await page.locator('[data-testid=approval-actions]').waitFor({ timeout: UI_WAIT_MS });
@@ -394,7 +385,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     };
     await client.call('POST', '/v1/workflows', workflow);
     const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'admin-chat' });
-    await waitStatus(client, runId, 'waiting-approval');
+    await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
 
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/chat`);

@@ -5,6 +5,7 @@ import { OpenWopClient } from '@openwop/sdk';
 import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MODES, type HostUnderTest } from './host-matrix';
+import { waitStatus } from './e2e-kit';
 
 // The page behind a signed link, in a real headless Chromium on a phone-sized viewport (390x844),
 // against the built host in both modes: no API key, only the link. Approve through the resolving
@@ -36,16 +37,6 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
   /** Every request the pages made: where to and whether it carried a Referer or credentials. */
   const requests: { url: string; referer?: string; authorization?: string }[] = [];
   const links = new Set<string>();
-
-  async function waitRun(runId: string, status: string): Promise<Snapshot> {
-    return waitFor(
-      async () => {
-        const s = await client.call<Snapshot>('GET', `/v1/runs/${runId}`);
-        return s.status === status ? s : undefined;
-      },
-      { timeoutMs: UI_WAIT_MS, what: `run ${runId} ${status}` },
-    );
-  }
 
   /** Starts a run of `workflowId` and waits for its signed links (minted just after it suspends). */
   async function startWithLinks(
@@ -200,7 +191,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     await page.close();
 
     // The API agrees: the run completed with this answer, decided through the token.
-    await waitRun(runId, 'completed');
+    await waitStatus(client, runId, 'completed', UI_WAIT_MS);
     const received = (await events(runId)).find((e) => e.type === 'approval.received');
     expect(received?.payload).toMatchObject({ action: 'accept', feedback: 'Looks right to me.' });
     expect(String(received?.payload.decidedBy)).toMatch(/^token:/);
@@ -241,7 +232,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
       action: 'reject',
       feedback: 'not now',
     });
-    await waitRun(runId, 'failed');
+    await waitStatus(client, runId, 'failed', UI_WAIT_MS);
   });
 
   it('a used link says it was used, and how; a JSON client gets the 409 envelope', async () => {
@@ -252,7 +243,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
       feedback: 'not this quarter',
     });
     // A rejected gate fails its run.
-    await waitRun(runId, 'failed');
+    await waitStatus(client, runId, 'failed', UI_WAIT_MS);
     for (const [url, name] of [
       [callbackUrl, 'used-phone'],
       [inspectUrl, 'used-read-only-phone'],
@@ -274,7 +265,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
   it('a link whose run was cancelled says the run ended', async () => {
     const { runId, callbackUrl } = await startWithLinks('link-review');
     await client.call('POST', `/v1/runs/${runId}/cancel`, {});
-    await waitRun(runId, 'cancelled');
+    await waitStatus(client, runId, 'cancelled', UI_WAIT_MS);
     const page = await open(callbackUrl, 'run-ended');
     expect(await page.locator('h1').textContent()).toBe('The run has ended');
     expect(await page.locator('[data-testid=run-status]').textContent()).toBe('cancelled');
@@ -304,7 +295,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     expect(await page.locator('[data-testid=done]').textContent()).toBe('Your answers were sent.');
     await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
     await page.close();
-    await waitRun(runId, 'completed');
+    await waitStatus(client, runId, 'completed', UI_WAIT_MS);
     expect((await events(runId)).find((e) => e.type === 'interrupt.resolved')?.payload.resumeValue).toEqual({
       answers: [{ id: 'q1', answer: 'teal' }],
     });
@@ -358,7 +349,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     await page.locator('main[data-state=done]').waitFor({ timeout: UI_WAIT_MS });
     await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
     await page.close();
-    await waitRun(runId, 'completed');
+    await waitStatus(client, runId, 'completed', UI_WAIT_MS);
   });
 
   it('the pages asked only this origin, sent no Referer and no credentials; no log line holds a token', () => {
