@@ -205,6 +205,23 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
       due: null,
       state: { escalated: 2, interrupt: { data: { approversList: ['lead'] } } },
     });
+    // The audit log: the reassignment and the default action, both through route escalation.
+    const audit = await waitFor(
+      async () => {
+        const rows = await query<{ action: string; route: string; who: string }>(
+          hut.db.url,
+          `SELECT record->>'action' AS action, record->>'route' AS route, record->>'who' AS who
+             FROM audit_records WHERE record->>'runId' = $1 ORDER BY seq`,
+          [runId],
+        );
+        return rows.length >= 2 ? rows : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the audit records of the escalation' },
+    );
+    expect(audit).toEqual([
+      { action: 'reassign', route: 'escalation', who: 'system:interrupt-timer' },
+      { action: 'expire', route: 'escalation', who: 'system:interrupt-timer' },
+    ]);
     // Reminded once on the bus too: the receiver heard this run's reminder once.
     await waitFor(
       () => receiver.bodies.some((b) => b.runId === runId && b.event.type === 'interrupt.reminded'),
