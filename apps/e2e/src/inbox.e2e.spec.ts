@@ -123,6 +123,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the approver inbox 
     expect((await list(loser, { assignee: loser })).map((i) => i.runId)).not.toContain(runId);
     expect((await list(loser, { claimed: 'true' })).map((i) => i.runId)).toContain(runId);
     expect((await list(loser, { claimed: 'false' })).map((i) => i.runId)).not.toContain(runId);
+    expect((await client[loser].getRun(runId)).interrupt).toMatchObject({ nodeId: 'gate', assignee: winner, claimExpiresAt: won.body.claimExpiresAt });
 
     // Only the holder releases; then the other may claim.
     expect((await release(loser, runId)).body.error).toBe('interrupt_claimed');

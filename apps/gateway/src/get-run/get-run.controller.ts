@@ -1,10 +1,12 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { InterruptTokenPresenter } from '../interrupt-tokens/interrupt-token.presenter';
 import { runChannels } from '@openwop/contracts';
+import { DATA_SOURCE } from '@openwop/platform-nest';
+import type { DataSource } from 'typeorm';
 import { ConversationReadRepository } from '../conversations/conversation-read.repository';
 import { RunReadRepository } from '../runs/run-read.repository';
 
@@ -20,6 +22,7 @@ export class GetRunController {
     private readonly runs: RunReadRepository,
     private readonly tokens: InterruptTokenPresenter,
     private readonly conversations: ConversationReadRepository,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
   ) {}
 
   @Get('/v1/runs/:runId')
@@ -28,12 +31,26 @@ export class GetRunController {
     description:
       'The RunSnapshot (run-snapshot.schema.json). A pending `interrupt` carries `inspectToken`, `inspectUrl` and `tokenExpiresAt`; ' +
       'for a key holding `approvals:respond` also the resolving `interruptToken` and `callbackUrl`; once the tokens expired, `tokenExpired: true` and none. ' +
-      '`channels.messages` (present once the run held a conversation): its turns through the `message` reducer, ids relative to the run.',
+      '`channels.messages` (present once the run held a conversation): its turns through the `message` reducer, ids relative to the run. ' +
+      'A pending `interrupt` someone holds a live claim on carries `assignee` and `claimExpiresAt` (ADR 0035).',
   })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async getRun(@Param('runId') runId: string, @CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
-    const snapshot = await this.tokens.present(await this.runs.requireVisible(runId, caller.tenant), caller);
+    const snapshot = await this.withClaim(await this.tokens.present(await this.runs.requireVisible(runId, caller.tenant), caller), caller.tenant);
     const channels = runChannels(runId, await this.conversations.recordedForRun(runId, caller.tenant));
     return channels ? { ...snapshot, channels } : snapshot;
+  }
+
+  /** The pending interrupt's live claim (the interrupt service's columns; a lapsed lease is none). */
+  private async withClaim(snapshot: Record<string, unknown>, tenant: string): Promise<Record<string, unknown>> {
+    const interrupt = snapshot.interrupt as { interruptId?: unknown } | undefined;
+    if (typeof interrupt?.interruptId !== 'string') return snapshot;
+    const [claim] = await this.ds.query<{ claimed_by: string; claim_expires_at: Date }[]>(
+      `SELECT claimed_by, claim_expires_at FROM interrupts
+       WHERE interrupt_id = $1 AND tenant = $2 AND status = 'pending' AND claimed_by IS NOT NULL AND claim_expires_at > $3`,
+      [interrupt.interruptId, tenant, new Date()],
+    );
+    if (!claim) return snapshot;
+    return { ...snapshot, interrupt: { ...interrupt, assignee: claim.claimed_by, claimExpiresAt: new Date(claim.claim_expires_at).toISOString() } };
   }
 }
