@@ -21,6 +21,9 @@ import {
   type InterruptTimerOptions,
 } from './interrupt.di-tokens';
 
+/** How long a row that failed alone is left out of the timer's claims before it is tried again. */
+export const FAILED_ROW_BACKOFF_MS = 30_000;
+
 /** The principal of expirations the timer decides. */
 export const TIMER_PRINCIPAL = 'system:interrupt-timer';
 
@@ -41,6 +44,8 @@ type ApplyDue = (manager: EntityManager, state: PendingInterrupt, now: string) =
 export class InterruptTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InterruptTimerService.name);
   private readonly loop: PollLoop;
+  /** Rows that failed alone (interrupt id → epoch ms they may be tried again), per due column. */
+  private readonly backoff = new Map<string, number>();
 
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
@@ -114,13 +119,19 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
 
   /**
    * Claims and applies due rows batch by batch, a batch in one transaction. A batch that fails is
-   * retried row by row (each its own transaction); a row that fails alone is logged and skipped
-   * for the rest of this tick, so it never holds back the others.
+   * retried row by row (each its own transaction); a row that fails alone is logged and left out of
+   * this instance's claims for {@link FAILED_ROW_BACKOFF_MS}, so it never holds back the others
+   * (nor floods the log); it stays due in Postgres, so any instance tries it again later.
    */
   private async fireDue(column: DueColumn, apply: ApplyDue): Promise<number> {
     const what = column === 'deadline_at' ? 'expiry' : 'escalation';
     const { batchSize } = this.options;
     const skip = new Set<string>();
+    const wall = Date.now();
+    for (const [key, until] of this.backoff) {
+      if (until <= wall) this.backoff.delete(key);
+      else if (key.startsWith(`${column}:`)) skip.add(key.slice(column.length + 1));
+    }
     let total = 0;
     for (;;) {
       const now = this.clock.now();
@@ -147,8 +158,9 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
             });
           } catch (rowError) {
             skip.add(id);
+            this.backoff.set(`${column}:${id}`, Date.now() + FAILED_ROW_BACKOFF_MS);
             this.logger.error(
-              `${what} of interrupt ${id} failed, left for the next tick: ${messageOf(rowError)}`,
+              `${what} of interrupt ${id} failed, retried in ${FAILED_ROW_BACKOFF_MS / 1000} s: ${messageOf(rowError)}`,
             );
           }
         }
