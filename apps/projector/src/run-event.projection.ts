@@ -6,6 +6,7 @@ import {
   evolveConversation,
   evolveRunSnapshot,
   pendingInterruptOf,
+  reassignedApprovers,
   storableNumber,
   type ConversationView,
   type ProjectionError,
@@ -252,6 +253,18 @@ async function projectPendingInterrupts(
           p.requestedAt,
         ],
       );
+      return;
+    }
+    case 'interrupt.reassigned': {
+      // An escalation's new approvers (ADR 0034): the listing shows and filters by them.
+      const id = String((event.payload as { interruptId?: unknown }).interruptId);
+      const approvers = reassignedApprovers(event, id);
+      if (approvers) {
+        await manager.query(
+          `UPDATE pending_interrupts SET data = jsonb_set(coalesce(data, '{}'::jsonb), '{approversList}', $2::jsonb) WHERE interrupt_id = $1`,
+          [id, JSON.stringify(approvers)],
+        );
+      }
       return;
     }
     case 'interrupt.resolved':

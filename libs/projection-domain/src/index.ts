@@ -1,6 +1,7 @@
 export {
   evolveRunSnapshot,
   pendingInterruptOf,
+  reassignedApprovers,
   RUN_SNAPSHOT_EVENTS,
   type PendingInterruptView,
   type RunSnapshot,

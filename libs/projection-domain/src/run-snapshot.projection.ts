@@ -71,6 +71,7 @@ export const RUN_SNAPSHOT_EVENTS: readonly RunEventType[] = [
   'interrupt.requested',
   'node.suspended',
   'interrupt.resolved',
+  'interrupt.reassigned',
   'node.resumed',
   'run.completed',
   'run.failed',
@@ -133,6 +134,8 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
     }
     case 'interrupt.resolved':
       return withoutInterrupt(next);
+    case 'interrupt.reassigned':
+      return withReassigned(next, event);
     case 'node.resumed':
       return { ...withoutInterrupt(next), status: 'running' };
     case 'run.completed': {
@@ -157,6 +160,26 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
     default:
       return next;
   }
+}
+
+/**
+ * An escalation reassigned the pending interrupt (ADR 0034): the snapshot shows its new approvers
+ * (`data.approversList`), as the interrupt service holds them.
+ */
+function withReassigned(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
+  const approvers = reassignedApprovers(event, s.interrupt?.interruptId);
+  if (!approvers || !s.interrupt) return s;
+  const data = typeof s.interrupt.data === 'object' && s.interrupt.data !== null ? s.interrupt.data : {};
+  return { ...s, interrupt: { ...s.interrupt, data: { ...data, approversList: approvers } } };
+}
+
+/** The approvers an `interrupt.reassigned` names for `interruptId`, or undefined. */
+export function reassignedApprovers(event: RunEventDoc, interruptId: string | undefined): string[] | undefined {
+  const p = event.payload as { interruptId?: unknown; approvers?: unknown };
+  if (event.type !== 'interrupt.reassigned' || interruptId === undefined || p.interruptId !== interruptId) {
+    return undefined;
+  }
+  return Array.isArray(p.approvers) ? p.approvers.filter((a): a is string => typeof a === 'string') : undefined;
 }
 
 /** A run error as the snapshot shows it: `code`, `message` and `details` only (the log keeps `retryable`). */

@@ -5,6 +5,7 @@ import {
   evolveConversation,
   evolveRunSnapshot,
   pendingInterruptOf,
+  reassignedApprovers,
   projectionErrorOf,
   storableNumber,
   type ConversationView,
@@ -300,6 +301,15 @@ export class BulkProjector {
         timeout_ms: storableNumber(p.timeoutMs, null),
         requested_at: p.requestedAt,
       });
+    } else if (event.type === 'interrupt.reassigned') {
+      const id = String((event.payload as { interruptId?: unknown }).interruptId);
+      const approvers = reassignedApprovers(event, id);
+      const row = plan.pending.get(id);
+      if (!approvers) return;
+      // A row written by an earlier batch is updated by the live path's rules.
+      if (!row) throw new NeedsFallback();
+      const data = typeof row.data === 'object' && row.data !== null ? row.data : {};
+      plan.pending.set(id, { ...row, data: { ...data, approversList: approvers } });
     } else if (event.type === 'interrupt.resolved') {
       const id = String((event.payload as { interruptId?: unknown }).interruptId);
       plan.pending.delete(id);
