@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OpenWopClient } from '@openwop/sdk';
 import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MODES, type HostUnderTest } from './host-matrix';
-import { waitStatus } from './e2e-kit';
+import { chromiumExecutable, waitStatus } from './e2e-kit';
 
 // The admin page (`GET /admin`) in a real headless Chromium against the built host: sign in with
 // an API key, find a pending approval in the list, open its deep link, copy its signed resolve
@@ -39,10 +38,7 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    const executablePath = execFileSync('bash', [resolve(REPO_ROOT, 'tools/browser/ensure-chromium.sh')], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
+    const executablePath = chromiumExecutable();
     mkdirSync(SHOTS, { recursive: true });
     // Scripted agents speak word by word, so the page has a stream to show.
     hut = await MODES[mode]({ AGENT_TOKEN_DELAY_MS: '100' });

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { OpenWopApiError, type OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
-import { waitFor } from '@openwop/testing';
+import { REPO_ROOT, waitFor } from '@openwop/testing';
 
 /** Waits until the run's snapshot shows one of `statuses` (a status or a list), and returns it. */
 export function waitStatus(
@@ -73,4 +75,12 @@ export function workflowDefinition(
     metadata: {},
     settings: {},
   };
+}
+
+/** The headless Chromium the browser specs drive (`tools/browser/ensure-chromium.sh` fetches it once). */
+export function chromiumExecutable(): string {
+  return execFileSync('bash', [resolve(REPO_ROOT, 'tools/browser/ensure-chromium.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 }

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OpenWopClient } from '@openwop/sdk';
 import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { MODES, type HostUnderTest } from './host-matrix';
-import { waitStatus } from './e2e-kit';
+import { chromiumExecutable, waitStatus } from './e2e-kit';
 
 // The page behind a signed link, in a real headless Chromium on a phone-sized viewport (390x844),
 // against the built host in both modes: no API key, only the link. Approve through the resolving
@@ -78,10 +77,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
   }
 
   beforeAll(async () => {
-    const executablePath = execFileSync('bash', [resolve(REPO_ROOT, 'tools/browser/ensure-chromium.sh')], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim();
+    const executablePath = chromiumExecutable();
     mkdirSync(SHOTS, { recursive: true });
     hut = await MODES[mode]();
     base = hut.host.gateways[0]!;
