@@ -111,6 +111,12 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the inbox on the op
     await warning.waitFor({ timeout: UI_WAIT_MS });
     expect(await warning.textContent()).toContain('alice is working on this');
     await page.screenshot({ path: resolve(SHOTS, `claimed-elsewhere-phone-${mode}.png`), fullPage: true });
+    // Bob answers anyway: it goes through, and the answer says whose claim it crossed.
+    await page.getByRole('button', { name: 'Accept', exact: true }).click();
+    const crossed = page.locator('[data-testid=crossed-claim]');
+    await crossed.waitFor({ timeout: UI_WAIT_MS });
+    expect(await crossed.textContent()).toContain('alice held a claim on this');
+    expect(await page.locator('[data-testid=resolve-result]').getAttribute('data-status')).toBe('resolved');
 
     // Bob's own item: he holds it and releases it.
     await page.goto(`${base}/admin#/runs/${encodeURIComponent(free)}/interrupts/gate`);
@@ -120,11 +126,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the inbox on the op
     const [row] = await query<{ claimed_by: string | null }>(hut.db.url, 'SELECT claimed_by FROM interrupts WHERE run_id = $1', [free]);
     expect(row!.claimed_by).toBeNull();
 
-    // The assignee filter in the hash narrows the list to alice's claim.
-    await page.goto(`${base}/admin#/?assignee=alice`);
-    await heldRow.waitFor({ timeout: UI_WAIT_MS });
+    // The assignee filter in the hash narrows the list to bob's claim (alice's item was answered).
+    expect((await fetch(`${base}/v1/runs/${free}/interrupts/gate:claim`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.bob}`, 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    const third = await waiting();
+    await page.goto(`${base}/admin#/?assignee=bob`);
+    await freeRow.waitFor({ timeout: UI_WAIT_MS });
+    await page.locator(`tr[data-run-id="${third}"]`).waitFor({ state: 'detached', timeout: UI_WAIT_MS });
     await waitFor(async () => (await page.locator('tr[data-run-id]').count()) === 1, { timeoutMs: UI_WAIT_MS, what: 'only the claimed item listed' });
-    expect(await page.locator('#assignee-filter').inputValue()).toBe('alice');
+    expect(await page.locator('#assignee-filter').inputValue()).toBe('bob');
     await page.close();
   });
 });

@@ -457,8 +457,10 @@ async function submit(out, runId, nodeId, resumeValue, buttons) {
   mount(out, loadingState('Sending…'));
   try {
     const result = await api('POST', paths.resolve(runId, nodeId), { resumeValue });
+    // An answer that crossed someone else's claim says so (ADR 0035).
+    const crossed = result.claimedBy ? h('p', { class: 'notice notice-warn', 'data-testid': 'crossed-claim' }, `${result.claimedBy} held a claim on this until `, timeEl(result.claimExpiresAt), '; your answer was recorded all the same.') : null;
     if (result.status === 'resolved') {
-      mount(out, h('div', { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' }, h('strong', {}, 'Resolved.'), ' The run resumes; its status above updates live.'));
+      mount(out, h('div', { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' }, h('strong', {}, 'Resolved.'), ' The run resumes; its status above updates live.'), crossed);
     } else {
       buttons.forEach((b) => (b.disabled = b.dataset.offered === 'false'));
       mount(out, h('div', { class: 'notice', 'data-testid': 'resolve-result', 'data-status': result.status }, h('strong', {}, 'Recorded.'), ' The interrupt stays pending (an ask, or a vote short of the quorum).'));
