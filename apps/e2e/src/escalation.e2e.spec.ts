@@ -232,6 +232,35 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
     ]);
   }, 150_000);
 
+  it('the snapshot and the pending listing show the reassigned approvers while the gate waits', async () => {
+    const longWait = `escalation-long-${mode}`;
+    const def = gateWorkflow(longWait, { reassign: { afterMs: 1_000, group: 'finance' } }, 600_000);
+    expect((await call(gw(), 'POST', '/v1/workflows', def)).status).toBeLessThan(300);
+    const created = await call(gw(), 'POST', '/v1/runs', { workflowId: longWait });
+    expect(created.status).toBe(201);
+    const runId = created.json.runId as string;
+    const snapshot = await waitFor(
+      async () => {
+        const snap = (await call(gw(), 'GET', `/v1/runs/${runId}`)).json as {
+          status?: string;
+          interrupt?: { data?: { approversList?: string[] } };
+        };
+        return snap.interrupt?.data?.approversList?.[0] === 'group:finance' ? snap : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the snapshot showing the reassigned approvers' },
+    );
+    expect(snapshot.status).toBe('waiting-approval');
+    expect(snapshot.interrupt?.data?.approversList).toEqual(['group:finance']);
+    const [pending] = await query<{ approvers: string[] }>(
+      hut.db.url,
+      `SELECT data->'approversList' AS approvers FROM pending_interrupts WHERE run_id = $1`,
+      [runId],
+    );
+    expect(pending?.approvers).toEqual(['group:finance']);
+    const answered = await call(gw(), 'POST', `/v1/runs/${runId}/interrupts/gate`, { resumeValue: { action: 'accept' } });
+    expect(answered.status).toBeLessThan(300);
+  }, 90_000);
+
   it('an answer before a step cancels the rest of the schedule', async () => {
     const runId = await startRun();
     await waitFor(
