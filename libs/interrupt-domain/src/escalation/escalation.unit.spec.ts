@@ -2,7 +2,8 @@ import { approvalData, ctx, given, NOW, opened, resolveWith } from '../interrupt
 import { escalationDueAt } from '../interrupt.decider';
 import type { EscalateInterrupt } from '../interrupt.commands';
 import type { InterruptEvent } from '../interrupt.events';
-import { evolveInterrupt, initialInterruptState, type InterruptState } from '../interrupt.state';
+import { interruptStateDocument, interruptStateFromDocument } from '../interrupt-state.version';
+import { evolveInterrupt, initialInterruptState, type InterruptState, type PendingInterrupt } from '../interrupt.state';
 import { nextEscalationStep, readEscalationPolicy } from './escalation.policy';
 
 const at = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();
@@ -90,5 +91,24 @@ describe('interrupt decider: escalation', () => {
     const reminded = given(gate()).when(escalate(0, 2000)).events();
     expect(escalationDueAt(fold([gate(), ...reminded]))).toBe(at(4000));
     expect(escalationDueAt(fold([opened('approval', approvalData())]))).toBeUndefined();
+  });
+});
+
+describe('stored interrupt state and escalation (ADR 0031 rule 3: an additive optional field)', () => {
+  it('a document of a release before escalation (no escalated) reads as no step done', () => {
+    const pending = fold([gate()]) as PendingInterrupt;
+    for (const doc of [{ ...pending }, { ...pending, schemaVersion: 1 }]) {
+      const read = interruptStateFromDocument(doc);
+      expect(read).not.toHaveProperty('escalated');
+      expect(escalationDueAt(read)).toBe(at(2000));
+    }
+  });
+
+  it('steps done survive the stored document, at the current version', () => {
+    const reminded = given(gate()).when(escalate(0, 2000)).events();
+    const state = fold([gate(), ...reminded]) as PendingInterrupt;
+    const doc = JSON.parse(JSON.stringify(interruptStateDocument(state))) as object;
+    expect(doc).toMatchObject({ schemaVersion: 1, escalated: 1 });
+    expect(escalationDueAt(interruptStateFromDocument(doc))).toBe(at(4000));
   });
 });
