@@ -86,16 +86,21 @@ export function createPrometheusHandler(reader: MetricReader): (response: Server
   return (response) => {
     void (async () => {
       let body: string;
+      // A scrape that cannot be served fails (500, so Prometheus' `up` says so) and is logged,
+      // instead of a 200 whose empty body reads as "no series".
+      let status = 200;
       try {
         const { resourceMetrics, errors } = await reader.collect();
         if (errors.length > 0) diag.error('metrics collection errors', ...errors);
         await resourceMetrics.resource.waitForAsyncAttributes?.();
         body = serializer.serialize(withPrometheusUnits(resourceMetrics));
       } catch (error) {
+        diag.error('metrics export failed', error);
+        status = 500;
         body = `# failed to export metrics: ${error instanceof Error ? error.message : String(error)}\n`;
       }
       if (response.writableEnded) return;
-      response.statusCode = 200;
+      response.statusCode = status;
       response.setHeader('content-type', CONTENT_TYPE);
       response.end(body);
     })();

@@ -1,5 +1,6 @@
-import { DataPointType, type MetricData } from '@opentelemetry/sdk-metrics';
-import { prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
+import type { ServerResponse } from 'node:http';
+import { DataPointType, type MetricData, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
 
 function metric(name: string, unit: string, dataPointType: DataPointType, isMonotonic = false): MetricData {
   return { descriptor: { name, unit, description: '', valueType: 1, type: 'x' }, dataPointType, isMonotonic, aggregationTemporality: 1, dataPoints: [] } as unknown as MetricData;
@@ -27,5 +28,23 @@ describe('Prometheus unit suffixes (OpenTelemetry Prometheus compatibility)', ()
     expect(cpu.descriptor.name).toBe('process.cpu.time_seconds');
     const lag = metric('openwop.bus.consumer_lag', '{message}', DataPointType.GAUGE);
     expect(withPrometheusUnit(lag).descriptor).toMatchObject({ name: 'openwop.bus.consumer_lag', unit: '' });
+  });
+});
+
+describe('a scrape that cannot be served', () => {
+  it('answers 500 with the reason, so the scrape fails instead of reading as no series', async () => {
+    const reader = { collect: () => Promise.reject(new Error('reader shut down')) } as unknown as MetricReader;
+    const answered = new Promise<{ status: number; body: string }>((resolve) => {
+      const response = {
+        writableEnded: false,
+        statusCode: 0,
+        setHeader: () => undefined,
+        end(body: string) {
+          resolve({ status: this.statusCode, body });
+        },
+      };
+      createPrometheusHandler(reader)(response as unknown as ServerResponse);
+    });
+    expect(await answered).toEqual({ status: 500, body: '# failed to export metrics: reader shut down\n' });
   });
 });
