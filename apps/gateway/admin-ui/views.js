@@ -3,7 +3,7 @@
 
 import { api, ApiFailure, paths, TERMINAL_STATUSES } from './api.js';
 import { conversationPanel, looksLikeConversation } from './conversation.js';
-import { badge, copyButton, emptyState, errorState, formatAge, h, jsonBlock, loadingState, mount, timeEl } from './dom.js';
+import { answerInput, badge, copyButton, emptyState, errorState, formatAge, h, jsonBlock, loadingState, mount, timeEl } from './dom.js';
 import { INTERRUPT_KINDS } from './vocabulary.js';
 
 const LIST_REFRESH_MS = 5000;
@@ -613,36 +613,6 @@ function clarificationForm(card, runId, nodeId, interrupt) {
     h('div', { class: 'actions' }, send),
   );
   mount(card, h('h2', {}, 'Clarification'), d.contextType ? h('p', { class: 'muted' }, d.contextType) : null, questions.length ? form : emptyState('This clarification has no questions.'), out);
-}
-
-function answerInput(q, id) {
-  const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
-  const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
-  if (choices) {
-    const el = h('select', { id, name: q.id }, choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))));
-    return { id, el, read: () => choices[Number(el.value)] };
-  }
-  if (s.type === 'boolean') {
-    const el = h('input', { id, name: q.id, type: 'checkbox' });
-    return { id, el, read: () => el.checked };
-  }
-  if (s.type === 'number' || s.type === 'integer') {
-    const el = h('input', { id, name: q.id, type: 'number', step: s.type === 'integer' ? '1' : 'any', required: true });
-    return {
-      id,
-      el,
-      read: () => {
-        if (el.value === '') throw new Error('needs a number');
-        return Number(el.value);
-      },
-    };
-  }
-  if (s.type === 'object' || s.type === 'array') {
-    const el = h('textarea', { id, name: q.id, rows: 4, class: 'mono', placeholder: 'JSON' });
-    return { id, el, read: () => JSON.parse(el.value) };
-  }
-  const el = h('input', { id, name: q.id, type: 'text', required: true, autocomplete: 'off' });
-  return { id, el, read: () => el.value };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,21 +2,10 @@
 // JSON, read-only for an inspect-only link; and the plain states of a link that can no longer be
 // used. Built as DOM nodes and text, never parsed as markup: a payload is data.
 
-import { h, jsonBlock, mount } from '/admin/assets/dom.js';
+import { answerInput, formatAge, h, jsonBlock, mount } from '/admin/assets/dom.js';
 import { LinkFailure } from './link-api.js';
 
 const str = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-
-/** "5 s", "4 min", "2 h 5 min", "3 d 4 h" (a shorter copy of the admin page's age). */
-export function formatLeft(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min`;
-  const hrs = Math.floor(m / 60);
-  if (hrs < 48) return `${hrs} h ${m % 60} min`;
-  return `${Math.floor(hrs / 24)} d ${hrs % 24} h`;
-}
 
 /** A local date and time, with the ISO instant as its machine-readable value. */
 export function when(iso) {
@@ -58,7 +47,7 @@ export function expiryLine(expiresAt, onExpired) {
       onExpired();
       return;
     }
-    left.textContent = `${formatLeft(ms)} left`;
+    left.textContent = `${formatAge(ms)} left`;
     line.classList.toggle('expiry-soon', ms < 5 * 60_000);
   };
   if (Number.isNaN(end)) line.replaceChildren('This link has no stated expiry.');
@@ -239,40 +228,6 @@ export function approvalView(interrupt, { canAnswer, submit }) {
   );
 }
 
-function answerInput(q, id) {
-  const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
-  const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
-  if (choices) {
-    const el = h(
-      'select',
-      { id, name: q.id },
-      choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))),
-    );
-    return { el, read: () => choices[Number(el.value)] };
-  }
-  if (s.type === 'boolean') {
-    const el = h('input', { id, name: q.id, type: 'checkbox' });
-    return { el, read: () => el.checked };
-  }
-  if (s.type === 'number' || s.type === 'integer') {
-    const el = h('input', {
-      id,
-      name: q.id,
-      type: 'number',
-      inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
-      step: s.type === 'integer' ? '1' : 'any',
-      required: true,
-    });
-    return { el, read: () => Number(el.value) };
-  }
-  if (s.type === 'object' || s.type === 'array') {
-    const el = h('textarea', { id, name: q.id, rows: 4, class: 'mono', placeholder: 'JSON' });
-    return { el, read: () => JSON.parse(el.value) };
-  }
-  const el = h('input', { id, name: q.id, type: 'text', required: true, autocomplete: 'off' });
-  return { el, read: () => el.value };
-}
-
 /** The clarification: a form built from its questions (or, read-only, the questions alone). */
 export function clarificationView(interrupt, { canAnswer, submit }) {
   const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
@@ -292,7 +247,7 @@ export function clarificationView(interrupt, { canAnswer, submit }) {
     );
   }
   const out = h('div', { class: 'result' });
-  const inputs = questions.map((q, i) => ({ q, id: `answer-${i}`, ...answerInput(q, `answer-${i}`) }));
+  const inputs = questions.map((q, i) => ({ q, ...answerInput(q, `answer-${i}`) }));
   const send = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Send answers');
   return h(
     'div',
