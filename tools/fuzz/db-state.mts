@@ -25,6 +25,13 @@ const KNOWN: readonly TableSpec[] = [
   { name: 'workflows', key: "tenant || '/' || workflow_id", owners: ['workflow_id'] },
   { name: 'outbox', key: 'id::text', owners: ['key', "value->>'runId'", "value->'payload'->>'runId'"] },
   { name: 'processed_messages', key: "consumer || '/' || message_id", owners: [] },
+  // The audit chain records a decision on its run; the tenant's head moves with its latest record.
+  { name: 'audit_records', key: "tenant || '/' || seq", owners: ["record->>'runId'"] },
+  {
+    name: 'audit_heads',
+    key: 'tenant',
+    owners: ["(SELECT r.record->>'runId' FROM audit_records r WHERE r.tenant = x.tenant AND r.seq = x.seq)"],
+  },
 ];
 
 /** TypeORM's own bookkeeping. */
