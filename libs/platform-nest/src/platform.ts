@@ -66,7 +66,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
       : new InProcessBus({ partitions: config.kafkaPartitions, isTransientFailure: isDatabaseUnavailable });
   const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
   await bus.start();
-  const feed: RunEventFeed = embedded ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);
+  // The embedded host is one process, on PGlite or on `DATABASE_URL`: its projector and its gateway
+  // share the feed in memory, so a notice costs no pg_notify statement and no LISTEN round trip.
+  const feed: RunEventFeed =
+    config.mode === 'embedded' ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);
   const relay = new OutboxRelay(dataSource, (topic, messages) => bus.publish(topic, messages));
   relay.start();
   const pruning = setInterval(() => {
