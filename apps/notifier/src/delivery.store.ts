@@ -34,52 +34,58 @@ export interface ClaimedDelivery {
   readonly maxAttempts: number;
 }
 
+/** Where a batch of run events may have to be delivered: each run's scope, the subscriptions of their tenants. */
+export interface DeliveryTargets {
+  readonly scopes: ReadonlyMap<string, RunScope>;
+  readonly subscriptions: readonly SubscriptionRow[];
+}
+
 /**
  * The run scope of the notifier: a `run.started` records its tenant (`owner.tenant`) and tags
  * (`metadata.tags`); later events read them back. A run the notifier never saw start (its group
  * joined later) falls back to the engine's own row for the tenant, with no tags.
+ *
+ * One statement, outside any transaction: it records the starts of `events` (idempotent: the first
+ * write of a run wins) and answers one row per (run, active subscription of the run's tenant). A
+ * tenant with no subscription, the common case, answers no row, and then nothing else is sent. A
+ * crash after it leaves the starts recorded; the redelivered batch records nothing twice.
  */
-export async function recordRunStarts(m: EntityManager, events: readonly RunEventDoc[]): Promise<void> {
+export async function deliveryTargets(
+  m: EntityManager,
+  events: readonly RunEventDoc[],
+): Promise<DeliveryTargets> {
+  if (events.length === 0) return { scopes: new Map(), subscriptions: [] };
+  const started = new Map<string, { runId: string; tenant: string; tags: string[] }>();
   for (const e of events) {
-    if (e.type !== 'run.started') continue;
+    if (e.type !== 'run.started' || started.has(e.runId)) continue;
     const tenant = (e.payload as { owner?: { tenant?: unknown } } | null)?.owner?.tenant;
     if (typeof tenant !== 'string') continue;
-    await m.query(
-      'INSERT INTO webhook_runs (run_id, tenant, tags) VALUES ($1, $2, $3::jsonb) ON CONFLICT (run_id) DO NOTHING',
-      [e.runId, tenant, JSON.stringify(runTagsOf(e.payload))],
-    );
+    started.set(e.runId, { runId: e.runId, tenant, tags: runTagsOf(e.payload) });
   }
-}
-
-async function runScopes(m: EntityManager, runIds: readonly string[]): Promise<Map<string, RunScope>> {
+  const rows = await m.query<
+    (RawSubscription & { scope_run_id: string; scope_tenant: string; scope_tags: string[] })[]
+  >(
+    `WITH started AS (SELECT s->>'runId' AS run_id, s->>'tenant' AS tenant, s->'tags' AS tags FROM jsonb_array_elements($1::jsonb) AS s),
+    recorded AS (INSERT INTO webhook_runs (run_id, tenant, tags) SELECT run_id, tenant, tags FROM started ON CONFLICT (run_id) DO NOTHING),
+    known AS (SELECT run_id, tenant, tags FROM webhook_runs WHERE run_id = ANY($2::text[])),
+    scope AS (
+      SELECT run_id, tenant, tags FROM known
+      UNION ALL SELECT run_id, tenant, tags FROM started s WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.run_id = s.run_id)
+      UNION ALL SELECT e.run_id, e.tenant, '[]'::jsonb FROM engine_runs e
+        WHERE e.run_id = ANY($2::text[]) AND NOT EXISTS (SELECT 1 FROM known k WHERE k.run_id = e.run_id)
+          AND NOT EXISTS (SELECT 1 FROM started s WHERE s.run_id = e.run_id))
+    SELECT sc.run_id AS scope_run_id, sc.tenant AS scope_tenant, sc.tags AS scope_tags, ${SUBSCRIPTION_COLUMNS('w')}
+      FROM scope sc JOIN webhook_subscriptions w ON w.tenant = sc.tenant AND w.status = 'active'`,
+    [JSON.stringify([...started.values()]), [...new Set(events.map((e) => e.runId))]],
+  );
   const scopes = new Map<string, RunScope>();
-  const rows = await m.query<{ run_id: string; tenant: string; tags: string[] }[]>(
-    'SELECT run_id, tenant, tags FROM webhook_runs WHERE run_id = ANY($1::text[])',
-    [runIds],
-  );
-  for (const r of rows) scopes.set(r.run_id, { tenant: r.tenant, tags: r.tags });
-  const missing = runIds.filter((id) => !scopes.has(id));
-  if (missing.length > 0) {
-    const engine = await m.query<{ run_id: string; tenant: string }[]>(
-      'SELECT run_id, tenant FROM engine_runs WHERE run_id = ANY($1::text[])',
-      [missing],
-    );
-    for (const r of engine) scopes.set(r.run_id, { tenant: r.tenant, tags: [] });
+  const subscriptions = new Map<string, SubscriptionRow>();
+  for (const r of rows) {
+    if (!scopes.has(r.scope_run_id))
+      scopes.set(r.scope_run_id, { tenant: r.scope_tenant, tags: r.scope_tags });
+    if (!subscriptions.has(r.webhook_id)) subscriptions.set(r.webhook_id, subscriptionOf(r));
   }
-  return scopes;
-}
-
-/** Active subscriptions of the given tenants. */
-export async function activeSubscriptions(
-  m: EntityManager,
-  tenants: readonly string[],
-): Promise<SubscriptionRow[]> {
-  if (tenants.length === 0) return [];
-  const rows = await m.query<RawSubscription[]>(
-    `${SELECT_SUBSCRIPTION} WHERE tenant = ANY($1::text[]) AND status = 'active'`,
-    [tenants],
-  );
-  return rows.map(subscriptionOf);
+  return { scopes, subscriptions: [...subscriptions.values()] };
 }
 
 /**
@@ -91,12 +97,10 @@ export async function activeSubscriptions(
 export async function recordDeliveries(
   m: EntityManager,
   events: readonly RunEventDoc[],
+  { scopes, subscriptions: subs }: DeliveryTargets,
   durableAttempts: number,
 ): Promise<number> {
-  if (events.length === 0) return 0;
-  const scopes = await runScopes(m, [...new Set(events.map((e) => e.runId))]);
-  const subs = await activeSubscriptions(m, [...new Set([...scopes.values()].map((s) => s.tenant))]);
-  if (subs.length === 0) return 0;
+  if (events.length === 0 || subs.length === 0) return 0;
   let recorded = 0;
   for (const e of events) {
     const scope = scopes.get(e.runId);
@@ -238,8 +242,28 @@ export async function settleAttempt(
 const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime());
 
-const SELECT_SUBSCRIPTION = `SELECT webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, status, created_at,
-  breaker_phase, consecutive_failures, breaker_since, window_started_at, window_failures FROM webhook_subscriptions`;
+const SUBSCRIPTION_COLUMNS = (t: string) =>
+  [
+    'webhook_id',
+    'tenant',
+    'url',
+    'events',
+    'tags',
+    'secret',
+    'secret_fingerprint',
+    'durable',
+    'status',
+    'created_at',
+    'breaker_phase',
+    'consecutive_failures',
+    'breaker_since',
+    'window_started_at',
+    'window_failures',
+  ]
+    .map((c) => `${t}.${c}`)
+    .join(', ');
+
+const SELECT_SUBSCRIPTION = `SELECT ${SUBSCRIPTION_COLUMNS('webhook_subscriptions')} FROM webhook_subscriptions`;
 
 interface RawSubscription {
   webhook_id: string;

@@ -4,16 +4,16 @@ import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { transaction } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
-import { recordDeliveries, recordRunStarts } from './delivery.store';
+import { deliveryTargets, recordDeliveries } from './delivery.store';
 import { DeliveryWorker } from './delivery.worker';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 
 /**
  * The notifier's consumer group on the run-event topic: partitions are shared among its instances,
- * so each event is read by one of them. It records, in one transaction, the run's tenant and tags
- * (from `run.started`) and one delivery row per matching subscription (idempotent by id), then
- * wakes the worker. The offset is committed only after that transaction: a crash before it reads
- * the events again and records nothing twice.
+ * so each event is read by one of them. It records the run's tenant and tags (from `run.started`),
+ * then, in one transaction, one delivery row per matching subscription (idempotent by id), then
+ * wakes the worker. The offset is committed only after both: a crash before reads the events
+ * again and records nothing twice.
  */
 @Injectable()
 export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -44,10 +44,13 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
-    const recorded = await transaction(this.ds, async (m) => {
-      await recordRunStarts(m, events);
-      return recordDeliveries(m, events, this.options.durableRetry.maxAttempts);
-    });
+    // One statement records the starts and finds the subscriptions; a batch no subscription
+    // matches (the common case) ends there, with no transaction.
+    const targets = await deliveryTargets(this.ds.manager, events);
+    if (targets.subscriptions.length === 0) return;
+    const recorded = await transaction(this.ds, (m) =>
+      recordDeliveries(m, events, targets, this.options.durableRetry.maxAttempts),
+    );
     if (recorded > 0) this.worker.kick();
   }
 }
