@@ -40,6 +40,11 @@ export interface AuditFact {
   readonly reason?: string;
   /** The interrupts a cancel closed. */
   readonly interrupts?: readonly string[];
+  /**
+   * On an enforced approvers list: the entry that admitted `who`, itself or the `group:<name>` it
+   * answered as a member of (the membership the host resolved at that moment).
+   */
+  readonly admittedAs?: string;
 }
 
 /** One line of an audit export (NDJSON): the chained record and where it sits in its tenant's chain. */

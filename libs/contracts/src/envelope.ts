@@ -6,6 +6,11 @@ export interface Actor {
   readonly keyId?: string;
   /** Set when the command is one item of a bulk request (the audit log records the route). */
   readonly via?: 'bulk';
+  /**
+   * The principal's groups, set only by the gateway from its key configuration (never from a
+   * request): an approvers list entry `group:<name>` admits a member. Absent: none.
+   */
+  readonly groups?: readonly string[];
 }
 
 /**

@@ -24,6 +24,11 @@ export function assertCommand<T extends CommandEnvelope>(
   }
   if (typeof v.actor !== 'object' || v.actor === null || typeof v.actor.tenant !== 'string') {
     problems.push({ path: '/actor', message: 'must carry tenant and principal' });
+  } else if (
+    v.actor.groups !== undefined &&
+    !(Array.isArray(v.actor.groups) && v.actor.groups.every((g: unknown) => typeof g === 'string' && g !== ''))
+  ) {
+    problems.push({ path: '/actor/groups', message: 'must be an array of non-empty strings when present' });
   }
   const dataClass = typeof v.type === 'string' && Object.hasOwn(dataClasses, v.type) ? dataClasses[v.type] : undefined;
   if (!dataClass) problems.push({ path: '/type', message: `unknown command type ${String(v.type)}` });

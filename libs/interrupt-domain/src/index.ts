@@ -69,7 +69,12 @@ export { INTERRUPT_STATE_SHAPE, interruptStateDocument, interruptStateFromDocume
 export {
   DEFAULT_CLAIM_LEASE_MS,
   MAX_CLAIM_LEASE_MS,
-  assertEligibleApprover,
-  enforcedApprovers,
   liveClaim,
 } from './interrupt-claim';
+export {
+  GROUP_PREFIX,
+  admittingEntry,
+  assertEligibleApprover,
+  enforcedApprovers,
+  type Approver,
+} from './approver-eligibility';

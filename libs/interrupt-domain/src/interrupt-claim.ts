@@ -1,9 +1,9 @@
 import { instantAfter } from '@openwop/kernel';
-import type { ClaimInterrupt, InterruptFacts, ReleaseInterrupt } from './interrupt.commands';
-import { InterruptClaimed, NotAnApprover } from './interrupt.errors';
+import { assertEligibleApprover } from './approver-eligibility';
+import type { ClaimInterrupt, ReleaseInterrupt } from './interrupt.commands';
+import { InterruptClaimed } from './interrupt.errors';
 import type { InterruptEvent } from './interrupt.events';
 import type { InterruptClaim, PendingInterrupt } from './interrupt.state';
-import { isJsonObject } from './json-value.util';
 
 /** The lease a claim gets when the claimant names none (15 minutes), and the longest it may ask (24 hours). */
 export const DEFAULT_CLAIM_LEASE_MS = 15 * 60 * 1000;
@@ -19,30 +19,12 @@ export function liveClaim(state: PendingInterrupt, now: string): InterruptClaim 
 }
 
 /**
- * `data.approverPolicy: 'enforced'` on an approval gate with an `approversList` makes the list a
- * rule, not a hint: only a listed principal may claim, vote or ask. The spec leaves `approversList`
- * advisory for the engine and the host the authority at resolve time (`interrupt.md`); advisory
- * stays this host's default.
- */
-export function enforcedApprovers(interrupt: InterruptFacts): readonly string[] | undefined {
-  const d = interrupt.data;
-  if (interrupt.kind !== 'approval' || !isJsonObject(d) || d.approverPolicy !== 'enforced') return undefined;
-  return Array.isArray(d.approversList) ? d.approversList.filter((a): a is string => typeof a === 'string') : [];
-}
-
-/** Refuses (403 `forbidden`) a principal outside an enforced approvers list. */
-export function assertEligibleApprover(interrupt: InterruptFacts, principal: string): void {
-  const listed = enforcedApprovers(interrupt);
-  if (listed !== undefined && !listed.includes(principal)) throw new NotAnApprover(interrupt.interruptId, principal);
-}
-
-/**
  * First claim wins: a live claim by someone else refuses the claimant with 409 `interrupt_claimed`
  * (naming the holder and the expiry). The holder renews by claiming again; a lapsed claim is free.
  */
 export function decideClaim(command: ClaimInterrupt, state: PendingInterrupt): InterruptEvent[] {
   const { context } = command;
-  assertEligibleApprover(state.interrupt, context.principal);
+  assertEligibleApprover(state.interrupt, context);
   const held = liveClaim(state, context.now);
   if (held !== undefined && held.claimedBy !== context.principal) throw new InterruptClaimed(state.interrupt.interruptId, held);
   const leaseMs = Math.min(Math.max(1, command.leaseMs ?? DEFAULT_CLAIM_LEASE_MS), MAX_CLAIM_LEASE_MS);

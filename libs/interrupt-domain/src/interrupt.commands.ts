@@ -9,6 +9,11 @@ export interface CommandContext {
   readonly tenant: string;
   /** The authenticated principal behind the command; the only source of `decidedBy`. */
   readonly principal: string;
+  /**
+   * The principal's groups as the host configured them (the gateway's key registry), never taken
+   * from a request; an approvers list entry `group:<name>` admits a member. Absent: none.
+   */
+  readonly groups?: readonly string[];
 }
 
 /** What the engine requested, as the interrupt service holds it. */

@@ -4,7 +4,8 @@ import { resolveApproval } from './approval/approval.resolution';
 import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy } from './escalation/escalation.policy';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
-import { assertEligibleApprover, decideClaim, decideRelease } from './interrupt-claim';
+import { assertEligibleApprover } from './approver-eligibility';
+import { decideClaim, decideRelease } from './interrupt-claim';
 import type {
   CancelInterrupt,
   CommandContext,
@@ -135,7 +136,7 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
   const { interrupt } = state;
   const { context } = command;
   if (command.via === 'token' && requiresBearer(interrupt)) throw new BearerResolutionRequired(interrupt.interruptId);
-  assertEligibleApprover(interrupt, context.principal);
+  assertEligibleApprover(interrupt, context);
   if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context);
   const submitted = command.resumeValue === undefined ? null : command.resumeValue;
   if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, submitted);

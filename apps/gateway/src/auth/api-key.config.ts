@@ -7,7 +7,16 @@ export interface ApiKeyConfigEntry {
   readonly principal?: string;
   /** Stable, loggable key id; defaults to a prefix of the key's SHA-256. */
   readonly id?: string;
+  /**
+   * Groups the principal belongs to (names without the `group:` prefix): an approvers list entry
+   * `group:<name>` admits it. A principal's groups are the union over its keys in the tenant.
+   */
+  readonly groups?: readonly string[];
 }
+
+/** At most this many groups per key, each name at most this long (the approvers list's name bound). */
+export const MAX_KEY_GROUPS = 100;
+export const MAX_GROUP_NAME_LENGTH = 200;
 
 /** `WOP_API_KEYS` is malformed; the message says what and where, never a key value. */
 export class ApiKeyConfigError extends Error {
@@ -23,8 +32,8 @@ export const API_KEYS_ENV = 'WOP_API_KEYS';
 const EXAMPLE = '[{"key":"<secret>","scopes":["runs:create","runs:read"],"tenant":"acme"}]';
 
 /**
- * Parses `WOP_API_KEYS`: a JSON array of `{key, scopes, tenant, principal?, id?}`. Returns `[]`
- * when the variable is unset or blank.
+ * Parses `WOP_API_KEYS`: a JSON array of `{key, scopes, tenant, principal?, id?, groups?}`. Returns
+ * `[]` when the variable is unset or blank.
  *
  * @throws {@link ApiKeyConfigError} when the value is not such an array, a field has the wrong
  * type, or a key or id appears twice.
@@ -48,7 +57,7 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
   const where = `entry ${index}`;
   if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ApiKeyConfigError(`${where} must be an object`);
   const e = item as Record<string, unknown>;
-  const unknown = Object.keys(e).filter((k) => !['key', 'scopes', 'tenant', 'principal', 'id'].includes(k));
+  const unknown = Object.keys(e).filter((k) => !['key', 'scopes', 'tenant', 'principal', 'id', 'groups'].includes(k));
   if (unknown.length) throw new ApiKeyConfigError(`${where} has unknown field(s) ${unknown.join(', ')}`);
   if (typeof e.key !== 'string' || e.key.length < 8) {
     throw new ApiKeyConfigError(`${where}: "key" must be a string of at least 8 characters`);
@@ -63,13 +72,31 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
       throw new ApiKeyConfigError(`${where}: "${field}" must be a non-empty string when present`);
     }
   }
+  const groups = e.groups === undefined ? undefined : groupsOf(e.groups, where);
   return {
     key: e.key,
     scopes: e.scopes as string[],
     tenant: e.tenant,
     ...(typeof e.principal === 'string' ? { principal: e.principal } : {}),
     ...(typeof e.id === 'string' ? { id: e.id } : {}),
+    ...(groups !== undefined && groups.length > 0 ? { groups } : {}),
   };
+}
+
+/** `groups`: distinct group names, each non-empty, without whitespace and without the `group:` prefix. */
+function groupsOf(value: unknown, where: string): string[] {
+  const ok = (g: unknown): g is string =>
+    typeof g === 'string' && g.length >= 1 && g.length <= MAX_GROUP_NAME_LENGTH && !/\s/.test(g);
+  if (!Array.isArray(value) || value.length > MAX_KEY_GROUPS || !value.every(ok)) {
+    throw new ApiKeyConfigError(
+      `${where}: "groups" must be an array of at most ${MAX_KEY_GROUPS} names of 1 to ${MAX_GROUP_NAME_LENGTH} characters without whitespace`,
+    );
+  }
+  const prefixed = value.find((g) => g.startsWith('group:'));
+  if (prefixed !== undefined) {
+    throw new ApiKeyConfigError(`${where}: "groups" names a group without its "group:" prefix (write "${prefixed.slice(6)}")`);
+  }
+  return [...new Set(value)];
 }
 
 function assertUnique(values: readonly (string | undefined)[], describe: (index: number) => string): void {

@@ -14,6 +14,17 @@ describe('parseApiKeysConfig', () => {
     ]);
   });
 
+  it('reads groups (deduplicated); an empty list is the same as none', () => {
+    const raw = JSON.stringify([
+      { key: KEY, scopes: [], tenant: 'acme', principal: 'alice', groups: ['finance', 'ops', 'finance'] },
+      { key: 'x'.repeat(20), scopes: [], tenant: 'acme', groups: [] },
+    ]);
+    expect(parseApiKeysConfig(raw)).toEqual([
+      { key: KEY, scopes: [], tenant: 'acme', principal: 'alice', groups: ['finance', 'ops'] },
+      { key: 'x'.repeat(20), scopes: [], tenant: 'acme' },
+    ]);
+  });
+
   it('treats an unset or blank variable as no keys', () => {
     expect(parseApiKeysConfig(undefined)).toEqual([]);
     expect(parseApiKeysConfig('  ')).toEqual([]);
@@ -29,6 +40,10 @@ describe('parseApiKeysConfig', () => {
     ['scopes that are not strings', JSON.stringify([{ key: KEY, scopes: [1], tenant: 't' }]), /"scopes"/],
     ['a missing tenant', JSON.stringify([{ key: KEY, scopes: [] }]), /"tenant"/],
     ['an empty principal', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', principal: '' }]), /"principal"/],
+    ['groups that are not an array', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: 'finance' }]), /"groups" must be an array/],
+    ['an empty group name', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: [''] }]), /"groups" must be an array/],
+    ['a group name with whitespace', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['fin ance'] }]), /without whitespace/],
+    ['a group name with its prefix', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['group:finance'] }]), /write "finance"/],
     ['an unknown field', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', role: 'admin' }]), /unknown field\(s\) role/],
     ['a repeated key', JSON.stringify([{ key: KEY, scopes: [], tenant: 'a' }, { key: KEY, scopes: [], tenant: 'b' }]), /entry 1 repeats the key/],
     ['a repeated id', JSON.stringify([{ key: KEY, scopes: [], tenant: 'a', id: 'x' }, { key: 'y'.repeat(9), scopes: [], tenant: 'b', id: 'x' }]), /repeats id x/],

@@ -9,12 +9,21 @@ export interface Caller {
   readonly tenant: string;
   readonly principal: string;
   readonly scopes: ReadonlySet<string>;
+  /**
+   * The principal's groups (names without `group:`), from the key configuration alone, never from a
+   * request: the union over the principal's keys in its tenant. Absent when it has none.
+   */
+  readonly groups?: readonly string[];
   /** Set for the items of a bulk request: the commands it sends say so (the audit log's route). */
   readonly via?: 'bulk';
 }
 
 interface StoredKey extends Caller {
   readonly hash: Buffer;
+}
+
+function principalId(tenant: string, principal: string): string {
+  return JSON.stringify([tenant, principal]);
 }
 
 function sha256(value: string): Buffer {
@@ -29,15 +38,36 @@ function sha256(value: string): Buffer {
  */
 export class ApiKeyRegistry {
   private readonly keys: readonly StoredKey[];
+  /** Each (tenant, principal)'s groups, the union over its keys. */
+  private readonly groups = new Map<string, Set<string>>();
 
   constructor(entries: readonly ApiKeyConfigEntry[]) {
     // Whatever their shape, the configured keys are redacted from every log line of this process.
     registerSecret(...entries.map((entry) => entry.key));
-    this.keys = entries.map((entry) => {
+    const keys = entries.map((entry) => {
       const hash = sha256(entry.key);
       const keyId = entry.id ?? `key-${hash.toString('hex').slice(0, 12)}`;
-      return { hash, keyId, tenant: entry.tenant, principal: entry.principal ?? keyId, scopes: new Set(entry.scopes) };
+      return { hash, keyId, tenant: entry.tenant, principal: entry.principal ?? keyId, scopes: new Set(entry.scopes), entry };
     });
+    // Groups belong to the principal: every key of (tenant, principal) carries the union of their groups.
+    for (const { tenant, principal, entry } of keys) {
+      const id = principalId(tenant, principal);
+      const union = this.groups.get(id) ?? new Set<string>();
+      for (const g of entry.groups ?? []) union.add(g);
+      this.groups.set(id, union);
+    }
+    this.keys = keys.map(({ entry: _entry, ...stored }) => {
+      const groups = this.groupsOf(stored.tenant, stored.principal);
+      return groups.length > 0 ? { ...stored, groups } : stored;
+    });
+  }
+
+  /**
+   * The configured groups of `principal` in `tenant` (sorted), `[]` for one with none or one no key
+   * names. The inbox's `approver=` filter uses it to find the items a principal's groups may answer.
+   */
+  groupsOf(tenant: string, principal: string): readonly string[] {
+    return [...(this.groups.get(principalId(tenant, principal)) ?? [])].sort();
   }
 
   /** Number of configured keys. */

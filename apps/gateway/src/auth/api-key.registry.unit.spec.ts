@@ -40,6 +40,24 @@ describe('ApiKeyRegistry', () => {
     expect(registry().verify(C)!.principal).toBe('user-c');
   });
 
+  it("gives a principal's every key the union of the groups its keys name in that tenant, and no group to anyone else", () => {
+    const D = 'key-d-' + 'd'.repeat(26);
+    const E = 'key-e-' + 'e'.repeat(26);
+    const F = 'key-f-' + 'f'.repeat(26);
+    const r = new ApiKeyRegistry([
+      { key: D, scopes: [], tenant: 't1', principal: 'alice', groups: ['finance'] },
+      { key: E, scopes: [], tenant: 't1', principal: 'alice', groups: ['ops', 'finance'] },
+      { key: F, scopes: [], tenant: 't2', principal: 'alice' },
+    ]);
+    expect(r.verify(D)!.groups).toEqual(['finance', 'ops']);
+    expect(r.verify(E)!.groups).toEqual(['finance', 'ops']);
+    // The same principal name in another tenant is another principal.
+    expect(r.verify(F)!.groups).toBeUndefined();
+    expect(r.groupsOf('t1', 'alice')).toEqual(['finance', 'ops']);
+    expect(r.groupsOf('t2', 'alice')).toEqual([]);
+    expect(r.groupsOf('t1', 'bob')).toEqual([]);
+  });
+
   it('rejects unknown keys, prefixes and near misses', () => {
     const r = registry();
     for (const presented of ['', 'nope', A.slice(0, -1), `${A}x`, A.toUpperCase()]) expect(r.verify(presented)).toBeUndefined();

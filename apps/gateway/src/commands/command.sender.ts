@@ -21,7 +21,7 @@ export class CommandSender {
 
   /**
    * Builds the envelope for `caller`: fresh id, the caller as actor (with its key's id, never the
-   * key, and `via: bulk` for a bulk request's items), correlated by `key`.
+   * key, its configured groups, and `via: bulk` for a bulk request's items), correlated by `key`.
    */
   envelope<TType extends string, TData>(
     type: TType,
@@ -39,6 +39,8 @@ export class CommandSender {
         principal: caller.principal,
         keyId: caller.keyId,
         ...(caller.via !== undefined ? { via: caller.via } : {}),
+        // From the key registry only: the caller's groups are never read from a request.
+        ...(caller.groups !== undefined && caller.groups.length > 0 ? { groups: [...caller.groups] } : {}),
       },
       data,
     };

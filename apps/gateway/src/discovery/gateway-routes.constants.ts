@@ -359,7 +359,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       { name: 'maxAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
       { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
       { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      { name: 'approver', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts whose `approversList` names this principal.' },
+      { name: 'approver', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts whose `approversList` names this principal, or a `group:<name>` the key configuration gives it.' },
       { name: 'assignee', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts this principal holds a live claim on.' },
       { name: 'claimed', in: 'query', schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only claimed (`true`) or unclaimed (`false`) interrupts.' },
       { name: 'sort', in: 'query', schema: { type: 'string', enum: ['age', '-age'] }, description: '`age` (default): youngest first; `-age`: oldest first.' },

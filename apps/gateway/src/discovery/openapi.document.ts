@@ -188,6 +188,10 @@ function componentSchemas(): Record<string, JsonSchema> {
             answerDigest: { type: 'string', description: '`sha256:<hex>` of the canonical JSON of the answer.' },
             reason: { type: 'string' },
             interrupts: { type: 'array', items: { type: 'string' } },
+            admittedAs: {
+              type: 'string',
+              description: 'On an enforced approvers list: the entry that admitted `who` (itself, or `group:<name>`).',
+            },
           },
         },
         prev_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },

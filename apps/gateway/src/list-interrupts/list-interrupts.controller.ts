@@ -3,10 +3,11 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { encodeKeysetCursor } from '@openwop/contracts';
 import { DATA_SOURCE, HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
-import type { Caller } from '../auth/api-key.registry';
+import type { ApiKeyRegistry, Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { decodeKeysetCursor } from '../common/keyset-cursor';
+import { API_KEY_REGISTRY } from '../gateway.di-tokens';
 import { createValidationPipe } from '../common/validation.pipe';
 import { askedOf } from './interrupt-asked';
 import { ListInterruptsQueryDto } from './list-interrupts.query.dto';
@@ -30,7 +31,8 @@ interface Row {
  * `GET /v1/interrupts`: the approver's inbox (ADR 0035), the caller's tenant's pending interrupts
  * across runs, each with what it asks, its SLA age, its approvers and its live claim; filtered by
  * kind, workflow, run, age, approver, assignee or claimed; youngest first or (`sort=-age`) oldest
- * first; paginated by an opaque keyset cursor. The rows are the projector's read model; the claim and
+ * first; paginated by an opaque keyset cursor. `approver=<principal>` finds the items whose approvers
+ * name the principal or one of the groups the key configuration gives it in the caller's tenant. The rows are the projector's read model; the claim and
  * the current approvers (an escalation may reassign them) are the interrupt service's columns,
  * joined by id; a lapsed lease reads as no claim.
  */
@@ -40,6 +42,7 @@ export class ListInterruptsController {
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
+    @Inject(API_KEY_REGISTRY) private readonly keys: ApiKeyRegistry,
   ) {}
 
   @Get('/v1/interrupts')
@@ -65,7 +68,11 @@ export class ListInterruptsController {
     const minAge = Math.max(q.minAgeMs ?? -1, q.olderThanMs ?? -1);
     if (minAge >= 0) add('p.requested_at <= $?', new Date(now - minAge));
     if (q.maxAgeMs !== undefined) add('p.requested_at >= $?', new Date(now - q.maxAgeMs));
-    if (q.approver) add(`i.state->'interrupt'->'data'->'approversList' @> $?::jsonb`, JSON.stringify([q.approver]));
+    if (q.approver) {
+      // The principal named directly or through one of its configured groups (`group:<name>`).
+      const entries = [q.approver, ...this.keys.groupsOf(caller.tenant, q.approver).map((g) => `group:${g}`)];
+      add(`i.state->'interrupt'->'data'->'approversList' ?| $?::text[]`, entries);
+    }
     if (q.assignee) {
       add('i.claimed_by = $?', q.assignee);
       add('i.claim_expires_at > $?', nowAt);

@@ -19,7 +19,7 @@ export class ListInterruptsQueryDto {
 
   @IsOptional() @IsString() @MaxLength(MAX_ID_LENGTH) workflowId?: string;
 
-  /** Only interrupts whose `approversList` names this principal. */
+  /** Only interrupts whose `approversList` names this principal, or a `group:<name>` it belongs to. */
   @IsOptional() @IsString() @MaxLength(MAX_ID_LENGTH) approver?: string;
 
   /** Only interrupts this principal holds a live claim on. */

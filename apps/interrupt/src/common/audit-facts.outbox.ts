@@ -1,6 +1,8 @@
 import { Headers, Topics, type CommandEnvelope } from '@openwop/contracts';
 import { digestOf, type AuditFact, type AuditRoute } from '@openwop/audit-chain';
 import {
+  admittingEntry,
+  enforcedApprovers,
   readEscalationPolicy,
   type InterruptEvent,
   type InterruptFacts,
@@ -28,7 +30,9 @@ function keyOf(command: CommandEnvelope, via: string | undefined): { keyId?: str
 
 /**
  * The fact of an accepted `interrupt.resolve`: `resolve` when it decided the interrupt, `vote` for
- * a vote short of quorum; nothing for an `ask` (a question, not a decision).
+ * a vote short of quorum; nothing for an `ask` (a question, not a decision). On an enforced
+ * approvers list it records `admittedAs`, the entry that admitted the principal (a `group:<name>`
+ * when it answered as a member): the membership of the moment, kept with the decision.
  */
 export function resolveFact(
   command: CommandEnvelope,
@@ -41,6 +45,9 @@ export function resolveFact(
   const resolved = events.some((e) => e.type === 'interrupt.resolved');
   if (!resolved && !events.some((e) => e.type === 'interrupt.vote-recorded')) return [];
   const action = (resumeValue as { action?: unknown } | null | undefined)?.action;
+  // On an enforced list, the entry that admitted the principal: itself, or the group it answered for.
+  const listed = enforcedApprovers(interrupt);
+  const admittedAs = listed !== undefined ? admittingEntry(listed, command.actor) : undefined;
   return [
     message({
       factId: `resolve:${command.id}`,
@@ -54,6 +61,7 @@ export function resolveFact(
       outcome: resolved ? 'resolved' : 'pending',
       ...(typeof action === 'string' ? { answerAction: action } : {}),
       answerDigest: digestOf(resumeValue),
+      ...(admittedAs !== undefined ? { admittedAs } : {}),
     }),
   ];
 }

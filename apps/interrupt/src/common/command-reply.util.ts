@@ -2,9 +2,10 @@ import { refusal, type CommandEnvelope, type CommandReply } from '@openwop/contr
 import type { CommandContext } from '@openwop/interrupt-domain';
 import { DomainError } from '@openwop/kernel';
 
-/** The decider's inputs from an envelope: its id, the authenticated actor, and the handler's clock. */
+/** The decider's inputs from an envelope: its id, the authenticated actor (and its groups), and the handler's clock. */
 export function contextOf(command: CommandEnvelope, now: string): CommandContext {
-  return { commandId: command.id, now, tenant: command.actor.tenant, principal: command.actor.principal };
+  const { tenant, principal, groups } = command.actor;
+  return { commandId: command.id, now, tenant, principal, ...(groups !== undefined && groups.length > 0 ? { groups } : {}) };
 }
 
 /** Runs a decision; a domain rejection becomes the refusal reply (the caller writes nothing). */
