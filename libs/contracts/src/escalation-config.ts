@@ -1,16 +1,19 @@
 /**
- * An approval gate's escalation policy (host extension, ADR 0034), as a workflow writes it in the
- * node's `config.escalation` and as the interrupt carries it in `data.escalation`:
+ * An escalation policy (host extension, ADR 0034) of a node that waits on a person (an approval
+ * gate, a clarification gate, a custom interrupt), as a workflow writes it in the node's
+ * `config.escalation` and as the interrupt carries it in `data.escalation`:
  *
  * ```json
  * { "reminders": [{ "afterMs": 2000 }], "reassign": { "afterMs": 4000, "approvers": ["lead"] }, "defaultAction": "reject" }
  * ```
  *
  * Reminders at set ages, a reassignment to a next approver list (or a named `group`), and then the
- * gate's timeout with its default action. The default action is the timeout's own: an approval
- * gate that times out resolves rejected (fail closed), so `reject` is the only value; silence never
- * approves. Every age is measured from when the interrupt was requested and must fall before the
- * gate's timeout when it has one.
+ * node's timeout with its default action. The default action is the timeout's own, per kind
+ * ({@link ESCALATION_DEFAULT_ACTIONS_BY_NODE}): an approval gate that times out resolves rejected
+ * (fail closed), so `reject` is its only value and silence never approves; a clarification or a
+ * custom interrupt that times out expires (the run resumes with outcome timeout), `expire`. Every age
+ * is measured from when the interrupt was requested and must fall before the node's timeout when it
+ * has one.
  */
 
 // Import-free: `limits.ts` calls this with its bounds (a cycle otherwise).
@@ -21,8 +24,19 @@ export const MAX_ESCALATION_REMINDERS = 10;
 /** At most this many approvers a reassignment names. */
 export const MAX_ESCALATION_APPROVERS = 100;
 
-/** The default actions an escalation may end with: the timeout's (fail closed). */
-export const ESCALATION_DEFAULT_ACTIONS = ['reject'] as const;
+/** The default actions an escalation may end with: the timeout's own, per kind. */
+export const ESCALATION_DEFAULT_ACTIONS = ['reject', 'expire'] as const;
+
+/**
+ * The node types an escalation policy may sit on, and the default action of each (its timeout's):
+ * the nodes that wait on a person and can carry approvers and a timeout. External events wait on a
+ * system; conversations and low-confidence ratifications are left out (ADR 0034).
+ */
+export const ESCALATION_DEFAULT_ACTIONS_BY_NODE: Readonly<Record<string, (typeof ESCALATION_DEFAULT_ACTIONS)[number]>> = {
+  'core.approvalGate': 'reject',
+  'core.clarificationGate': 'expire',
+  'core.custom': 'expire',
+};
 
 export interface EscalationConfigProblem {
   readonly path: string;
@@ -49,13 +63,16 @@ export interface EscalationBounds {
 /**
  * The problems of a node config's `escalation` (under `path`, e.g. `/nodes/0/config`), or `[]` when
  * it has none or a valid one; ages up to `bounds.maxAgeMs`, names up to `bounds.maxNameLength`. `timeoutMs` is the gate's timeout when it has one: every step's age
- * must fall before it (the timeout is the last step).
+ * must fall before it (the timeout is the last step). `typeId` is the node's type (an approval gate
+ * when not given): a policy on a type outside {@link ESCALATION_DEFAULT_ACTIONS_BY_NODE} is refused,
+ * and the default action must be that type's.
  */
 export function escalationConfigProblems(
   config: Record<string, unknown>,
   path: string,
   bounds: EscalationBounds,
   timeoutMs?: number,
+  typeId = 'core.approvalGate',
 ): EscalationConfigProblem[] {
   const MAX_INTERRUPT_TIMEOUT_MS = bounds.maxAgeMs;
   const MAX_ID_LENGTH = bounds.maxNameLength;
@@ -67,6 +84,10 @@ export function escalationConfigProblems(
   const at = `${path}/escalation`;
   if (!isRecord(escalation)) return [{ path: at, message: 'must be an object' }];
   const problems: EscalationConfigProblem[] = [];
+  const ownDefault = Object.hasOwn(ESCALATION_DEFAULT_ACTIONS_BY_NODE, typeId) ? ESCALATION_DEFAULT_ACTIONS_BY_NODE[typeId] : undefined;
+  if (ownDefault === undefined) {
+    return [{ path: at, message: `is supported on ${Object.keys(ESCALATION_DEFAULT_ACTIONS_BY_NODE).join(', ')} nodes, not ${typeId}` }];
+  }
   for (const k of Object.keys(escalation)) {
     if (!FIELDS.includes(k)) problems.push({ path: `${at}/${k}`, message: `is not a known field (known: ${FIELDS.join(', ')})` });
   }
@@ -119,14 +140,17 @@ export function escalationConfigProblems(
     }
   }
   const defaultAction = own(escalation, 'defaultAction');
-  if (defaultAction !== undefined && !(ESCALATION_DEFAULT_ACTIONS as readonly unknown[]).includes(defaultAction)) {
+  if (defaultAction !== undefined && defaultAction !== ownDefault) {
     problems.push({
       path: `${at}/defaultAction`,
-      message: `must be ${ESCALATION_DEFAULT_ACTIONS.join(' or ')}: an approval gate's timeout resolves rejected (fail closed), and silence never approves`,
+      message:
+        ownDefault === 'reject'
+          ? "must be reject: an approval gate's timeout resolves rejected (fail closed), and silence never approves"
+          : `must be expire: a ${typeId} node's timeout expires the interrupt (the run resumes with outcome timeout)`,
     });
   }
   if (defaultAction !== undefined && timeoutMs === undefined) {
-    problems.push({ path: `${at}/defaultAction`, message: 'needs the gate to have a timeoutMs: the default action is applied at the timeout' });
+    problems.push({ path: `${at}/defaultAction`, message: 'needs the node to have a timeoutMs: the default action is applied at the timeout' });
   }
   return problems;
 }

@@ -19,6 +19,12 @@ export class OpenInterruptData {
    * hold the conversation's turns.
    */
   @IsOptional() @IsObject() conversation?: Record<string, unknown>;
+  /**
+   * Host extensions (ADR 0034) the interrupt service merges into its copy of `data`: a
+   * clarification's or a custom interrupt's `approversList`, `approverPolicy`, `escalation`, which
+   * the wire's `data` of those kinds does not allow. Never part of `interrupt.requested`.
+   */
+  @IsOptional() @IsObject() hostData?: Record<string, unknown>;
 }
 
 /** `interrupt.resolve`: an external caller's answer (gateway, request/reply). */

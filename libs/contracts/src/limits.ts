@@ -183,7 +183,8 @@ export function workflowLimitProblems(definition: unknown): LimitProblem[] {
       push(idProblem(own(node, 'id'), `/nodes/${i}/id`));
       push(idProblem(own(node, 'typeId'), `/nodes/${i}/typeId`));
       const config = own(node, 'config');
-      if (isRecord(config)) problems.push(...nodeConfigProblems(config, `/nodes/${i}/config`));
+      const typeId = own(node, 'typeId');
+      if (isRecord(config)) problems.push(...nodeConfigProblems(config, `/nodes/${i}/config`, typeof typeId === 'string' ? typeId : ''));
     });
   }
   if (Array.isArray(edges)) {
@@ -195,7 +196,7 @@ export function workflowLimitProblems(definition: unknown): LimitProblem[] {
   return problems;
 }
 
-function nodeConfigProblems(config: Record<string, unknown>, path: string): LimitProblem[] {
+function nodeConfigProblems(config: Record<string, unknown>, path: string, typeId: string): LimitProblem[] {
   const problems: LimitProblem[] = [];
   const push = (p: LimitProblem | undefined) => {
     if (p) problems.push(p);
@@ -203,7 +204,7 @@ function nodeConfigProblems(config: Record<string, unknown>, path: string): Limi
   for (const field of TIMEOUT_MS_FIELDS) push(intProblem(own(config, field), `${path}/${field}`, 1, MAX_INTERRUPT_TIMEOUT_MS));
   push(intProblem(own(config, 'timeoutSec'), `${path}/timeoutSec`, 1, Math.floor(MAX_INTERRUPT_TIMEOUT_MS / 1000)));
   push(intProblem(own(config, 'requiredApprovals'), `${path}/requiredApprovals`, 1, MAX_REQUIRED_APPROVALS));
-  problems.push(...escalationConfigProblems(config, path, { maxAgeMs: MAX_INTERRUPT_TIMEOUT_MS, maxNameLength: MAX_ID_LENGTH }, gateTimeoutMs(config)));
+  problems.push(...escalationConfigProblems(config, path, { maxAgeMs: MAX_INTERRUPT_TIMEOUT_MS, maxNameLength: MAX_ID_LENGTH }, gateTimeoutMs(config), typeId));
   return problems;
 }
 

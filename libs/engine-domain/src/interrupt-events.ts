@@ -13,6 +13,8 @@ import type { PendingInterrupt } from './run.state';
 export interface OpenInterruptRequest extends InterruptRecord {
   /** A conversation interrupt's `conversation.opened` (event id, causation, payload, openedAt, deadlineAt). */
   readonly conversation?: Record<string, unknown>;
+  /** Host extensions the interrupt service adds to its copy of `data` (see `InterruptRequest.hostData`). */
+  readonly hostData?: Record<string, unknown>;
 }
 
 /**
@@ -72,8 +74,9 @@ export function emitSuspension(
     key: request.key,
     ...lowConfidenceSuspension(kind, request.data, w.state.workflow, nodeId),
   });
-  if (kind !== 'conversation.exchange') return open;
-  return { ...open, conversation: emitOpened(w, nodeId, request, suspended.eventId) };
+  const held = request.hostData && Object.keys(request.hostData).length > 0 ? { ...open, hostData: request.hostData } : open;
+  if (kind !== 'conversation.exchange') return held;
+  return { ...held, conversation: emitOpened(w, nodeId, request, suspended.eventId) };
 }
 
 /**

@@ -27,6 +27,12 @@ export interface InterruptRequest<TData = unknown> {
    * (RFC 0005 §B, RFC 0101 roster). The node stays suspended across turns; only a close resumes it.
    */
   readonly conversation?: ConversationOpening;
+  /**
+   * Host extensions the interrupt service holds with the interrupt's data but that the wire's
+   * `data` of this kind does not allow (ADR 0034): a clarification's or a custom interrupt's
+   * `approversList`, `approverPolicy` and `escalation`. Never in `interrupt.requested`.
+   */
+  readonly hostData?: Record<string, unknown>;
 }
 
 /** The opening of a conversation suspension (see {@link InterruptRequest.conversation}). */

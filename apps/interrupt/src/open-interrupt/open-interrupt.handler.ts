@@ -29,8 +29,10 @@ export class OpenInterruptHandler {
     manager: EntityManager,
     command: OpenInterruptCommand,
   ): Promise<CommandReply<OpenInterruptResult>> {
-    const { interruptId, runId, nodeId, kind, key, data, resumeSchema, timeoutMs, requestedAt } =
+    const { interruptId, runId, nodeId, kind, key, resumeSchema, timeoutMs, requestedAt, hostData } =
       command.data;
+    // Host extensions the wire's data of this kind does not allow join the service's own copy (ADR 0034).
+    const data = hostData && isRecord(command.data.data) ? { ...command.data.data, ...hostData } : command.data.data;
     const held = await this.interrupts.lockByIdForOpen(manager, interruptId, runId, command.actor.tenant);
     const state = held.state;
     const runCancelled = state.status === 'none' && held.runCancelled;
@@ -61,4 +63,8 @@ export class OpenInterruptHandler {
     }
     return { ok: true, data: { interruptId, status: next.status } };
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,10 @@
 import { defineNode } from '../node';
+import { waitingOnPeople } from './waiting-on-people';
 
-/** `core.custom`: a `custom` interrupt of `config.customKind` carrying `config.payload` (else the node's inputs). */
+/**
+ * `core.custom`: a `custom` interrupt of `config.customKind` carrying `config.payload` (else the
+ * node's inputs), with its approvers and escalation policy when the config names them (ADR 0034, 0035).
+ */
 export const customNode = defineNode({
   typeId: 'core.custom',
   async execute(ctx) {
@@ -9,6 +13,7 @@ export const customNode = defineNode({
       ...(typeof ctx.config.timeoutMs === 'number' ? { timeoutMs: ctx.config.timeoutMs } : {}),
       ...(isObject(ctx.config.resumeSchema) ? { resumeSchema: ctx.config.resumeSchema } : {}),
       data: { customKind: ctx.config.customKind, payload: ctx.config.payload ?? ctx.inputs },
+      hostData: waitingOnPeople(ctx.config),
     });
     return isObject(resume) ? resume : { value: resume };
   },
