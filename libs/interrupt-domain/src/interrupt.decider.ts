@@ -183,10 +183,16 @@ function escalate(command: EscalateInterrupt, state: InterruptState): InterruptE
   const due = nextEscalationStep(readEscalationPolicy(interrupt.data), openedAt, state.escalated ?? 0);
   if (!due || due.index !== command.step || !isDue(due.dueAt, context.now)) return [];
   const ageMs = Math.max(0, Date.parse(context.now) - openedAt);
+  const current = readApprovalGate(interrupt.data).approversList;
   if (due.step.kind === 'remind') {
-    return [{ type: 'interrupt.reminded', data: { step: due.index, ageMs, remindedAt: context.now } }];
+    return [
+      {
+        type: 'interrupt.reminded',
+        data: { step: due.index, ageMs, ...(current !== undefined ? { approvers: [...current] } : {}), remindedAt: context.now },
+      },
+    ];
   }
-  const previous = readApprovalGate(interrupt.data).approversList;
+  const previous = current;
   return [
     {
       type: 'interrupt.reassigned',

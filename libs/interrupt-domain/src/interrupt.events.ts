@@ -53,10 +53,19 @@ export interface InterruptExpired {
   readonly data: { readonly expiredAt: string };
 }
 
-/** An escalation reminder fired (ADR 0034): the interrupt is still pending at `ageMs`. */
+/**
+ * An escalation reminder fired (ADR 0034): the interrupt is still pending at `ageMs`. `approvers`
+ * are its approvers at that moment (after a reassignment, the new ones), when it has any, so a
+ * webhook consumer routes the reminder to whoever may answer now.
+ */
 export interface InterruptReminded {
   readonly type: 'interrupt.reminded';
-  readonly data: { readonly step: number; readonly ageMs: number; readonly remindedAt: string };
+  readonly data: {
+    readonly step: number;
+    readonly ageMs: number;
+    readonly approvers?: readonly string[];
+    readonly remindedAt: string;
+  };
 }
 
 /** An escalation reassigned the interrupt: its approvers are now `approvers` (`data.approversList`). */

@@ -59,7 +59,7 @@ export class EscalateInterruptHandler {
     const { step, ageMs } = event.data;
     const payload =
       event.type === 'interrupt.reminded'
-        ? { step, ageMs }
+        ? { step, ageMs, ...(event.data.approvers ? { approvers: [...event.data.approvers] } : {}) }
         : {
             step,
             ageMs,

@@ -58,7 +58,7 @@ describe('escalation policy (pure)', () => {
 describe('interrupt decider: escalation', () => {
   it('a due reminder is decided once, then the reassignment; the state shows the new approvers', () => {
     const reminded = given(gate()).when(escalate(0, 2000)).events();
-    expect(reminded).toEqual([{ type: 'interrupt.reminded', data: { step: 0, ageMs: 2000, remindedAt: at(2000) } }]);
+    expect(reminded).toEqual([{ type: 'interrupt.reminded', data: { step: 0, ageMs: 2000, approvers: ['alice'], remindedAt: at(2000) } }]);
     // The same step again (a second instance, a redelivery) decides nothing.
     given(gate(), ...reminded).when(escalate(0, 2500)).then([]);
     const reassigned = given(gate(), ...reminded).when(escalate(1, 4100)).events();
@@ -72,6 +72,20 @@ describe('interrupt decider: escalation', () => {
     expect(state).toMatchObject({ status: 'pending', escalated: 2, interrupt: { data: { approversList: ['lead', 'deputy'] } } });
     given(gate(), ...reminded, ...reassigned).when(escalate(1, 4200)).then([]);
     given(gate(), ...reminded, ...reassigned).when(escalate(2, 5000)).then([]);
+  });
+
+  it('a reminder names the approvers of its moment: after a reassignment, the new ones; none when there are none', () => {
+    const later = { reminders: [{ afterMs: 1000 }, { afterMs: 3000 }], reassign: { afterMs: 2000, group: 'finance' } };
+    const first = given(gate({ escalation: later })).when(escalate(0, 1000)).events();
+    const moved = given(gate({ escalation: later }), ...first).when(escalate(1, 2000)).events();
+    const second = given(gate({ escalation: later }), ...first, ...moved).when(escalate(2, 3000)).events();
+    expect(first[0]).toMatchObject({ type: 'interrupt.reminded', data: { approvers: ['alice'] } });
+    expect(moved[0]).toMatchObject({ type: 'interrupt.reassigned', data: { approvers: ['group:finance'] } });
+    expect(second[0]).toMatchObject({ type: 'interrupt.reminded', data: { step: 2, approvers: ['group:finance'] } });
+    const clarification = opened('clarification', { questions: [{ id: 'q', question: '?' }], escalation: later }, { timeoutMs: 6000 });
+    expect(given(clarification).when(escalate(0, 1000)).events()).toEqual([
+      { type: 'interrupt.reminded', data: { step: 0, ageMs: 1000, remindedAt: at(1000) } },
+    ]);
   });
 
   it('decides nothing early, out of order, or for another interrupt', () => {

@@ -700,7 +700,7 @@ export interface InterruptResolvedPayload {
 }
 
 /**
- * Host extension (ADR 0034): an escalation reminder fired; the interrupt is still pending at ageMs.
+ * Host extension (ADR 0034): an escalation reminder fired; the interrupt is still pending at ageMs. approvers: its approvers at that moment (after a reassignment, the new ones).
  *
  * From `run-event-payloads.schema.json` `$defs.interruptReminded`.
  */
@@ -715,6 +715,7 @@ export interface InterruptRemindedPayload {
    * (minimum 0)
    */
   readonly ageMs: number;
+  readonly approvers?: string[];
 }
 
 /**
