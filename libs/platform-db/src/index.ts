@@ -1,7 +1,7 @@
 export { createDataSource, openDatabase, ensureDatabase, adminUrl, type DatabaseOptions } from './data-source';
 export { MIGRATIONS } from './migrations';
 export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-models';
-export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
+export { appendToOutbox, dropHeldAppends, flushHeldAppends, holdAppends, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export {
   claimIdempotencyKey,
@@ -19,7 +19,7 @@ export { DataDirLockedError, lockDataDir, type DataDirLock } from './data-dir.lo
 export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacuum';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
 export { isDatabaseUnavailable } from './database-unavailable';
-export { transaction, isPipelined, StatementBatch } from './transaction';
+export { afterCommit, transaction, isPipelined, StatementBatch } from './transaction';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
 export { PollLoop } from './poll-loop';

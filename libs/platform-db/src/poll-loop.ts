@@ -2,13 +2,17 @@
  * The schedule of a durable timer's poller: `tick` runs about every `intervalMs` (jittered ±25 %,
  * so instances do not poll in step), one tick at a time, until {@link PollLoop.stop}. The due times
  * themselves live in Postgres; this only decides when to look. A failed tick is reported and the
- * next one retries, since whatever it claimed rolled back and is still due.
+ * next one retries, since whatever it claimed rolled back and is still due. {@link PollLoop.kick}
+ * runs a tick now (after the one in progress, if any) when the process itself knows there is work.
  */
 export class PollLoop {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private started = false;
   private stopping = false;
+  private again = false;
+  /** Set before `tick` is called (a tick may kick synchronously, before `ticking` is assigned). */
+  private inTick = false;
 
   constructor(
     private readonly tick: () => Promise<unknown>,
@@ -32,6 +36,20 @@ export class PollLoop {
     this.schedule();
   }
 
+  /**
+   * Ticks now instead of at the next scheduled time; during a tick, once more right after it (kicks
+   * during one tick make one more). Does nothing before {@link start} or after {@link stop}.
+   */
+  kick(): void {
+    if (!this.active) return;
+    if (this.inTick) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.run();
+  }
+
   /** Stops scheduling and waits for a tick in progress. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -42,13 +60,20 @@ export class PollLoop {
   private schedule(): void {
     if (this.stopping) return;
     const jittered = this.intervalMs * (0.75 + Math.random() * 0.5);
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick()
-        .then(() => undefined, this.onError)
-        .finally(() => {
-          this.ticking = undefined;
-          this.schedule();
-        });
-    }, jittered);
+    this.timer = setTimeout(() => this.run(), jittered);
+  }
+
+  private run(): void {
+    this.inTick = true;
+    this.ticking = this.tick()
+      .then(() => undefined, this.onError)
+      .finally(() => {
+        this.inTick = false;
+        this.ticking = undefined;
+        if (this.again && !this.stopping) {
+          this.again = false;
+          this.run();
+        } else this.schedule();
+      });
   }
 }

@@ -42,3 +42,43 @@ describe('PollLoop', () => {
     expect(ticks).toBe(3);
   });
 });
+
+describe('PollLoop.kick', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('ticks now; a kick during a tick makes one more right after it; nothing before start or after stop', async () => {
+    let ticks = 0;
+    let release: () => void = () => undefined;
+    const loop = new PollLoop(
+      async () => {
+        ticks++;
+        if (ticks === 1) await new Promise<void>((r) => (release = r));
+      },
+      10_000,
+      () => undefined,
+    );
+    loop.kick();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ticks).toBe(0); // not started
+    loop.start();
+    loop.kick();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ticks).toBe(1); // long before the interval
+    loop.kick();
+    loop.kick();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ticks).toBe(1); // one tick at a time
+    release();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ticks).toBe(2); // the kicks during it made one more, not two
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(ticks).toBe(2);
+    await jest.advanceTimersByTimeAsync(8_000);
+    expect(ticks).toBe(3); // then the schedule goes on
+    await loop.stop();
+    loop.kick();
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(ticks).toBe(3);
+  });
+});

@@ -17,6 +17,39 @@ export async function transaction<T>(
   ds: DataSource,
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
+  let used: EntityManager | undefined;
+  try {
+    const result = await inTransaction(ds, (manager) => {
+      used = manager;
+      committed.set(manager, []);
+      return work(manager);
+    });
+    const after = used && committed.get(used);
+    if (used) committed.delete(used);
+    for (const f of after ?? []) f();
+    return result;
+  } catch (error) {
+    if (used) committed.delete(used);
+    throw error;
+  }
+}
+
+/** Callbacks to run once the transaction of a manager committed ({@link afterCommit}). */
+const committed = new WeakMap<EntityManager, (() => void)[]>();
+
+/**
+ * Runs `f` once the transaction of `manager` (one of {@link transaction}'s) has committed, and not
+ * at all if it rolls back; outside such a transaction, on the next turn of the event loop. For a
+ * process-local wake-up of whoever serves what the transaction recorded (it must still poll: the
+ * process may die between the commit and `f`).
+ */
+export function afterCommit(manager: EntityManager, f: () => void): void {
+  const list = committed.get(manager);
+  if (list) list.push(f);
+  else setImmediate(f);
+}
+
+async function inTransaction<T>(ds: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
   if (!isPipelined(ds)) return ds.transaction(work);
   const runner = ds.createQueryRunner();
   try {
