@@ -41,8 +41,8 @@ const SETTLED = new Set(['run_terminal', 'not_found']);
  * Serves the engine's command topic through the {@link CommandSeam}: each command is handled once
  * (dedupe by envelope id inside the same transaction as its effects); a redelivered command gets
  * the stored reply. Transient failures throw, so the bus retries. A command that carries a run
- * forward (`run.resume`, `run.cancel`, `run.converse` from the interrupt service, the engine's own
- * `agent.turn`) and is set aside instead of applied fails its run (`run.fail`), so it is never left
+ * forward (`run.resume`, `run.cancel`, `run.converse` from the interrupt service, an `agent.turn`
+ * of the previous release) and is set aside instead of applied fails its run (`run.fail`), so it is never left
  * waiting on something that will not come.
  */
 @Injectable()
@@ -95,9 +95,9 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         'workflow.register': { decide: (m, c) => registerWorkflow.handle(m, c) },
         // A read changes nothing: it needs neither the dedupe claim nor a stored reply.
         'workflow.get': { run: (c) => getWorkflow.handle(ds.manager, c) },
-        // An agent turn streams across several transactions and decides its submission once itself;
-        // its refusals are stale turns, not stuck runs.
-        'agent.turn': { run: (c) => agentTurn.handle(c), kick: true, unapplied: failsRun((n) => n.cause === 'exhausted') },
+        // Sent only by an engine of the previous release: the turn is owed to the turn workers
+        // (ADR 0037), which stream it off this consumer. A lost one would leave its run waiting.
+        'agent.turn': { decide: (m, c) => agentTurn.owe(m, c), unapplied: failsRun((n) => n.cause === 'exhausted') },
       },
     });
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AgentProviders } from './agent-turn/agent-providers';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
+import { AGENT_TURN_OPTIONS, AgentTurnWorker, agentTurnOptionsFromEnv } from './agent-turn/agent-turn.worker';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
 import { DecisionPace } from './common/decision-pace';
@@ -34,6 +35,8 @@ import { WorkflowRegistry } from './workflow-registry';
     RecordEscalationHandler,
     AgentProviders,
     AgentTurnHandler,
+    { provide: AGENT_TURN_OPTIONS, useFactory: () => agentTurnOptionsFromEnv() },
+    AgentTurnWorker,
     FireTimerHandler,
     PauseRunHandler,
     ChildRunChangedHandler,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
   ConsumerGroups,
   INTERRUPT_COMMAND_DATA,
@@ -11,11 +11,12 @@ import {
 } from '@openwop/contracts';
 import { agentPrompt, decideRun, runStateFromDocument, type RunRecord } from '@openwop/engine-domain';
 import type { ChatMessage } from '@openwop/llm';
-import { appendToOutbox, decideOnce, storedReply, type OutboxRelay } from '@openwop/platform-db';
+import { appendToOutbox, storedReply, type OutboxMessage, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { commandContext } from '../common/command-context';
 import { commitDecision, loadRunForUpdate } from '../common/run.store';
 import { AgentProviders } from './agent-providers';
+import { oweAgentTurns, type ClaimedTurn } from './agent-turn.store';
 import { annotateConversation } from '@openwop/observability';
 
 /** How long streamed tokens wait before they are appended together as `output.chunk` events. */
@@ -24,16 +25,24 @@ const FLUSH_MS = 40;
 export interface AgentTurnResult {
   readonly conversationId: string;
   readonly speakerId: string;
-  /** `submitted`: the reply went to the interrupt service; `stale`: the conversation moved on or closed. */
-  readonly outcome: 'submitted' | 'stale' | 'failed';
+  /**
+   * `owed`: recorded for a worker (an `agent.turn` command); `submitted`: the reply went to the
+   * interrupt service; `stale`: the conversation moved on or closed; `failed`: the provider failed
+   * (the conversation is closed `agent-error`); `taken`: another claim of the turn settles it.
+   */
+  readonly outcome: 'owed' | 'submitted' | 'stale' | 'failed' | 'taken';
 }
 
 /**
- * `agent.turn`: an agent owes its conversation a reply. Streams the provider's answer into the run
- * log as `output.chunk` events (a few tokens per transaction), then submits the whole reply as the
- * agent's turn to the interrupt service, which records it like any other turn. The submission is
- * decided once by the command id; a redelivery after a crash streams again (its chunks may repeat),
- * but the turn's messageId is derived from the conversation and turn, so the turn never doubles.
+ * An agent owes its conversation a reply (ADR 0037). The turn is a row (`engine_agent_turns`,
+ * {@link oweAgentTurns}) written with the decision that calls for it; a worker
+ * (`AgentTurnWorker`) claims it and runs {@link AgentTurnHandler.execute}: streams the provider's
+ * answer into the run log as `output.chunk` events (a few tokens per transaction, through the
+ * engine's decider: the engine stays the single writer), then, in one transaction, deletes the row
+ * and submits the whole reply as the agent's turn to the interrupt service, which records it like
+ * any other turn. A worker that dies mid-stream leaves its lease to run out and another claim
+ * streams again (its chunks may repeat), but the row is settled once, and the turn's messageId
+ * derives from the conversation and turn, so the turn never doubles.
  */
 @Injectable()
 export class AgentTurnHandler {
@@ -45,15 +54,32 @@ export class AgentTurnHandler {
     private readonly providers: AgentProviders,
   ) {}
 
-  async handle(command: AgentTurnCommand): Promise<CommandReply> {
+  /** `agent.turn` over the bus (sent by an engine of the previous release): owes the turn to the workers. */
+  async owe(manager: EntityManager, command: AgentTurnCommand): Promise<CommandReply<AgentTurnResult>> {
+    await oweAgentTurns(manager, [command]);
+    return { ok: true, data: { conversationId: command.data.conversationId, speakerId: command.data.speakerId, outcome: 'owed' } };
+  }
+
+  /**
+   * Produces and submits the reply of a claimed turn; `settle` deletes its row in the submitting
+   * transaction and says whether this claim still owned it. Throws on a failure worth retrying.
+   */
+  async execute(
+    turn: ClaimedTurn,
+    settle: (manager: EntityManager) => Promise<boolean>,
+    signal?: AbortSignal,
+  ): Promise<AgentTurnResult['outcome']> {
+    const command = turn.command;
     const d = command.data;
     annotateConversation(d.conversationId, d.afterTurnIndex + 1);
-    const done = await storedReply(this.ds, ConsumerGroups.engine, command.id);
-    if (done) return done;
-    const result = (outcome: AgentTurnResult['outcome']): CommandReply<AgentTurnResult> => ({
-      ok: true,
-      data: { conversationId: d.conversationId, speakerId: d.speakerId, outcome },
-    });
+    const settled = (outcome: AgentTurnResult['outcome'], messages: OutboxMessage[] = []) =>
+      this.relay.transaction(async (manager) => {
+        if (!(await settle(manager))) return 'taken' as const;
+        await appendToOutbox(manager, messages);
+        return outcome;
+      });
+    // Decided by an engine of the previous release, which streamed it inside its consumer.
+    if (await storedReply(this.ds, ConsumerGroups.engine, command.id)) return settled('stale');
     const state = await this.current(d.runId);
     const view = state?.conversations?.[d.conversationId];
     const prompt = state && agentPrompt(state, d.conversationId, d.speakerId);
@@ -65,7 +91,7 @@ export class AgentTurnHandler {
       view.status !== 'open' ||
       view.nextTurnIndex !== d.afterTurnIndex + 1
     ) {
-      return decideOnce(this.ds, ConsumerGroups.engine, command.id, async () => result('stale'));
+      return settled('stale');
     }
     const messageId = `${d.conversationId}:agent:${d.speakerId}:${d.afterTurnIndex}`;
     const meta = {
@@ -81,30 +107,26 @@ export class AgentTurnHandler {
         prompt.messages,
         this.providers.providerFor(prompt.agent, prompt.scripted),
         meta,
+        signal,
       );
     } catch (e) {
+      if (signal?.aborted) throw e; // shutting down: the turn is given back, not failed
       const message = e instanceof Error ? e.message : String(e);
       this.logger.warn(`agent ${d.speakerId} of ${d.conversationId} failed: ${message}`);
-      return decideOnce(this.ds, ConsumerGroups.engine, command.id, async (manager) => {
-        await appendToOutbox(manager, [
-          this.submit(command, state, {
-            operation: 'close',
-            reason: 'agent-error',
-            outcome: { error: message, agentId: d.speakerId },
-          }),
-        ]);
-        return result('failed');
-      });
-    }
-    return decideOnce(this.ds, ConsumerGroups.engine, command.id, async (manager) => {
-      await appendToOutbox(manager, [
+      return settled('failed', [
         this.submit(command, state, {
-          operation: 'exchange',
-          turn: { messageId, from: d.speakerId, role: 'agent', speakerId: d.speakerId, content: text },
+          operation: 'close',
+          reason: 'agent-error',
+          outcome: { error: message, agentId: d.speakerId },
         }),
       ]);
-      return result('submitted');
-    });
+    }
+    return settled('submitted', [
+      this.submit(command, state, {
+        operation: 'exchange',
+        turn: { messageId, from: d.speakerId, role: 'agent', speakerId: d.speakerId, content: text },
+      }),
+    ]);
   }
 
   private async current(runId: string): Promise<RunRecord | undefined> {
@@ -122,6 +144,7 @@ export class AgentTurnHandler {
     messages: readonly ChatMessage[],
     provider: ReturnType<AgentProviders['providerFor']>,
     meta: Record<string, unknown>,
+    signal?: AbortSignal,
   ): Promise<string> {
     const d = command.data;
     let pending = '';
@@ -156,10 +179,13 @@ export class AgentTurnHandler {
         await commitDecision(manager, state, decided, command);
       });
     };
-    for await (const part of provider.complete({
-      messages,
-      metadata: { agentId: d.speakerId, conversationId: d.conversationId, turnIndex: d.afterTurnIndex + 1 },
-    })) {
+    for await (const part of provider.complete(
+      {
+        messages,
+        metadata: { agentId: d.speakerId, conversationId: d.conversationId, turnIndex: d.afterTurnIndex + 1 },
+      },
+      signal ? { signal } : {},
+    )) {
       if (part.type === 'delta') {
         pending += part.text;
         if (Date.now() - last >= FLUSH_MS) await flush(false);

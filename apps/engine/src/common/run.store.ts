@@ -25,6 +25,7 @@ import { annotateActiveSpan, interruptAttributes } from '@openwop/observability'
 import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
 import { childRunMessages } from '../child-runs/child-run.messages';
 import { syncRunTimer } from '../timers/run-timer.store';
+import { oweAgentTurns } from '../agent-turn/agent-turn.store';
 
 /** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
 export async function loadRunForUpdate(manager: EntityManager, runId: string): Promise<RunState> {
@@ -109,15 +110,22 @@ export async function commitDecision(
   }
   for (const e of decision.events)
     messages.push({ topic: Topics.runEvents, key: next.runId, value: assertRunEvent(e) });
-  for (const f of decision.followUps ?? []) messages.push(followUpMessage(next, f, command));
+  const owed: AgentTurnCommand[] = [];
+  for (const f of decision.followUps ?? []) {
+    const m = followUpMessage(next, f, command);
+    if (m.topic === Topics.engineCommands) owed.push(m.value as AgentTurnCommand);
+    else messages.push(m);
+  }
   messages.push(...childRunMessages(prior, decision, command));
   await appendToOutbox(manager, messages);
+  // An agent's reply is owed to the turn workers, not to the command topic (ADR 0037).
+  await oweAgentTurns(manager, owed);
 }
 
 /**
- * A conversation's next step, as a command: `agent.turn` to the engine itself (an agent owes a
- * reply), or a close to the interrupt service (the node's policy ended the talk). Ids derive from
- * the conversation and turn, so a re-decided follow-up dedupes downstream.
+ * A conversation's next step, as a command: `agent.turn` (an agent owes a reply; kept as a row for
+ * the turn workers, ADR 0037), or a close to the interrupt service (the node's policy ended the
+ * talk). Ids derive from the conversation and turn, so a re-decided follow-up dedupes downstream.
  */
 function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand): OutboxMessage {
   const actor = { tenant: run.tenant, principal: run.principal };
