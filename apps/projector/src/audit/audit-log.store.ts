@@ -31,43 +31,61 @@ async function appendToTenant(
   tenant: string,
   facts: readonly AuditFact[],
 ): Promise<number> {
-  await m.query(
-    `INSERT INTO audit_heads (tenant, seq, hash) VALUES ($1, 0, $2) ON CONFLICT (tenant) DO NOTHING`,
-    [tenant, GENESIS_HASH],
-  );
-  const [row] = await m.query<{ seq: string; hash: string }[]>(
-    `SELECT seq::text AS seq, hash FROM audit_heads WHERE tenant = $1 FOR UPDATE`,
-    [tenant],
-  );
-  let head: ChainHead = { seq: Number(row!.seq), hash: row!.hash };
   const ids = facts.map((f) => f.factId);
-  const known = new Set(
-    (
-      await m.query<{ source_id: string }[]>(
-        `SELECT source_id FROM audit_records WHERE source_id = ANY($1::text[])`,
-        [ids],
-      )
-    ).map((r) => r.source_id),
-  );
-  let appended = 0;
+  // The head, locked, and which of the facts are already recorded, in one statement. A tenant's
+  // first fact finds no head: it is created, then read as before. If this waited on another
+  // writer's lock, the head read is that writer's (the lock re-reads it) but the recorded ids are
+  // from before it: a fact both wrote then fails on `source_id`'s unique index, the transaction
+  // rolls back, and the redelivery finds it recorded.
+  const lockHead = () =>
+    m.query<{ seq: string; hash: string; known: string[] }[]>(
+      `SELECT seq::text AS seq, hash, ARRAY(SELECT source_id FROM audit_records WHERE source_id = ANY($2::text[])) AS known
+         FROM audit_heads WHERE tenant = $1 FOR UPDATE`,
+      [tenant, ids],
+    );
+  let [row] = await lockHead();
+  if (!row) {
+    await m.query(
+      `INSERT INTO audit_heads (tenant, seq, hash) VALUES ($1, 0, $2) ON CONFLICT (tenant) DO NOTHING`,
+      [tenant, GENESIS_HASH],
+    );
+    [row] = await lockHead();
+  }
+  let head: ChainHead = { seq: Number(row!.seq), hash: row!.hash };
+  const known = new Set(row!.known);
+  const lines: {
+    seq: number;
+    at: string;
+    source_id: string;
+    record: unknown;
+    prev_hash: string;
+    hash: string;
+  }[] = [];
   for (const fact of facts) {
     if (known.has(fact.factId)) continue;
     known.add(fact.factId);
     const line = appendTo(head, tenant, fact);
-    await m.query(
-      `INSERT INTO audit_records (tenant, seq, at, source_id, record, prev_hash, hash) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
-      [tenant, line.seq, line.at, fact.factId, JSON.stringify(line.record), line.prev_hash, line.hash],
-    );
+    lines.push({
+      seq: line.seq,
+      at: line.at,
+      source_id: fact.factId,
+      record: line.record,
+      prev_hash: line.prev_hash,
+      hash: line.hash,
+    });
     head = { seq: line.seq, hash: line.hash };
-    appended++;
   }
-  if (appended > 0)
-    await m.query(`UPDATE audit_heads SET seq = $2, hash = $3 WHERE tenant = $1`, [
-      tenant,
-      head.seq,
-      head.hash,
-    ]);
-  return appended;
+  if (lines.length === 0) return 0;
+  // The records and the head's move in one statement.
+  await m.query(
+    `WITH appended AS (
+       INSERT INTO audit_records (tenant, seq, at, source_id, record, prev_hash, hash)
+       SELECT $1, r.seq, r.at, r.source_id, r.record, r.prev_hash, r.hash
+         FROM jsonb_to_recordset($2::jsonb) AS r(seq bigint, at timestamptz, source_id text, record jsonb, prev_hash text, hash text))
+     UPDATE audit_heads SET seq = $3, hash = $4 WHERE tenant = $1`,
+    [tenant, JSON.stringify(lines), head.seq, head.hash],
+  );
+  return lines.length;
 }
 
 /** The value as an {@link AuditFact}, or why it is not one. */
