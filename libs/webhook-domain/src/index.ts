@@ -48,3 +48,25 @@ export {
   outcomeOfStatus,
   type AttemptOutcome,
 } from './delivery-request';
+export {
+  describeWebhookKeyRing,
+  embeddedWebhookKeyFile,
+  generateWebhookSecretKeys,
+  isSealedSecret,
+  keyFingerprint,
+  keyRingEncodings,
+  loadWebhookSecretKeys,
+  needsReseal,
+  openWebhookSecret,
+  parseWebhookSecretKeys,
+  sealWebhookSecret,
+  SEALED_SECRET_VERSION,
+  WEBHOOK_SECRET_KEYS_ENV,
+  WebhookSecretUnreadable,
+  type LoadedWebhookKeyRing,
+  type OpenedSecret,
+  type SecretBinding,
+  type WebhookKeyRingSource,
+  type WebhookSecretKeyRing,
+} from './secret-box';
+export { DEFAULT_RETENTION, type RetentionPolicy } from './retention';
