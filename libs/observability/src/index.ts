@@ -38,3 +38,4 @@ export {
   type ConsumeSpanInfo,
   type TraceHeaders,
 } from './trace-context';
+export { countWebhookDeliveriesPruned, WebhookMetricName } from './webhook.metrics';

@@ -11,3 +11,4 @@ export {
   type ReadinessDependencies,
 } from './readiness';
 export { createHostResolver, TEST_DNS_ENV, type HostResolver, type ResolvePurpose } from './host-resolver';
+export { readOrCreateKeyFile } from './key-file';
