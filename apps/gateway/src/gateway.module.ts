@@ -18,6 +18,7 @@ import { WorkflowsController } from './workflows/workflows.controller';
 import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller';
 import { WebhookEgressCheck } from './webhooks/webhook-egress.check';
 import { WebhookRepository } from './webhooks/webhook.repository';
+import { WebhookSecretSealer } from './webhooks/webhook-secret.sealer';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { MultiPartySeamController } from './host-sample/multi-party-seam.controller';
 import { MultiPartySeamHandler } from './host-sample/multi-party-seam.handler';
@@ -128,6 +129,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ForkRunHandler,
     WebhookRepository,
     WebhookEgressCheck,
+    WebhookSecretSealer,
     AuditRepository,
     CancelRunHandler,
     MultiPartySeamHandler,

@@ -15,7 +15,8 @@ import {
 /** A subscription as the notifier needs it. */
 export interface SubscriptionRow extends SubscriptionFilter {
   readonly url: string;
-  readonly secret: string;
+  /** The secret as stored: sealed (`v1:…`, ADR 0028) or, written by an earlier build, plain text; opened at delivery. */
+  readonly storedSecret: string;
   readonly fingerprint: string;
   readonly durable: boolean;
   readonly status: string;
@@ -239,6 +240,98 @@ export async function settleAttempt(
   return rows.length > 0;
 }
 
+/** A subscription whose stored secret is plain text or sealed under a key other than `currentKeyId`. */
+export interface SecretToReseal {
+  readonly webhookId: string;
+  readonly tenant: string;
+  readonly stored: string;
+  readonly fingerprint: string;
+}
+
+/**
+ * Up to `limit` subscriptions whose secret is not sealed under `currentKeyId`, locked (`FOR UPDATE
+ * SKIP LOCKED`: two notifiers starting at once reseal disjoint rows), except `skip` (rows that
+ * could not be opened). Call inside a transaction with {@link writeResealed}.
+ */
+export async function lockSecretsToReseal(
+  m: EntityManager,
+  currentKeyId: string,
+  skip: readonly string[],
+  limit: number,
+): Promise<SecretToReseal[]> {
+  const rows = await m.query<
+    { webhook_id: string; tenant: string; secret: string; secret_fingerprint: string }[]
+  >(
+    `SELECT webhook_id, tenant, secret, secret_fingerprint FROM webhook_subscriptions
+      WHERE left(secret, length($1)) <> $1 AND NOT (webhook_id = ANY($2::text[]))
+      ORDER BY webhook_id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [`v1:${currentKeyId}:`, [...skip], limit],
+  );
+  return rows.map((r) => ({
+    webhookId: r.webhook_id,
+    tenant: r.tenant,
+    stored: r.secret,
+    fingerprint: r.secret_fingerprint,
+  }));
+}
+
+/** Replaces a stored secret by its reseal, only if it is still the value read (`previous`). */
+export async function writeResealed(
+  m: EntityManager,
+  webhookId: string,
+  previous: string,
+  sealed: string,
+): Promise<boolean> {
+  const rows = returnedRows(
+    await m.query<unknown[] | [unknown[], number]>(
+      'UPDATE webhook_subscriptions SET secret = $3 WHERE webhook_id = $1 AND secret = $2 RETURNING webhook_id',
+      [webhookId, previous, sealed],
+    ),
+  );
+  return rows.length > 0;
+}
+
+/** How many subscriptions exist (any tenant, any status). */
+export async function countSubscriptions(m: EntityManager): Promise<number> {
+  const rows = await m.query<{ n: string | number }[]>('SELECT count(*) AS n FROM webhook_subscriptions');
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Settled statuses the retention sweep deletes, with the age each is kept for. */
+export type PruneClass = 'settled' | 'dead';
+
+const PRUNE_STATUSES: Record<PruneClass, readonly string[]> = {
+  settled: ['delivered', 'failed', 'skipped'],
+  dead: ['dead'],
+};
+
+/**
+ * Deletes up to `limit` delivery rows of `cls` that settled (`updated_at`) more than `olderThanMs`
+ * ago; rows another transaction holds (a replay, a claim) are skipped, never waited for. Pending and
+ * in-flight rows are never candidates.
+ * @returns the rows deleted, by status.
+ */
+export async function pruneSettled(
+  m: EntityManager,
+  cls: PruneClass,
+  olderThanMs: number,
+  limit: number,
+): Promise<Map<string, number>> {
+  const rows = returnedRows(
+    await m.query<{ status: string }[] | [{ status: string }[], number]>(
+      `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+         SELECT delivery_id FROM webhook_deliveries
+          WHERE status = ANY($1::text[]) AND updated_at < now() - ($2 * interval '1 millisecond')
+          LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING status`,
+      [[...PRUNE_STATUSES[cls]], olderThanMs, limit],
+    ),
+  );
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  return counts;
+}
+
 const ts = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 const ms = (v: Date | string | null): number | null => (v === null ? null : new Date(v).getTime());
 
@@ -300,7 +393,7 @@ function subscriptionOf(r: RawSubscription): SubscriptionRow {
     events: r.events,
     tags: r.tags,
     url: r.url,
-    secret: r.secret,
+    storedSecret: r.secret,
     fingerprint: r.secret_fingerprint,
     durable: r.durable,
     status: r.status,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryWorker, hostResolverProvider } from './delivery.worker';
+import { DeliveryWorker, hostResolverProvider, webhookSecretKeysProvider } from './delivery.worker';
 import { NOTIFIER_OPTIONS, notifierOptionsFromEnv } from './notifier.options';
 import { RunEventsConsumer } from './run-events.consumer';
 
@@ -8,6 +8,7 @@ import { RunEventsConsumer } from './run-events.consumer';
   providers: [
     { provide: NOTIFIER_OPTIONS, useFactory: () => notifierOptionsFromEnv() },
     hostResolverProvider,
+    webhookSecretKeysProvider,
     DeliveryWorker,
     RunEventsConsumer,
   ],

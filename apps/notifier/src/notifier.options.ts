@@ -1,9 +1,11 @@
 import {
   DEFAULT_BREAKER_POLICY,
   DEFAULT_DURABLE_RETRY,
+  DEFAULT_RETENTION,
   parseAllowedHosts,
   type AllowedHosts,
   type BreakerPolicy,
+  type RetentionPolicy,
   type RetryPolicy,
 } from '@openwop/webhook-domain';
 
@@ -23,6 +25,8 @@ export interface NotifierOptions {
   readonly batchSize: number;
   readonly durableRetry: RetryPolicy;
   readonly breaker: BreakerPolicy;
+  /** How long settled deliveries are kept before the sweep deletes them. */
+  readonly retention: RetentionPolicy;
   readonly userAgent: string;
 }
 
@@ -59,6 +63,12 @@ export function notifierOptionsFromEnv(
     breaker: {
       ...DEFAULT_BREAKER_POLICY,
       cooldownMs: int(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', DEFAULT_BREAKER_POLICY.cooldownMs),
+    },
+    retention: {
+      settledMs: int(env, 'WEBHOOK_RETAIN_DELIVERED_MS', DEFAULT_RETENTION.settledMs),
+      deadMs: int(env, 'WEBHOOK_RETAIN_DEAD_MS', DEFAULT_RETENTION.deadMs),
+      batchSize: DEFAULT_RETENTION.batchSize,
+      sweepEveryMs: int(env, 'WEBHOOK_PRUNE_EVERY_MS', DEFAULT_RETENTION.sweepEveryMs),
     },
     userAgent: `openwop-webhook-dispatcher/${version}`,
   };

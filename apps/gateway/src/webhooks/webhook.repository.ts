@@ -41,7 +41,8 @@ export interface NewSubscription {
   readonly url: string;
   readonly events: readonly string[];
   readonly tags: readonly string[];
-  readonly secret: string;
+  /** The secret sealed under the operator key ring (`v1:<keyId>:<nonce>:<ciphertext>`), never the secret. */
+  readonly sealedSecret: string;
   readonly secretFingerprint: string;
   readonly durable: boolean;
   readonly createdBy: string;
@@ -68,7 +69,7 @@ export class WebhookRepository {
         s.url,
         JSON.stringify(s.events),
         JSON.stringify(s.tags),
-        s.secret,
+        s.sealedSecret,
         s.secretFingerprint,
         s.durable,
         s.createdBy,

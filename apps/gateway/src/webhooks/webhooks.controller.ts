@@ -11,6 +11,7 @@ import { RegisterWebhookRequestDto } from './register-webhook.request.dto';
 import { WebhookEgressCheck } from './webhook-egress.check';
 import { ListWebhooksQueryDto, UnregisterWebhookQueryDto } from './webhook-queries.dto';
 import { WebhookRepository, type WebhookView } from './webhook.repository';
+import { WebhookSecretSealer } from './webhook-secret.sealer';
 
 /** The answer of a registration: the only time the secret is shown. */
 export interface RegisteredWebhook {
@@ -35,6 +36,7 @@ export class WebhooksController {
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly egress: WebhookEgressCheck,
+    private readonly sealer: WebhookSecretSealer,
   ) {}
 
   @Post('/v1/webhooks')
@@ -60,7 +62,7 @@ export class WebhooksController {
       url: body.url,
       events: [...new Set(body.events)],
       tags: [...new Set(body.tags ?? [])],
-      secret,
+      sealedSecret: this.sealer.seal(secret, { webhookId, tenant }),
       secretFingerprint: fingerprint,
       durable,
       createdBy: caller.principal,

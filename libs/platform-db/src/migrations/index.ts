@@ -16,6 +16,7 @@ import { EngineRunEvents1700000001400 } from './1700000001400-engine-run-events'
 import { AuditRecords1700000001500 } from './1700000001500-audit-records';
 import { InterruptInbox1700000001610 } from './1700000001610-interrupt-inbox';
 import { InterruptEscalations1700000001700 } from './1700000001700-interrupt-escalations';
+import { WebhookDeliveryRetention1700000001800 } from './1700000001800-webhook-delivery-retention';
 import { EngineAgentTurns1700000001900 } from './1700000001900-engine-agent-turns';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   AuditRecords1700000001500,
   InterruptInbox1700000001610,
   InterruptEscalations1700000001700,
+  WebhookDeliveryRetention1700000001800,
   EngineAgentTurns1700000001900,
 ];
