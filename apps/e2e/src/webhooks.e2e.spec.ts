@@ -206,6 +206,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     );
     // Another tenant reads it as absent.
     expect((await call(gw(), 'GET', `/v1/webhooks/${webhookId}`, undefined, TEST_KEYS.t2)).status).toBe(404);
+    // At rest the secret is sealed under the host's key ring (ADR 0028), never stored as it is.
+    const [stored] = await query<{ secret: string }>(
+      hut.db.url,
+      'SELECT secret FROM webhook_subscriptions WHERE webhook_id = $1',
+      [webhookId],
+    );
+    expect(stored?.secret).toMatch(/^v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]+$/);
+    expect(stored?.secret).not.toContain(secret);
 
     const runId = await completedRun();
     const ours = await waitFor(

@@ -48,6 +48,11 @@ export function testTokenKeysJson(kid = 'test-k1'): string {
   return JSON.stringify({ active: kid, keys: { [kid]: randomBytes(32).toString('base64') } });
 }
 
+/** A fresh webhook secret key ring (`OPENWOP_WEBHOOK_SECRET_KEYS`, ADR 0028), one random 32-byte key. */
+export function testWebhookSecretKeys(kid = 'test-w1'): string {
+  return `${kid}:${randomBytes(32).toString('base64')}`;
+}
+
 /**
  * The embedded host as one process (PGlite in memory unless `databaseUrl`). `env` adds to or
  * overrides the process environment (e.g. `WOP_TOKEN_TTL_MS`, `WOP_TOKEN_KEYS`); `rootDir` runs
@@ -62,7 +67,10 @@ export async function startEmbeddedHost(
     PORT: String(port),
     WOP_API_KEYS: TEST_API_KEYS_JSON,
     OPENWOP_DATA_DIR: 'memory',
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    // On Postgres the rows outlive the process, so the webhook key ring must too (ADR 0028).
+    ...(options.databaseUrl
+      ? { DATABASE_URL: options.databaseUrl, OPENWOP_WEBHOOK_SECRET_KEYS: testWebhookSecretKeys() }
+      : {}),
     ...options.env,
   };
   const proc = await startApp('embedded', 'apps/embedded/dist/main.js', env, /ready in \d+ ms/, from);
@@ -127,6 +135,7 @@ export async function startDistributedStack(options: {
     OPENWOP_NAMESPACE: options.namespace ?? `test-${randomBytes(4).toString('hex')}`,
     WOP_API_KEYS: TEST_API_KEYS_JSON,
     WOP_TOKEN_KEYS: testTokenKeysJson(),
+    OPENWOP_WEBHOOK_SECRET_KEYS: testWebhookSecretKeys(),
     ...options.env,
   };
   const processes: AppProcess[] = [];
