@@ -148,6 +148,7 @@ export {
   MAX_SEQUENCE,
   MAX_INTERRUPT_AGE_MS,
   MAX_CURSOR_LENGTH,
+  MAX_BULK_DECISION_ITEMS,
   advertisedLimits,
   workflowLimitProblems,
   runConfigurableProblems,

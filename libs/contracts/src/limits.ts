@@ -86,6 +86,14 @@ export const MAX_INTERRUPT_AGE_MS = 3_155_760_000_000;
 /** Longest pagination cursor the gateway decodes (it issues ~100 characters). */
 export const MAX_CURSOR_LENGTH = 512;
 
+/**
+ * Most interrupts one bulk resolve or bulk cancel decides (`items`, or a filter's `limit`; ADR 0036).
+ * One HTTP request stays open while every item goes through the single route's handler, at most 16
+ * in flight: 500 items took ~11 s embedded and ~45 s distributed on the 2-core test box, inside a
+ * client's usual one-minute timeout. More is `400 validation_error` before anything is decided.
+ */
+export const MAX_BULK_DECISION_ITEMS = 500;
+
 /** One bound a value breaks, named by JSON pointer (`details.errors[]` of a `validation_error`). */
 export interface LimitProblem {
   readonly path: string;
@@ -120,6 +128,7 @@ export function advertisedLimits(): Record<string, number> {
     maxRequiredApprovals: MAX_REQUIRED_APPROVALS,
     maxTurnTsMs: MAX_TURN_TS_MS,
     maxTurnContentBytes: MAX_TURN_CONTENT_BYTES,
+    maxBulkDecisionItems: MAX_BULK_DECISION_ITEMS,
   };
 }
 

@@ -1,8 +1,5 @@
-import { INTERRUPT_KINDS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS, type InterruptKind } from '@openwop/contracts';
+import { INTERRUPT_KINDS, MAX_BULK_DECISION_ITEMS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS, type InterruptKind } from '@openwop/contracts';
 import { ApiError, type FieldError } from '../common/api.error';
-
-/** Most interrupts one bulk resolve or bulk cancel decides (advertised in discovery as `bulkDecisions.maxItems`). */
-export const MAX_BULK_DECISION_ITEMS = 500;
 
 /** Longest bulk cancel `reason` (as the runs' bulk cancel). */
 export const MAX_BULK_DECISION_REASON_LENGTH = 512;

@@ -1,6 +1,6 @@
-import { INTERRUPT_KINDS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS } from '@openwop/contracts';
+import { INTERRUPT_KINDS, MAX_BULK_DECISION_ITEMS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS } from '@openwop/contracts';
 import type { GatewayRoute, JsonSchema } from '../discovery/gateway-routes.constants';
-import { MAX_BULK_DECISION_ITEMS, MAX_BULK_DECISION_REASON_LENGTH } from './bulk-decision.request';
+import { MAX_BULK_DECISION_REASON_LENGTH } from './bulk-decision.request';
 
 const ID: JsonSchema = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH };
 

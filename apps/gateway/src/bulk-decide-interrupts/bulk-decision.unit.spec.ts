@@ -1,6 +1,7 @@
+import { MAX_BULK_DECISION_ITEMS } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import { ApiError } from '../common/api.error';
-import { MAX_BULK_DECISION_ITEMS, parseBulkCancelInterruptsRequest, parseBulkResolveRequest } from './bulk-decision.request';
+import { parseBulkCancelInterruptsRequest, parseBulkResolveRequest } from './bulk-decision.request';
 import { bulkItemCommandId, failed, mapBounded } from './bulk-decision.results';
 
 function refusal(fn: () => unknown): ApiError {

@@ -5,6 +5,7 @@ import {
   conversationLimits,
   FORK_MODES,
   INTERRUPT_KINDS,
+  MAX_BULK_DECISION_ITEMS,
   MAX_DELAY_MS,
   PAUSE_DRAIN_POLICIES,
   SEEDED_FIXTURES,
@@ -13,7 +14,6 @@ import {
 import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
 import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
-import { MAX_BULK_DECISION_ITEMS } from '../bulk-decide-interrupts/bulk-decision.request';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
 import { GATEWAY_ROUTES, type GatewayRoute } from './gateway-routes.constants';
 

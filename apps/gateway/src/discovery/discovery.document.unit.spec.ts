@@ -1,5 +1,6 @@
-import { MAX_DELAY_MS, MAX_JSON_DEPTH, MAX_NODE_EXECUTIONS, MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
+import { MAX_BULK_DECISION_ITEMS, MAX_DELAY_MS, MAX_JSON_DEPTH, MAX_NODE_EXECUTIONS, MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
 import { buildDiscoveryDocument } from './discovery.document';
+import { GATEWAY_ROUTES } from './gateway-routes.constants';
 
 describe('discovery document conversation capabilities', () => {
   it('advertises the conversation primitive and the multi-party limit at the root and under capabilities', () => {
@@ -42,9 +43,21 @@ describe('discovery document conversation capabilities', () => {
   it('lists every other enforced bound under extensions.limits, none of them zero', () => {
     const limits = (buildDiscoveryDocument({ maxParticipants: 8 }).extensions as { limits: Record<string, number> }).limits;
     expect(limits).toMatchObject({ maxJsonDepth: MAX_JSON_DEPTH, maxDelayMs: MAX_DELAY_MS, maxParticipants: 8 });
-    for (const name of ['maxWorkflowNodes', 'maxWorkflowEdges', 'maxInterruptTimeoutMs', 'maxTurnTsMs', 'maxIdLength', 'maxRequiredApprovals']) {
+    for (const name of ['maxWorkflowNodes', 'maxWorkflowEdges', 'maxInterruptTimeoutMs', 'maxTurnTsMs', 'maxIdLength', 'maxRequiredApprovals', 'maxBulkDecisionItems']) {
       expect({ name, ok: Number.isInteger(limits[name]) && limits[name]! > 0 }).toEqual({ name, ok: true });
     }
+  });
+
+  it('advertises the bulk decision cap of libs/contracts in extensions.limits, in bulkDecisions and in the OpenAPI document', () => {
+    const extensions = buildDiscoveryDocument({ maxParticipants: 8 }).extensions as {
+      limits: Record<string, number>;
+      bulkDecisions: { maxItems: number };
+    };
+    expect(extensions.limits.maxBulkDecisionItems).toBe(MAX_BULK_DECISION_ITEMS);
+    expect(extensions.bulkDecisions.maxItems).toBe(MAX_BULK_DECISION_ITEMS);
+    const documented = JSON.stringify(GATEWAY_ROUTES.filter((r) => r.path.startsWith('/v1/interrupts:bulk-')));
+    expect(documented).toContain(`"maxItems":${MAX_BULK_DECISION_ITEMS}`);
+    expect(documented).toContain(`"maximum":${MAX_BULK_DECISION_ITEMS}`);
   });
 
   it('advertises clarification.request, so generic clients see a host with interrupts (profiles.md openwop-interrupts)', () => {
