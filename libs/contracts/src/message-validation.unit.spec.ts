@@ -48,3 +48,20 @@ describe('assertCommand: object keys are data, whatever their name', () => {
     expect(() => assertCommand(command, INTERRUPT_COMMAND_DATA)).toThrow(SchemaValidationError);
   });
 });
+
+describe("assertCommand: the actor's groups", () => {
+  const withActor = (actor: Record<string, unknown>) => ({ ...(resolveCommand('{"action": "accept"}') as object), actor });
+
+  it('carries a list of group names, and an actor without groups as before', () => {
+    const command = assertCommand<CommandEnvelope>(withActor({ tenant: 't1', principal: 'p', groups: ['finance'] }), INTERRUPT_COMMAND_DATA);
+    expect(command.actor.groups).toEqual(['finance']);
+    expect(assertCommand<CommandEnvelope>(withActor({ tenant: 't1', principal: 'p' }), INTERRUPT_COMMAND_DATA).actor.groups).toBeUndefined();
+  });
+
+  it.each([['a string', 'finance'], ['an empty name', ['']], ['a non-string', [1]], ['an object', { finance: true }]])(
+    'refuses groups that are %s',
+    (_what, groups) => {
+      expect(() => assertCommand(withActor({ tenant: 't1', principal: 'p', groups }), INTERRUPT_COMMAND_DATA)).toThrow(/actor\/groups|CommandEnvelope/);
+    },
+  );
+});
