@@ -115,7 +115,17 @@ export interface SubscribeOptions {
   readonly commitOffsets?: boolean;
   /** Called after each dead letter of this subscription (see {@link DeadLetterHook}). */
   readonly onDeadLetter?: DeadLetterHook;
+  /**
+   * For a consumer off every request's path (webhook deliveries): a fetch may wait up to this many
+   * ms to gather messages, so they arrive in fewer, larger batches (fewer fetches, fewer batch
+   * statements) at the price of up to this much latency. Default: none, a fetch returns as soon as
+   * a message is there. Capped at {@link MAX_GATHER_MS}; adapters that do not fetch ignore it.
+   */
+  readonly gatherMs?: number;
 }
+
+/** The longest {@link SubscribeOptions.gatherMs}: the consumer loop also sends the heartbeats. */
+export const MAX_GATHER_MS = 1_000;
 
 /** Most messages per `batchHandler` call when a subscription does not say. */
 export const DEFAULT_MAX_BATCH = 200;

@@ -63,6 +63,26 @@ describe('KafkaBus specifics', () => {
     await Promise.all([sub.stop(), dlq.stop()]);
   }, 60_000);
 
+  it('with gatherMs, hands messages published one by one over in few batches, in order, each once', async () => {
+    const topic = uniqueName('gather');
+    const batches: number[][] = [];
+    const sub = await bus.subscribe({
+      group: uniqueName('gather-g'),
+      topics: [topic],
+      fromBeginning: true,
+      gatherMs: 1_000,
+      handler: async (m) => void batches.push([(m.value as { n: number }).n]),
+      batchHandler: async (ms) => void batches.push(ms.map((m) => (m.value as { n: number }).n)),
+    });
+    // One key, so one partition; each publish is acknowledged before the next one leaves. Without
+    // gathering, a waiting fetch returns at the first message: about one batch per publish.
+    for (let n = 0; n < 30; n++) await bus.publish(topic, [{ key: 'k', value: { n } }]);
+    await waitFor(() => batches.flat().length >= 30, { timeoutMs: 20_000, what: 'the 30 messages' });
+    expect(batches.flat()).toEqual(Array.from({ length: 30 }, (_, n) => n));
+    expect(batches.length).toBeLessThanOrEqual(10);
+    await sub.stop();
+  }, 60_000);
+
   it('answers a request that is not JSON with command_not_applied, and dead-letters it', async () => {
     const topic = uniqueName('raw-rpc');
     const replyTo = uniqueName('raw-reply');

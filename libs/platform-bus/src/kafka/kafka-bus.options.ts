@@ -1,4 +1,5 @@
 import type { ConsumerConfig, logLevel, RetryOptions } from 'kafkajs';
+import { MAX_GATHER_MS } from '../bus.port';
 
 export interface KafkaBusOptions {
   /** Bootstrap brokers, `host:port`. See {@link brokersFromEnv}. */
@@ -61,6 +62,18 @@ export const CONSUMER_TUNING: Omit<ConsumerConfig, 'groupId'> = {
   allowAutoTopicCreation: false,
   retry: { ...CLIENT_RETRY, retries: 8 },
 };
+
+/**
+ * The consumer settings of a subscription with `gatherMs` (`SubscribeOptions.gatherMs`): the broker
+ * holds each fetch until 256 KiB arrived or `gatherMs` passed, instead of answering at the first
+ * message. Capped at `MAX_GATHER_MS`, well under `heartbeatInterval` + `sessionTimeout`.
+ */
+export function gatherTuning(gatherMs: number | undefined): Pick<ConsumerConfig, 'maxWaitTimeInMs' | 'minBytes'> {
+  if (gatherMs === undefined || !(gatherMs > 0)) return {};
+  return { maxWaitTimeInMs: Math.min(Math.round(gatherMs), MAX_GATHER_MS), minBytes: GATHER_MIN_BYTES };
+}
+
+export const GATHER_MIN_BYTES = 256 * 1024;
 
 /**
  * How long, at most, the partitions of a member that died without leaving (kill -9, power loss)

@@ -11,7 +11,7 @@ import type {
 import { deliverBatch } from '../shared/batch-delivery';
 import { deliverWithRetries, resolveMaxAttempts, resolveMaxBatch } from '../shared/bounded-retry.policy';
 import { sendToDeadLetter } from '../shared/dead-letter.mapper';
-import { CONSUMER_TUNING } from './kafka-bus.options';
+import { CONSUMER_TUNING, gatherTuning } from './kafka-bus.options';
 import { OffsetCommitter } from './offset-committer';
 import { toIncoming, toRawMessage, type RawMessage } from './kafka-message.codec';
 import { StartOffsetPinner } from './start-offsets.pin';
@@ -80,7 +80,11 @@ export class KafkaSubscription implements Subscription {
   static async open(args: KafkaSubscriptionArgs): Promise<KafkaSubscription> {
     const { options } = args;
     const maxAttempts = resolveMaxAttempts(options.maxAttempts);
-    const consumer = args.kafka.consumer({ ...CONSUMER_TUNING, groupId: options.group });
+    const consumer = args.kafka.consumer({
+      ...CONSUMER_TUNING,
+      ...gatherTuning(options.gatherMs),
+      groupId: options.group,
+    });
     const subscription = new KafkaSubscription(
       consumer,
       args.onClosed,
