@@ -1,12 +1,16 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { assertRunEvent, ConsumerGroups, Topics } from '@openwop/contracts';
+import { assertRunEvent, ConsumerGroups, Topics, type RunEventDoc } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import { transaction } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
-import { deliveryTargets, recordDeliveries } from './delivery.store';
+import { deliveryTargets, recordDeliveries, type DeliveryTargets } from './delivery.store';
 import { DeliveryWorker } from './delivery.worker';
+import { GroupedLookup } from './grouped-lookup';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
+
+/** How long a fetch of run events may wait to gather more (the added webhook latency, at most). */
+export const NOTIFIER_GATHER_MS = 250;
 
 /**
  * The notifier's consumer group on the run-event topic: partitions are shared among its instances,
@@ -18,6 +22,10 @@ import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 @Injectable()
 export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private subscription: Subscription | undefined;
+  /** The batches of one fetch (one per partition) look their targets up in one statement. */
+  private readonly targets = new GroupedLookup<RunEventDoc, DeliveryTargets>((events) =>
+    deliveryTargets(this.ds.manager, events),
+  );
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -33,6 +41,10 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       // From the start: a subscription only hears events after it registered, so replaying the log
       // on a new group delivers nothing old, and no run's start is missed.
       fromBeginning: true,
+      // Off every request's path: gathering a fetch's messages for a moment makes a batch (one
+      // statement) of many cycles' events, so the notifier costs next to nothing per cycle while
+      // no subscription matches (docs/performance.md, round 7).
+      gatherMs: NOTIFIER_GATHER_MS,
       handler: (m) => this.handleBatch([m]),
       batchHandler: (ms) => this.handleBatch(ms),
     });
@@ -44,9 +56,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
-    // One statement records the starts and finds the subscriptions; a batch no subscription
-    // matches (the common case) ends there, with no transaction.
-    const targets = await deliveryTargets(this.ds.manager, events);
+    // One statement records the starts and finds the subscriptions, for all the batches of a fetch
+    // together; a batch no subscription matches (the common case) ends there, with no transaction.
+    const targets = await this.targets.call(events);
     if (targets.subscriptions.length === 0) return;
     const recorded = await transaction(this.ds, (m) =>
       recordDeliveries(m, events, targets, this.options.durableRetry.maxAttempts),
