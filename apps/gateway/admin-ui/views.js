@@ -1,7 +1,7 @@
 // The pending-interrupt list and the resolve view (approval, clarification, any other kind);
 // conversations have their own module. A view renders into `root` and returns its cleanup.
 
-import { api, ApiFailure, paths, TERMINAL_STATUSES } from './api.js';
+import { api, ApiFailure, paths, streamEvents, TERMINAL_STATUSES } from './api.js';
 import { conversationPanel, looksLikeConversation } from './conversation.js';
 import { answerInput, badge, copyButton, emptyState, errorState, formatAge, h, jsonBlock, loadingState, mount, timeEl } from './dom.js';
 import { INTERRUPT_KINDS } from './vocabulary.js';
@@ -325,7 +325,7 @@ export function interruptView(root, { runId, nodeId }) {
       cleanups.push(conversationPanel(conversation, { runId, nodeId, interrupt: undefined, quietIfMissing: true }));
       return;
     }
-    mount(root, backLink(), claimPanel(runId, nodeId, pending), head, form);
+    mount(root, backLink(), claimPanel(runId, nodeId, pending, controller.signal), head, form);
     if (interrupt.kind === 'approval') approvalForm(form, runId, nodeId, interrupt);
     else if (interrupt.kind === 'clarification') clarificationForm(form, runId, nodeId, interrupt);
     else if (looksLikeConversation(interrupt)) cleanups.push(conversationPanel(form, { runId, nodeId, interrupt, fallback: () => genericForm(form, runId, nodeId, interrupt) }));
@@ -339,9 +339,10 @@ export function interruptView(root, { runId, nodeId }) {
 /**
  * Who works on this interrupt (its claim, from the inbox row): a warning when someone else holds a
  * live claim (an answer still goes through, and says whose claim it crossed), and the claim and
- * release buttons.
+ * release buttons. It follows the run's event stream, so a claim, release or lapsed lease by
+ * someone else shows as it happens (`interrupt.claimed` / `interrupt.released`, ADR 0035).
  */
-function claimPanel(runId, nodeId, pending) {
+function claimPanel(runId, nodeId, pending, signal) {
   const panel = h('section', { class: 'card claim-card', 'data-testid': 'claim-card' });
   const show = (row, error) => {
     const me = rememberedPrincipal();
@@ -371,7 +372,29 @@ function claimPanel(runId, nodeId, pending) {
     }
   }
   show(pending);
+  void followClaims(runId, nodeId, signal, show);
   return panel;
+}
+
+/**
+ * Calls `show` with each claim change of the interrupt at `nodeId` on the run's stream (its history
+ * first, so the last change wins), until the run ends or `signal` aborts. A claim whose lease has
+ * already run out reads as none (its lapse may not be on the log yet).
+ */
+async function followClaims(runId, nodeId, signal, show) {
+  try {
+    await streamEvents(paths.events(runId), ({ data }) => {
+      if (!data || !data.payload || (data.payload.nodeId ?? data.nodeId) !== nodeId) return;
+      if (data.type === 'interrupt.claimed') {
+        const live = Date.parse(data.payload.expiresAt) > Date.now();
+        show(live ? { assignee: data.payload.claimedBy, claimExpiresAt: data.payload.expiresAt } : undefined);
+      } else if (data.type === 'interrupt.released') {
+        show(undefined);
+      }
+    }, { signal });
+  } catch {
+    // The panel keeps what it showed; the buttons still answer with the current claim.
+  }
 }
 
 function backLink() {

@@ -10,6 +10,8 @@ import type { PendingInterrupt } from '@openwop/interrupt-domain';
 import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ConversationRepository } from './common/conversation.repository';
+import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
+import { claimExpiryId } from './common/claim-events.outbox';
 import { InterruptRepository, type DueColumn } from './common/interrupt.repository';
 import { silenceAudits } from './converse/conversation.gate';
 import { EscalateInterruptHandler } from './escalate-interrupt/escalate-interrupt.handler';
@@ -31,8 +33,8 @@ export const TIMER_PRINCIPAL = 'system:interrupt-timer';
 type ApplyDue = (manager: EntityManager, state: PendingInterrupt, now: string) => Promise<unknown>;
 
 /**
- * The durable timer. Deadlines and escalation steps (ADR 0034) live in Postgres
- * (`interrupts.deadline_at`, `interrupts.escalation_due_at`), so nothing is lost when a process
+ * The durable timer. Deadlines, escalation steps (ADR 0034) and claim leases (ADR 0035) live in
+ * Postgres (`interrupts.deadline_at`, `escalation_due_at`, `claim_expires_at`), so nothing is lost when a process
  * dies: every instance polls ({@link PollLoop}, jittered), claims due pending rows with
  * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and decides them in one
  * transaction with their outbox rows (`run.resume`, `run.escalate`, audit facts). A batch that fails
@@ -56,6 +58,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     private readonly expirer: ExpireInterruptHandler,
     private readonly escalator: EscalateInterruptHandler,
     private readonly conversations: ConversationRepository,
+    private readonly claims: ClaimInterruptHandler,
   ) {
     this.loop = new PollLoop(
       () => this.tick(),
@@ -98,6 +101,12 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
         },
       ),
     );
+    // A lapsed lease is told once (`interrupt.released`, reason `expired`) before a deadline ends the wait.
+    const lapsed = await this.fireDue('claim_expires_at', (m, state, now) => {
+      const { interruptId, runId, tenant } = state.interrupt;
+      const id = claimExpiryId(interruptId, state.claim?.expiresAt ?? '');
+      return this.claims.expireLapsed(m, state, { commandId: id, now, tenant, principal: TIMER_PRINCIPAL }, { id, correlationId: runId });
+    });
     const expired = await this.fireDue('deadline_at', (m, state, now) => {
       const { interruptId, runId, tenant } = state.interrupt;
       return this.expirer.expire(
@@ -114,7 +123,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       return audits.length;
     });
     if (audited > 0) void this.relay.kick();
-    return escalated + expired;
+    return escalated + lapsed + expired;
   }
 
   /**
@@ -124,7 +133,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
    * (nor floods the log); it stays due in Postgres, so any instance tries it again later.
    */
   private async fireDue(column: DueColumn, apply: ApplyDue): Promise<number> {
-    const what = column === 'deadline_at' ? 'expiry' : 'escalation';
+    const what = column === 'deadline_at' ? 'expiry' : column === 'claim_expires_at' ? 'claim expiry' : 'escalation';
     const { batchSize } = this.options;
     const skip = new Set<string>();
     const wall = Date.now();
@@ -172,13 +181,14 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
   }
 
   /**
-   * One statement, no transaction: is any deadline, escalation step or silence audit due? Most ticks find nothing,
+   * One statement, no transaction: is any deadline, escalation step, lapsed claim or silence audit due? Most ticks find nothing,
    * and then cost this probe instead of two transactions.
    */
   private async anythingDue(now: string): Promise<boolean> {
     const [row] = await this.ds.query<{ due: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND deadline_at <= $1::timestamptz)
            OR EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND escalation_due_at <= $1::timestamptz)
+           OR EXISTS (SELECT 1 FROM interrupts WHERE status = 'pending' AND claim_expires_at <= $1::timestamptz)
            OR EXISTS (SELECT 1 FROM interrupt_conversations WHERE status = 'open' AND silence_due_at <= $1::timestamptz) AS due`,
       [now],
     );

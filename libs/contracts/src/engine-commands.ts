@@ -164,16 +164,22 @@ export class AgentTurnData {
 }
 
 /**
- * `run.escalate`: the interrupt service decided an escalation step (ADR 0034) on the pending
- * interrupt `interruptId`; the engine appends `type` with `payload` to the run log while the run
- * still waits on that interrupt (so the notifier can deliver it), and nothing otherwise.
+ * `run.escalate`: the interrupt service decided something about who works on the pending interrupt
+ * `interruptId` — an escalation step (ADR 0034: `interrupt.reminded`, `interrupt.reassigned`) or a
+ * claim change (ADR 0035: `interrupt.claimed`, `interrupt.released`); the engine appends `type` with
+ * `payload` to the run log while the run still waits on that interrupt (so SSE streams and the
+ * notifier see it), and nothing otherwise.
  */
+/** The run events the interrupt service has the engine record on a waiting interrupt (`run.escalate`). */
+export const INTERRUPT_STEP_EVENT_TYPES = ['interrupt.reminded', 'interrupt.reassigned', 'interrupt.claimed', 'interrupt.released'] as const;
+export type InterruptStepEventType = (typeof INTERRUPT_STEP_EVENT_TYPES)[number];
+
 export class RecordEscalationData {
   @IsString() @Length(1, 128) runId!: string;
   @IsString() @Length(1, 128) nodeId!: string;
   @IsString() @Length(1, 256) interruptId!: string;
-  @IsIn(['interrupt.reminded', 'interrupt.reassigned'])
-  type!: 'interrupt.reminded' | 'interrupt.reassigned';
+  @IsIn(INTERRUPT_STEP_EVENT_TYPES)
+  type!: InterruptStepEventType;
   @IsObject() payload!: Record<string, unknown>;
 }
 

@@ -31,6 +31,8 @@ export const RUN_EVENT_TYPES = [
   'interrupt.resolved',
   'interrupt.reminded',
   'interrupt.reassigned',
+  'interrupt.claimed',
+  'interrupt.released',
   'channel.written',
   'artifact.created',
   'output.chunk',

@@ -47,3 +47,24 @@ describe('run decider: RecordEscalation (ADR 0034)', () => {
     expect((await escalate(done.state)).events).toEqual([]);
   });
 });
+
+describe('run decider: RecordEscalation of a claim change (ADR 0035)', () => {
+  it('appends interrupt.claimed and interrupt.released while the run waits on that interrupt, nothing after', async () => {
+    const { state } = await start(fixture('conformance-approval'));
+    const claimed = await escalate(state, {
+      eventType: 'interrupt.claimed',
+      payload: { claimedBy: 'alice', expiresAt: LATER },
+      context: context('claim:r1:gate:0:c1', LATER),
+    });
+    expect(types(claimed.events)).toEqual(['interrupt.claimed']);
+    expect(payloadOf(claimed.events, 'interrupt.claimed')).toEqual({ claimedBy: 'alice', expiresAt: LATER, nodeId: 'gate', interruptId: 'r1:gate:0' });
+    const released = await escalate(claimed.state, {
+      eventType: 'interrupt.released',
+      payload: { previousClaimant: 'alice', reason: 'expired' },
+      context: context('claim:r1:gate:0:c2', LATER),
+    });
+    expect(types(released.events)).toEqual(['interrupt.released']);
+    const answered = await resume(released.state, { action: 'accept' });
+    expect((await escalate(answered.state, { eventType: 'interrupt.claimed', payload: { claimedBy: 'bob', expiresAt: LATER } })).events).toEqual([]);
+  });
+});

@@ -71,13 +71,16 @@ export interface RecordConversation {
   readonly context: CommandContext;
 }
 
-/** The interrupt service decided an escalation step (ADR 0034) on the interrupt `interruptId`. */
+/**
+ * The interrupt service decided an escalation step (ADR 0034) or a claim change (ADR 0035) on the
+ * interrupt `interruptId`.
+ */
 export interface RecordEscalation {
   readonly type: 'RecordEscalation';
   readonly runId: string;
   readonly nodeId: string;
   readonly interruptId: string;
-  readonly eventType: 'interrupt.reminded' | 'interrupt.reassigned';
+  readonly eventType: 'interrupt.reminded' | 'interrupt.reassigned' | 'interrupt.claimed' | 'interrupt.released';
   readonly payload: Record<string, unknown>;
   readonly context: CommandContext;
 }
@@ -381,9 +384,10 @@ function recordConversation(command: RecordConversation, state: RunState): RunDe
 }
 
 /**
- * Appends a decided escalation step (`interrupt.reminded`, `interrupt.reassigned`) while the run still
- * waits on that interrupt; a step that arrives after the interrupt was answered or the run ended
- * appends nothing (the step is history of a wait that is over).
+ * Appends a decided escalation step (`interrupt.reminded`, `interrupt.reassigned`) or claim change
+ * (`interrupt.claimed`, `interrupt.released`) while the run still waits on that interrupt; one that
+ * arrives after the interrupt was answered or the run ended appends nothing (it is history of a
+ * wait that is over).
  */
 function recordEscalation(command: RecordEscalation, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);

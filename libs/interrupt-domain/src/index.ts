@@ -7,6 +7,7 @@ export {
   type CancelInterrupt,
   type ClaimInterrupt,
   type ReleaseInterrupt,
+  type ExpireClaim,
   type EscalateInterrupt,
   type InterruptCommand,
 } from './interrupt.commands';

@@ -48,12 +48,27 @@ describe('interrupt claims (a lease, first claim wins)', () => {
     ]);
   });
 
-  it('frees a lapsed claim by time alone: the next claimant wins', () => {
-    const next = given(gate, claimed('alice', LATER))
-      .when(claim('bob', { context: ctx('bob', { now: LATER }), leaseMs: 60_000 }))
-      .next() as PendingInterrupt;
+  it('frees a lapsed claim by time alone: the next claimant wins, after the lapse is told', () => {
+    const takeover = given(gate, claimed('alice', LATER)).when(claim('bob', { context: ctx('bob', { now: LATER }), leaseMs: 60_000 }));
+    expect(takeover.events()).toEqual([
+      { type: 'interrupt.released', data: { releasedBy: 'bob', releasedAt: LATER, claimedBy: 'alice', reason: 'expired' } },
+      claimed('bob', '2026-11-21T10:06:00.000Z', LATER),
+    ]);
+    const next = takeover.next() as PendingInterrupt;
     expect(next.claim).toEqual({ claimedBy: 'bob', claimedAt: LATER, expiresAt: '2026-11-21T10:06:00.000Z' });
     expect(liveClaim(next, LATER)?.claimedBy).toBe('bob');
+  });
+
+  it('the timer ends a lapsed claim once, with an expired release; a live or ended claim decides nothing', () => {
+    const expire = (now: string) => ({ type: 'ExpireClaim' as const, interruptId: 'r1:gate:0', context: ctx('system:interrupt-timer', { now }) });
+    const lapsed = given(gate, claimed('alice', LATER)).when(expire(LATER));
+    expect(lapsed.events()).toEqual([
+      { type: 'interrupt.released', data: { releasedBy: 'system:interrupt-timer', releasedAt: LATER, claimedBy: 'alice', reason: 'expired' } },
+    ]);
+    expect((lapsed.next() as PendingInterrupt).claim).toBeUndefined();
+    given(gate, claimed('alice', LATER)).when(expire(NOW)).then([]);
+    given(gate).when(expire(LATER)).then([]);
+    given(gate, claimed('alice', LATER), ...lapsed.events()).when(expire(LATER)).then([]);
   });
 
   it('reads a claim as live only before its expiry', () => {
@@ -63,6 +78,9 @@ describe('interrupt claims (a lease, first claim wins)', () => {
   });
 
   it('lets the holder release, and the claim is gone', () => {
+    given(gate, claimed('alice', LATER)).when(release('alice')).then([
+      { type: 'interrupt.released', data: { releasedBy: 'alice', releasedAt: NOW, claimedBy: 'alice', reason: 'released' } },
+    ]);
     const next = given(gate, claimed('alice', LATER)).when(release('alice')).next() as PendingInterrupt;
     expect(next.status).toBe('pending');
     expect(next.claim).toBeUndefined();
@@ -72,9 +90,11 @@ describe('interrupt claims (a lease, first claim wins)', () => {
     given(gate, claimed('alice', LATER)).when(release('bob')).thenRefuses('interrupt_claimed', { claimedBy: 'alice' });
   });
 
-  it('decides nothing for a release of an interrupt nobody holds', () => {
+  it('decides nothing for a release of an interrupt nobody holds but the lapse the timer has not told', () => {
     given(gate).when(release('bob')).then([]);
-    given(gate, claimed('alice', LATER)).when(release('bob', LATER)).then([]);
+    given(gate, claimed('alice', LATER)).when(release('bob', LATER)).then([
+      { type: 'interrupt.released', data: { releasedBy: 'bob', releasedAt: LATER, claimedBy: 'alice', reason: 'expired' } },
+    ]);
   });
 
   it('refuses a claim on a decided interrupt, on another tenant, or on nothing', () => {

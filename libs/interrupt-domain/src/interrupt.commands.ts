@@ -91,6 +91,17 @@ export interface ReleaseInterrupt {
   readonly context: CommandContext;
 }
 
+/**
+ * The interrupt timer reached the end of the claim's lease (`interrupts.claim_expires_at`): a lapsed
+ * claim still in the state ends with an `expired` release. Decided once; a renewed, released or
+ * already-ended claim decides nothing.
+ */
+export interface ExpireClaim {
+  readonly type: 'ExpireClaim';
+  readonly interruptId: string;
+  readonly context: CommandContext;
+}
+
 export type InterruptCommand =
   | OpenInterrupt
   | ResolveInterrupt
@@ -98,4 +109,5 @@ export type InterruptCommand =
   | CancelInterrupt
   | ClaimInterrupt
   | ReleaseInterrupt
+  | ExpireClaim
   | EscalateInterrupt;

@@ -5,7 +5,7 @@ import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy } from './e
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
 import { assertEligibleApprover } from './approver-eligibility';
-import { decideClaim, decideRelease } from './interrupt-claim';
+import { decideClaim, decideClaimExpiry, decideRelease } from './interrupt-claim';
 import type {
   CancelInterrupt,
   CommandContext,
@@ -54,6 +54,8 @@ export function decideInterrupt(command: InterruptCommand, state: InterruptState
       return decideClaim(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
     case 'ReleaseInterrupt':
       return decideRelease(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
+    case 'ExpireClaim':
+      return decideClaimExpiry(command, state);
     default:
       return assertNever(command, 'interrupt command');
   }

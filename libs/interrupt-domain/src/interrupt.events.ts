@@ -91,10 +91,19 @@ export interface InterruptClaimedEvent {
   readonly data: { readonly claimedBy: string; readonly claimedAt: string; readonly expiresAt: string };
 }
 
-/** The holder gave its claim back. */
+/**
+ * A claim ended before the interrupt did: its holder gave it back (`released`), or its lease lapsed
+ * (`expired`, decided once by whichever comes first under the row lock: the interrupt timer, the
+ * next claim, or a release). `claimedBy` is the holder whose claim ended.
+ */
 export interface InterruptReleasedEvent {
   readonly type: 'interrupt.released';
-  readonly data: { readonly releasedBy: string; readonly releasedAt: string };
+  readonly data: {
+    readonly releasedBy: string;
+    readonly releasedAt: string;
+    readonly claimedBy: string;
+    readonly reason: 'released' | 'expired';
+  };
 }
 
 export type InterruptEvent =

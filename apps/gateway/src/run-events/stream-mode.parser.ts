@@ -12,7 +12,9 @@ export const DEFAULT_STREAM_MODE: StreamMode = 'updates';
 /**
  * Event types `updates` admits: the spec's mode→event table, with both spellings of the
  * deployment events, plus the RFC 0005 conversation events — each is a suspension transition
- * (`conversation.exchanged` moves the run to `waiting-approval`), which `updates` exists to show.
+ * (`conversation.exchanged` moves the run to `waiting-approval`), which `updates` exists to show —
+ * and the claim changes of a waiting interrupt (ADR 0035), so a second approver watching the run
+ * sees who works on it.
  */
 const UPDATES: ReadonlySet<string> = new Set([
   'run.started',
@@ -34,6 +36,8 @@ const UPDATES: ReadonlySet<string> = new Set([
   'clarification.resolved',
   'interrupt.requested',
   'interrupt.resolved',
+  'interrupt.claimed',
+  'interrupt.released',
   'artifact.created',
   'eval.started',
   'eval.scored',

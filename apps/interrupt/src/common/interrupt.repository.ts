@@ -8,8 +8,11 @@ import {
   type PendingInterrupt,
 } from '@openwop/interrupt-domain';
 
-/** The timer's due columns: the deadline, and the next escalation step (ADR 0034). */
-export type DueColumn = 'deadline_at' | 'escalation_due_at';
+/**
+ * The timer's due columns: the deadline, the next escalation step (ADR 0034), and the end of the
+ * claim's lease (ADR 0035; cleared when the claim ends, so a told lapse is not due again).
+ */
+export type DueColumn = 'deadline_at' | 'escalation_due_at' | 'claim_expires_at';
 
 /** A held interrupt (any state but `none`). */
 export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;

@@ -33,6 +33,8 @@ export const RUN_EVENT_TYPES = [
   'interrupt.resolved',
   'interrupt.reminded',
   'interrupt.reassigned',
+  'interrupt.claimed',
+  'interrupt.released',
   'channel.written',
   'artifact.created',
   'output.chunk',
@@ -145,6 +147,8 @@ export interface RunEventPayloads {
   'interrupt.resolved': InterruptResolvedPayload;
   'interrupt.reminded': InterruptRemindedPayload;
   'interrupt.reassigned': InterruptReassignedPayload;
+  'interrupt.claimed': InterruptClaimedPayload;
+  'interrupt.released': InterruptReleasedPayload;
   'channel.written': ChannelWrittenPayload;
   'artifact.created': ArtifactCreatedPayload;
   'output.chunk': OutputChunkPayload;
@@ -736,6 +740,33 @@ export interface InterruptReassignedPayload {
   readonly ageMs: number;
   readonly approvers: string[];
   readonly previousApprovers?: string[];
+}
+
+/**
+ * Host extension (ADR 0035): an approver took or renewed the claim (a lease) on the pending interrupt; it holds until expiresAt. A claim after a lapsed one follows that claim's interrupt.released (reason expired).
+ *
+ * From `run-event-payloads.schema.json` `$defs.interruptClaimed`.
+ */
+export interface InterruptClaimedPayload {
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly claimedBy: string;
+  /**
+   * (format date-time)
+   */
+  readonly expiresAt: string;
+}
+
+/**
+ * Host extension (ADR 0035): the claim on the pending interrupt ended before the interrupt did: its holder released it, or its lease lapsed (told once). previousClaimant held it.
+ *
+ * From `run-event-payloads.schema.json` `$defs.interruptReleased`.
+ */
+export interface InterruptReleasedPayload {
+  readonly nodeId: string;
+  readonly interruptId: string;
+  readonly previousClaimant: string;
+  readonly reason: 'released' | 'expired';
 }
 
 /**
