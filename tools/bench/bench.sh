@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # `npm run bench`: the full HITL cycle (start → suspended visible → resolve → completed visible),
-# sequential and CONC concurrent, against the embedded host and the distributed stack (real Kafka
-# with acks=all, Postgres with fsync on), each started fresh here, then the peers of
-# ../shared/peers with the same parameters (PEERS=0 skips them), side by side with the ratios.
-# Env: N, CONC, REPS, WARMUP, MODES, PEERS. The last line is machine-readable:
-#   summary: ours_c20=<cycles/s> best_peer_c20=<cycles/s> ratio=<ours/best> ours_seq_resume_p50_ms=<ms>
+# sequential and CONC concurrent, against three hosts of ours, each started fresh here
+# (tools/bench/hosts.sh):
+#   embedded     the embedded host, one process on PGlite (the README's default);
+#   oneproc      the same process on the machine's Postgres server (DATABASE_URL, a fresh database):
+#                the shape of DBOS and LangGraph + PostgresSaver;
+#   distributed  the five services over real Kafka (acks=all) and Postgres (fsync on);
+# then the plumbing floor of `npm run bench:floor` (a KafkaBus hop and a decision transaction, no
+# domain logic; FLOOR=0 skips it), then the peers of ../shared/peers with the same parameters
+# (tools/bench/peers.sh; PEERS=0 skips them), side by side with the ratios.
+# Every row has a CPU ms/cycle column: utime+stime from /proc over the measured window (warmup and
+# repetitions; tools/bench/cpu-wrap.mts) of the row's processes: ours, every host process (not the
+# load generator), the Postgres server (all backends, reaped ones included) and the broker when
+# the mode uses them; the peers, their node process (harness and library), Postgres, restate-server.
+# The Postgres server is shared: whatever else runs on it meanwhile is counted in the row being run.
+# The floor's row is its CPU per cycle: HOPS_PER_CYCLE × CPU per hop + TX_PER_CYCLE × CPU per transaction.
+# Env: N, CONC, REPS, WARMUP, MODES (default "embedded oneproc distributed"), PEERS, FLOOR.
+# The last line is machine-readable (c20 is c<CONC>; "none" where a row did not run):
+#   summary: ours_oneproc_c20=<cycles/s> best_peer_c20=<cycles/s of the best durable peer, not
+#     langgraph-memory> ratio_oneproc=<oneproc/best> ours_dist_c20=<cycles/s> restate_c20=<cycles/s>
+#     ratio_dist=<dist/restate> dist_cpu_ms_per_cycle=<ms> floor_cpu_ms_per_cycle=<ms>
+#     ratio_dist_cpu_floor=<dist cpu/floor> ours_embedded_c20=<cycles/s>
+#     ours_oneproc_seq=<cycles/s> best_peer_seq=<cycles/s> ratio_oneproc_seq=<oneproc/best>
+#     ours_oneproc_resume_p50_ms=<ms> best_peer_resume_p50_ms=<lowest durable peer's> ratio_oneproc_resume_p50=<ours/peer>
+#     oneproc_cpu_ms_per_cycle=<ms> ours_c20=… ratio=… ours_seq_resume_p50_ms=… (the earlier keys:
+#     the distributed stack when it ran, else the embedded host)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -14,15 +34,24 @@ export PATH N="${N:-500}" CONC="${CONC:-20}" REPS="${REPS:-3}" WARMUP="${WARMUP:
 source "$root/tools/bench/hosts.sh"
 work="$root/.infra/bench"
 bench_init "$work"
-modes="${MODES:-embedded distributed}"
+modes="${MODES:-embedded oneproc distributed}"
 
 for mode in $modes; do
-  bench_with_host "$mode" node tools/bench/hitl-bench.mts | tee "$work/$mode.result"
+  bench_with_host "$mode" node tools/bench/cpu-wrap.mts -- node tools/bench/hitl-bench.mts | tee "$work/$mode.result"
 done
-grep -h '^MEDIAN' "$work"/*.result > "$work/ours.medians"
+grep -h '^MEDIAN\|^CPU ' "$work"/*.result > "$work/ours.medians" || true
+: > "$work/floor.result"
+if [[ "${FLOOR:-1}" != 0 ]]; then
+  started_kafka=0
+  if ! bash tools/kafka/kafka.sh status >/dev/null 2>&1; then
+    bash tools/kafka/kafka.sh start >"$work/kafka.log" 2>&1 && started_kafka=1
+  fi
+  CONC="$CONC" node tools/bench/floor.mts | tee "$work/floor.result" || echo "(floor not run)" >&2
+  if ((started_kafka)); then bash tools/kafka/kafka.sh stop >>"$work/kafka.log" 2>&1 || true; fi
+fi
 if [[ "${PEERS:-1}" != 0 ]]; then
   bash tools/bench/peers.sh > "$work/peers.medians" || echo "(peers not run)" >&2
 else
   : > "$work/peers.medians"
 fi
-node tools/bench/compare.mjs "$work/ours.medians" "$work/peers.medians"
+node tools/bench/compare.mjs "$work/ours.medians" "$work/peers.medians" "$work/floor.result"

@@ -9,8 +9,11 @@
  * A HITL cycle of the five-service stack needs a known number of each (docs/performance.md), so the
  * two figures give the floor its CPU per cycle cannot go below, whatever the services do.
  * Env: KAFKA_BROKERS (default 127.0.0.1:9092), DATABASE_URL (default the local Postgres, database
- * postgres), HOPS (default 3), CONC (default 20), MESSAGES (default 3000), TRANSACTIONS (default 3000).
- * Prints one line per part and a `floor:` line. Linux only (CPU from /proc).
+ * postgres), HOPS (default 3), CONC (default 20), MESSAGES (default 3000), TRANSACTIONS (default 3000),
+ * HOPS_PER_CYCLE (9.4) and TX_PER_CYCLE (10.5): what one HITL cycle of the distributed stack needs,
+ * counted at c20 with count-requests.cjs (docs/performance.md, round 4).
+ * Prints one line per part and a `floor:` line whose cpu_ms_per_cycle is
+ * HOPS_PER_CYCLE × ms_per_hop + TX_PER_CYCLE × ms_per_tx. Linux only (CPU from /proc).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,8 @@ const HOPS = env('HOPS', 3);
 const CONC = env('CONC', 20);
 const MESSAGES = env('MESSAGES', 3000);
 const TRANSACTIONS = env('TRANSACTIONS', 3000);
+const HOPS_PER_CYCLE = env('HOPS_PER_CYCLE', 9.4);
+const TX_PER_CYCLE = env('TX_PER_CYCLE', 10.5);
 const databaseUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** CPU of a process, itself only, in ms. */
@@ -200,5 +205,9 @@ if (process.argv[2] === 'relay') {
   console.log(
     `decision transaction (4 statements, ${CONC} connections): ${t.cpuPerTx.toFixed(2)} ms CPU per transaction (${t.clientPerTx.toFixed(2)} of it in the client), ${t.perS.toFixed(0)} transactions/s`,
   );
-  console.log(`floor: ms_per_hop=${h.cpuPerHop.toFixed(2)} ms_per_tx=${t.cpuPerTx.toFixed(2)}`);
+  const perCycle = HOPS_PER_CYCLE * h.cpuPerHop + TX_PER_CYCLE * t.cpuPerTx;
+  console.log(
+    `floor: ms_per_hop=${h.cpuPerHop.toFixed(2)} ms_per_tx=${t.cpuPerTx.toFixed(2)} ` +
+      `hops_per_cycle=${HOPS_PER_CYCLE} tx_per_cycle=${TX_PER_CYCLE} cpu_ms_per_cycle=${perCycle.toFixed(2)}`,
+  );
 }

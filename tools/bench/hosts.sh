@@ -1,10 +1,19 @@
 # Sourced by the bench scripts: builds the apps, makes a bench API key, and runs a command against a
-# fresh host of one mode (embedded: one process on PGlite; distributed: tools/stack with real Kafka
-# and Postgres, its own database and topic namespace), stopping the host afterwards.
+# fresh host of one mode, stopping the host afterwards:
+#   embedded     one process (apps/embedded) on PGlite in a fresh data directory;
+#   oneproc      the same process on the machine's Postgres server (DATABASE_URL, a fresh database);
+#   distributed  tools/stack with real Kafka and Postgres, its own database and topic namespace.
 #   bench_init WORKDIR          build, wipe WORKDIR, export WOP_API_KEYS / WOP_API_KEY
 #   bench_with_host MODE CMD…   start a host, run CMD with WOP_URL and NAME set, stop the host
-# Env: BENCH_PORT (embedded host's port, default 18181; the distributed gateway uses BENCH_PORT+1),
-# INSTANCES (distributed).
+# CMD also gets what tools/bench/cpu-wrap.mts counts as the row's CPU: CPU_PIDS (label:pid of each
+# host process), CPU_POSTGRES=1 when the host uses the Postgres server, CPU_KAFKA=1 for the broker.
+# Env: BENCH_PORT (embedded host's port, default 18181; the distributed gateway uses BENCH_PORT+1,
+# the next gateways the ports after it), BENCH_METRICS_PORT (the distributed services' first metrics
+# port, default 18300), INSTANCES (distributed), BENCH_PG (the Postgres server of oneproc and
+# distributed, default postgres://postgres@127.0.0.1:5432). The distributed stack keeps its pids and logs in
+# WORKDIR/stack (STACK_DIR).
+
+BENCH_PG="${BENCH_PG:-postgres://postgres@127.0.0.1:5432}"
 
 bench_init() {
   BENCH_WORK="$1"
@@ -29,22 +38,51 @@ bench_with_host() {
   shift
   case "$mode" in
     embedded)
-      PORT=$port OPENWOP_DATA_DIR="$BENCH_WORK/pgdata" node apps/embedded/dist/main.js >"$BENCH_WORK/embedded.log" 2>&1 &
+      env -u DATABASE_URL PORT=$port OPENWOP_DATA_DIR="$BENCH_WORK/pgdata" node apps/embedded/dist/main.js >"$BENCH_WORK/embedded.log" 2>&1 &
       local pid=$!
       bench_wait_ready "http://127.0.0.1:$port" || { kill "$pid"; return 1; }
-      WOP_URL="http://127.0.0.1:$port" NAME=openwop-embedded "$@" || rc=$?
+      WOP_URL="http://127.0.0.1:$port" NAME=openwop-embedded CPU_PIDS="host:$pid" CPU_POSTGRES=0 CPU_KAFKA=0 \
+        "$@" || rc=$?
       kill "$pid"; wait "$pid" || true
       ;;
+    oneproc)
+      local db="openwop_bench1_$$"
+      psql "$BENCH_PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+      PORT=$port DATABASE_URL="$BENCH_PG/$db" OPENWOP_DATA_DIR="$BENCH_WORK/oneproc-data" \
+        node apps/embedded/dist/main.js \
+        >"$BENCH_WORK/oneproc.log" 2>&1 &
+      local pid=$!
+      if bench_wait_ready "http://127.0.0.1:$port"; then
+        WOP_URL="http://127.0.0.1:$port" NAME=openwop-oneproc CPU_PIDS="host:$pid" CPU_POSTGRES=1 CPU_KAFKA=0 \
+          "$@" || rc=$?
+      else
+        rc=1
+      fi
+      kill "$pid"; wait "$pid" || true
+      psql "$BENCH_PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
+      ;;
     distributed)
-      local db="openwop_bench_$$"
+      # A fresh database and topic namespace per host, also when one script starts several.
+      local run_id="$$$RANDOM"
+      local db="openwop_bench_$run_id"
       port=$((port + 1))
-      DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" OPENWOP_NAMESPACE="bench$$" PORT=$port \
-        INSTANCES="${INSTANCES:-1}" bash tools/stack/stack.sh up >"$BENCH_WORK/stack.log" 2>&1 || rc=$?
+      # Its own pid and log directory and metrics ports, apart from a stack someone else runs.
+      export STACK_DIR="$BENCH_WORK/stack"
+      DATABASE_URL="$BENCH_PG/$db" OPENWOP_NAMESPACE="bench$run_id" PORT=$port \
+        METRICS_BASE_PORT="${BENCH_METRICS_PORT:-18300}" INSTANCES="${INSTANCES:-1}" \
+        bash tools/stack/stack.sh up >"$BENCH_WORK/stack.log" 2>&1 || rc=$?
       if ((rc == 0)); then
-        WOP_URL="http://127.0.0.1:$port" NAME=openwop-distributed "$@" || rc=$?
+        # (A stack.sh without STACK_DIR keeps them in .infra/stack.)
+        local pids="" f sd="$STACK_DIR"
+        compgen -G "$sd/*.pid" >/dev/null || sd=.infra/stack
+        for f in "$sd"/*.pid; do
+          pids+=" $(basename "$f" .pid | sed 's/-[0-9]*$//'):$(cat "$f")"
+        done
+        WOP_URL="http://127.0.0.1:$port" NAME=openwop-distributed CPU_PIDS="$pids" CPU_POSTGRES=1 CPU_KAFKA=1 \
+          "$@" || rc=$?
       fi
       bash tools/stack/stack.sh down >>"$BENCH_WORK/stack.log" 2>&1 || true
-      psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
+      psql "$BENCH_PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
       ;;
     *) echo "unknown mode $mode" >&2; return 2 ;;
   esac
