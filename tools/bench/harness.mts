@@ -30,6 +30,8 @@ export const benchEnv = {
   REPS: Number(process.env.REPS ?? 3),
   WARMUP: Number(process.env.WARMUP ?? 20),
   DEADLINE_MS: Number(process.env.DEADLINE_MS ?? 120_000),
+  /** SEQ=0 skips the sequential phases (a load of CONC in flight only, e.g. bench:scaleout). */
+  SEQ: process.env.SEQ !== '0',
 };
 
 function pct(sorted: number[], p: number): number {
@@ -96,16 +98,18 @@ export const fmt = (r: PhaseResult): string =>
 
 /** Runs warmup, then REPS × (sequential, concurrent); prints each and the medians; returns the medians. */
 export async function runBench(name: string, adapter: CycleAdapter): Promise<{ seq: PhaseResult; conc: PhaseResult }> {
-  const { N, CONC, REPS, WARMUP, DEADLINE_MS } = benchEnv;
+  const { N, CONC, REPS, WARMUP, DEADLINE_MS, SEQ } = benchEnv;
   const tag = `${name}-${process.pid}-${Date.now().toString(36)}`;
   console.log(`# ${name}: N=${N} CONC=${CONC} REPS=${REPS} WARMUP=${WARMUP} DEADLINE_MS=${DEADLINE_MS}`);
   await phase(adapter, `${tag}-warm`, WARMUP, 1, DEADLINE_MS);
   const seq: PhaseResult[] = [];
   const conc: PhaseResult[] = [];
   for (let r = 0; r < REPS; r++) {
-    const s = await phase(adapter, `${tag}-s${r}`, N, 1, DEADLINE_MS);
-    console.log(`  rep${r} seq : ${fmt(s)}`);
-    seq.push(s);
+    if (SEQ) {
+      const s = await phase(adapter, `${tag}-s${r}`, N, 1, DEADLINE_MS);
+      console.log(`  rep${r} seq : ${fmt(s)}`);
+      seq.push(s);
+    }
     const c = await phase(adapter, `${tag}-c${r}`, N, CONC, DEADLINE_MS);
     console.log(`  rep${r} c${CONC}: ${fmt(c)}`);
     conc.push(c);
@@ -115,8 +119,8 @@ export async function runBench(name: string, adapter: CycleAdapter): Promise<{ s
     for (const k of Object.keys(rs[0]!) as (keyof PhaseResult)[]) out[k] = median(rs.map((x) => x[k]));
     return out;
   };
-  const summary = { seq: med(seq), conc: med(conc) };
-  console.log(`MEDIAN ${name} seq : ${fmt(summary.seq)}`);
+  const summary = { seq: SEQ ? med(seq) : med(conc), conc: med(conc) };
+  if (SEQ) console.log(`MEDIAN ${name} seq : ${fmt(summary.seq)}`);
   console.log(`MEDIAN ${name} c${CONC}: ${fmt(summary.conc)}`);
   return summary;
 }

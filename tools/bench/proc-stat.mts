@@ -32,14 +32,28 @@ export function procTicks(pid: number | string): ProcTicks | undefined {
   }
 }
 
-/** The ticks of every `postgres` process, reaped backends included. */
+/**
+ * The ticks of every `postgres` process, reaped backends included; with PG_POSTMASTER_PID set (a
+ * private cluster's postmaster), only that server's: the postmaster and its children.
+ */
 export function postgresTicks(): number {
+  const only = process.env['PG_POSTMASTER_PID'];
   let sum = 0;
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    if (only && pid !== only && parentPid(pid) !== only) continue;
     const s = procTicks(pid);
     if (s?.comm === 'postgres') sum += s.self + s.children;
   }
   return sum;
+}
+
+function parentPid(pid: string): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The pid of the local broker that `tools/kafka/kafka.sh` started, if any. */
