@@ -7,7 +7,14 @@ import {
 } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PendingInterrupt } from '@openwop/interrupt-domain';
-import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
+import {
+  appendToOutbox,
+  dropHeldAppends,
+  flushHeldAppends,
+  holdAppends,
+  PollLoop,
+  type OutboxRelay,
+} from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ConversationRepository } from './common/conversation.repository';
 import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
@@ -37,7 +44,9 @@ type ApplyDue = (manager: EntityManager, state: PendingInterrupt, now: string) =
  * Postgres (`interrupts.deadline_at`, `escalation_due_at`, `claim_expires_at`), so nothing is lost when a process
  * dies: every instance polls ({@link PollLoop}, jittered), claims due pending rows with
  * `FOR UPDATE SKIP LOCKED` so instances never take the same row, and decides them in one
- * transaction with their outbox rows (`run.resume`, `run.escalate`, audit facts). A batch that fails
+ * transaction with their outbox rows (`run.resume`, `run.escalate`, audit facts): a batch of
+ * `INTERRUPT_TIMER_BATCH` rows (default 200) costs three statements (claim, one upsert of the
+ * states, one insert of the outbox rows), whatever its size. A batch that fails
  * is retried row by row, each in its own transaction, so one row that cannot be decided (a poison
  * row) is logged and left for the next tick while the others fire; rows stay due until a
  * transaction that decides them commits.
@@ -149,7 +158,18 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       try {
         claimed = decided = await this.ds.transaction(async (manager) => {
           const due = await this.interrupts.claimDueBy(manager, column, now, batchSize, [...skip], undefined);
-          for (const state of due) await apply(manager, state, now);
+          // The batch's states and outbox rows are written at its end, one statement each.
+          this.interrupts.holdSaves(manager);
+          holdAppends(manager);
+          try {
+            for (const state of due) await apply(manager, state, now);
+            await this.interrupts.flushSaves(manager);
+            await flushHeldAppends(manager);
+          } catch (e) {
+            this.interrupts.dropSaves(manager);
+            dropHeldAppends(manager);
+            throw e;
+          }
           return due.length;
         });
       } catch (e) {

@@ -16,11 +16,17 @@ export interface InterruptTimerOptions {
   readonly batchSize: number;
 }
 
-/** Reads `INTERRUPT_TIMER_MS` (default 250 ms). */
+/** Reads `INTERRUPT_TIMER_MS` (default 250 ms) and `INTERRUPT_TIMER_BATCH` (default 200 rows). */
 export function timerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): InterruptTimerOptions {
-  const raw = env.INTERRUPT_TIMER_MS;
-  const intervalMs = raw === undefined || raw === '' ? 250 : Number(raw);
-  if (!Number.isInteger(intervalMs) || intervalMs < 1)
-    throw new Error(`INTERRUPT_TIMER_MS must be a positive integer, got ${raw}`);
-  return { intervalMs, batchSize: 50 };
+  return {
+    intervalMs: positiveInteger(env, 'INTERRUPT_TIMER_MS', 250),
+    batchSize: positiveInteger(env, 'INTERRUPT_TIMER_BATCH', 200),
+  };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
 }

@@ -1,12 +1,17 @@
 import { timerOptionsFromEnv } from './interrupt.di-tokens';
 
 describe('timer options', () => {
-  it('defaults to 250 ms and reads INTERRUPT_TIMER_MS', () => {
-    expect(timerOptionsFromEnv({})).toEqual({ intervalMs: 250, batchSize: 50 });
+  it('defaults to 250 ms and 200 rows a batch, and reads INTERRUPT_TIMER_MS and INTERRUPT_TIMER_BATCH', () => {
+    expect(timerOptionsFromEnv({})).toEqual({ intervalMs: 250, batchSize: 200 });
     expect(timerOptionsFromEnv({ INTERRUPT_TIMER_MS: '40' }).intervalMs).toBe(40);
+    expect(timerOptionsFromEnv({ INTERRUPT_TIMER_BATCH: '500' }).batchSize).toBe(500);
   });
 
   it.each(['0', '-5', 'soon', '1.5'])('refuses INTERRUPT_TIMER_MS=%s', (raw) => {
     expect(() => timerOptionsFromEnv({ INTERRUPT_TIMER_MS: raw })).toThrow(/INTERRUPT_TIMER_MS/);
+  });
+
+  it.each(['0', '-5', 'many', '2.5'])('refuses INTERRUPT_TIMER_BATCH=%s', (raw) => {
+    expect(() => timerOptionsFromEnv({ INTERRUPT_TIMER_BATCH: raw })).toThrow(/INTERRUPT_TIMER_BATCH/);
   });
 });

@@ -1,7 +1,7 @@
 export { createDataSource, openDatabase, ensureDatabase, adminUrl, type DatabaseOptions } from './data-source';
 export { MIGRATIONS } from './migrations';
 export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-models';
-export { appendToOutbox, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
+export { appendToOutbox, dropHeldAppends, flushHeldAppends, holdAppends, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export {
   claimIdempotencyKey,

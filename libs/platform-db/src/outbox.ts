@@ -91,6 +91,16 @@ export async function writeHeldAppends(manager: EntityManager, record: DecisionR
   return writeAppends(manager, held, record);
 }
 
+/**
+ * Writes what the transaction of `manager` held (see {@link holdAppends}) in one statement, with no
+ * dedupe record, and stops holding: a batch of decisions that are not a consumer's (the timers).
+ */
+export async function flushHeldAppends(manager: EntityManager): Promise<void> {
+  const held = heldBy.get(manager) ?? [];
+  heldBy.delete(manager);
+  if (held.length > 0) await writeAppends(manager, held);
+}
+
 /** Stops holding appends without writing them (the transaction is rolling back). */
 export function dropHeldAppends(manager: EntityManager): void {
   heldBy.delete(manager);

@@ -7,6 +7,7 @@ import {
   type InterruptState,
   type PendingInterrupt,
 } from '@openwop/interrupt-domain';
+import { chunksWithinParameterLimit, valuesTuples } from '@openwop/platform-db';
 
 /**
  * The timer's due columns: the deadline, the next escalation step (ADR 0034), and the end of the
@@ -17,6 +18,9 @@ export type DueColumn = 'deadline_at' | 'escalation_due_at' | 'claim_expires_at'
 /** A held interrupt (any state but `none`). */
 export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
 
+/** Saves held per transaction (see {@link InterruptRepository.holdSaves}). */
+const heldSaves = new WeakMap<EntityManager, Map<string, HeldInterrupt>>();
+
 /**
  * The `interrupts` table: the aggregate's state as JSON plus the columns lookups and the timer
  * need. Every read here locks the rows it returns (`FOR UPDATE`) for the caller's transaction.
@@ -25,6 +29,7 @@ export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
 export class InterruptRepository {
   /** The interrupt with this id, or `none`. */
   async lockById(manager: EntityManager, interruptId: string): Promise<InterruptState> {
+    await writeHeld(manager);
     const rows = await manager.query<{ state: object }[]>(
       'SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE',
       [interruptId],
@@ -42,6 +47,7 @@ export class InterruptRepository {
     runId: string,
     tenant: string,
   ): Promise<{ state: InterruptState; runCancelled: boolean }> {
+    await writeHeld(manager);
     const [row] = await manager.query<{ state: object | null; run_cancelled: boolean }[]>(
       `WITH held AS (SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE)
        SELECT (SELECT state FROM held) AS state,
@@ -58,6 +64,7 @@ export class InterruptRepository {
    * resolved, and is refused with `interrupt_already_resolved` rather than `interrupt_not_found`.
    */
   async lockForResolve(manager: EntityManager, runId: string, nodeId: string): Promise<InterruptState> {
+    await writeHeld(manager);
     const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE run_id = $1 AND node_id = $2
        ORDER BY (status = 'pending') DESC, created_at DESC, interrupt_id DESC LIMIT 1 FOR UPDATE`,
@@ -67,6 +74,7 @@ export class InterruptRepository {
   }
 
   async lockPendingOfRun(manager: EntityManager, runId: string): Promise<PendingInterrupt[]> {
+    await writeHeld(manager);
     const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE run_id = $1 AND status = 'pending' ORDER BY created_at FOR UPDATE`,
       [runId],
@@ -100,6 +108,7 @@ export class InterruptRepository {
     skip: readonly string[],
     only: string | undefined,
   ): Promise<PendingInterrupt[]> {
+    await writeHeld(manager);
     const rows = await manager.query<{ state: object }[]>(
       `SELECT state FROM interrupts WHERE status = 'pending' AND ${column} <= $1::timestamptz
          AND NOT (interrupt_id = ANY($3::text[])) AND ($4::text IS NULL OR interrupt_id = $4)
@@ -120,6 +129,7 @@ export class InterruptRepository {
     limit: number,
     skip: readonly string[],
   ): Promise<string[]> {
+    await writeHeld(manager);
     const rows = await manager.query<{ interrupt_id: string }[]>(
       `SELECT interrupt_id FROM interrupts WHERE status = 'pending' AND ${column} <= $1::timestamptz
          AND NOT (interrupt_id = ANY($3::text[]))
@@ -131,6 +141,7 @@ export class InterruptRepository {
 
   /** True when the run has an interrupt of another tenant (the run is not the caller's). */
   async heldByOtherTenant(manager: EntityManager, runId: string, tenant: string): Promise<boolean> {
+    await writeHeld(manager);
     const rows = await manager.query<unknown[]>(
       'SELECT 1 FROM interrupts WHERE run_id = $1 AND tenant <> $2 LIMIT 1',
       [runId, tenant],
@@ -138,31 +149,35 @@ export class InterruptRepository {
     return rows.length > 0;
   }
 
+  /**
+   * From now on, what {@link save} writes in the transaction of `manager` is kept in memory (the last
+   * state of each interrupt) until {@link flushSaves} writes it in one statement: the timer's batch
+   * of decisions. A read of this repository in that transaction writes what is held first.
+   */
+  holdSaves(manager: EntityManager): void {
+    heldSaves.set(manager, new Map());
+  }
+
+  /** Writes the held saves of `manager`'s transaction in one statement and stops holding. */
+  async flushSaves(manager: EntityManager): Promise<void> {
+    const held = heldSaves.get(manager);
+    heldSaves.delete(manager);
+    if (held && held.size > 0) await writeStates(manager, [...held.values()]);
+  }
+
+  /** Stops holding without writing (the transaction is rolling back). */
+  dropSaves(manager: EntityManager): void {
+    heldSaves.delete(manager);
+  }
+
   async save(manager: EntityManager, state: HeldInterrupt): Promise<void> {
-    const i = state.interrupt;
-    await manager.query(
-      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at, escalation_due_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::timestamptz, $10, $11::timestamptz, $12::timestamptz)
-       ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
-         claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at,
-         escalation_due_at = EXCLUDED.escalation_due_at, updated_at = now()`,
-      [
-        i.interruptId,
-        i.runId,
-        i.nodeId,
-        i.tenant,
-        i.kind,
-        i.key,
-        state.status,
-        JSON.stringify(interruptStateDocument(state)),
-        i.deadlineAt ?? null,
-        // The claim in columns, so the inbox filters and shows it (its lease is compared on read).
-        (state.status === 'pending' && state.claim?.claimedBy) || null,
-        (state.status === 'pending' && state.claim?.expiresAt) || null,
-        // The next escalation step's due time (ADR 0034), null once decided or every step is done.
-        escalationDueAt(state) ?? null,
-      ],
-    );
+    const held = heldSaves.get(manager);
+    if (held) {
+      held.delete(state.interrupt.interruptId);
+      held.set(state.interrupt.interruptId, state);
+      return;
+    }
+    await writeStates(manager, [state]);
   }
 
   async markRunCancelled(
@@ -176,4 +191,53 @@ export class InterruptRepository {
       [runId, tenant, reason ?? null],
     );
   }
+}
+
+const STATE_COLUMNS = 12;
+
+/** Writes what `manager`'s transaction holds (if anything) before a read, and keeps holding. */
+async function writeHeld(manager: EntityManager): Promise<void> {
+  const held = heldSaves.get(manager);
+  if (!held || held.size === 0) return;
+  const states = [...held.values()];
+  held.clear();
+  await writeStates(manager, states);
+}
+
+/** One multi-row upsert of `states` (each interrupt once), chunked below the bind parameter limit. */
+async function writeStates(manager: EntityManager, states: readonly HeldInterrupt[]): Promise<void> {
+  for (const chunk of chunksWithinParameterLimit(states, STATE_COLUMNS)) {
+    const params: unknown[] = [];
+    for (const state of chunk) params.push(...stateRow(state));
+    await manager.query(
+      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at, escalation_due_at)
+       VALUES ${valuesTuples(chunk.length, STATE_CASTS)}
+       ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
+         claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at,
+         escalation_due_at = EXCLUDED.escalation_due_at, updated_at = now()`,
+      params,
+    );
+  }
+}
+
+const STATE_CASTS = ['', '', '', '', '', '', '', '::jsonb', '::timestamptz', '', '::timestamptz', '::timestamptz'];
+
+function stateRow(state: HeldInterrupt): unknown[] {
+  const i = state.interrupt;
+  return [
+    i.interruptId,
+    i.runId,
+    i.nodeId,
+    i.tenant,
+    i.kind,
+    i.key,
+    state.status,
+    JSON.stringify(interruptStateDocument(state)),
+    i.deadlineAt ?? null,
+    // The claim in columns, so the inbox filters and shows it (its lease is compared on read).
+    (state.status === 'pending' && state.claim?.claimedBy) || null,
+    (state.status === 'pending' && state.claim?.expiresAt) || null,
+    // The next escalation step's due time (ADR 0034), null once decided or every step is done.
+    escalationDueAt(state) ?? null,
+  ];
 }
