@@ -38,7 +38,7 @@ export interface AgentTurnResult {
  * {@link oweAgentTurns}) written with the decision that calls for it; a worker
  * (`AgentTurnWorker`) claims it and runs {@link AgentTurnHandler.execute}: streams the provider's
  * answer into the run log as `output.chunk` events (a few tokens per transaction, through the
- * engine's decider: the engine stays the single writer), then, in one transaction, deletes the row
+ * engine's decider: the engine stays the single writer), then, in one transaction, deletes the row, appends the last chunk
  * and submits the whole reply as the agent's turn to the interrupt service, which records it like
  * any other turn. A worker that dies mid-stream leaves its lease to run out and another claim
  * streams again (its chunks may repeat), but the row is settled once, and the turn's messageId
@@ -72,9 +72,14 @@ export class AgentTurnHandler {
     const command = turn.command;
     const d = command.data;
     annotateConversation(d.conversationId, d.afterTurnIndex + 1);
-    const settled = (outcome: AgentTurnResult['outcome'], messages: OutboxMessage[] = []) =>
+    const settled = (
+      outcome: AgentTurnResult['outcome'],
+      messages: OutboxMessage[] = [],
+      last?: { chunk: Record<string, unknown>; seq: number },
+    ) =>
       this.relay.transaction(async (manager) => {
         if (!(await settle(manager))) return 'taken' as const;
+        if (last) await this.appendChunk(manager, command, last.chunk, last.seq);
         await appendToOutbox(manager, messages);
         return outcome;
       });
@@ -100,9 +105,9 @@ export class AgentTurnHandler {
       turnIndex: d.afterTurnIndex + 1,
       speakerId: d.speakerId,
     };
-    let text: string;
+    let reply: Awaited<ReturnType<AgentTurnHandler['stream']>>;
     try {
-      text = await this.stream(
+      reply = await this.stream(
         command,
         prompt.messages,
         this.providers.providerFor(prompt.agent, prompt.scripted),
@@ -121,12 +126,16 @@ export class AgentTurnHandler {
         }),
       ]);
     }
-    return settled('submitted', [
-      this.submit(command, state, {
-        operation: 'exchange',
-        turn: { messageId, from: d.speakerId, role: 'agent', speakerId: d.speakerId, content: text },
-      }),
-    ]);
+    return settled(
+      'submitted',
+      [
+        this.submit(command, state, {
+          operation: 'exchange',
+          turn: { messageId, from: d.speakerId, role: 'agent', speakerId: d.speakerId, content: reply.text },
+        }),
+      ],
+      reply.last,
+    );
   }
 
   private async current(runId: string): Promise<RunRecord | undefined> {
@@ -138,46 +147,33 @@ export class AgentTurnHandler {
     return state.status === 'none' ? undefined : state;
   }
 
-  /** Streams the reply, appending its tokens as `output.chunk` events; returns the whole text. */
+  /**
+   * Streams the reply, appending its tokens as `output.chunk` events; returns the whole text and
+   * the last chunk (`isLast`), which the caller appends with the submission.
+   */
   private async stream(
     command: AgentTurnCommand,
     messages: readonly ChatMessage[],
     provider: ReturnType<AgentProviders['providerFor']>,
     meta: Record<string, unknown>,
     signal?: AbortSignal,
-  ): Promise<string> {
+  ): Promise<{ text: string; last: { chunk: Record<string, unknown>; seq: number } }> {
     const d = command.data;
     let pending = '';
     let last = Date.now();
     let final = '';
     let seq = 0;
-    const flush = async (isLast: boolean): Promise<void> => {
-      if (pending === '' && !isLast) return;
-      const chunk = {
-        nodeId: d.nodeId,
-        runId: d.runId,
-        chunk: pending,
-        isLast,
-        meta: { ...meta, chunkIndex: seq++ },
-      };
+    const chunk = (isLast: boolean) => {
+      const c = { nodeId: d.nodeId, runId: d.runId, chunk: pending, isLast, meta: { ...meta, chunkIndex: seq++ } };
       pending = '';
       last = Date.now();
+      return { chunk: c, seq };
+    };
+    const flush = async (): Promise<void> => {
+      if (pending === '') return;
+      const c = chunk(false);
       // Published right after its commit: readers see the chunk now, not when the turn ends.
-      await this.relay.transaction(async (manager) => {
-        const state = await loadRunForUpdate(manager, d.runId);
-        const decided = await decideRun(
-          {
-            type: 'AppendOutput',
-            runId: d.runId,
-            nodeId: d.nodeId,
-            conversationId: d.conversationId,
-            chunks: [chunk],
-            context: { ...commandContext(command), commandId: `${command.id}#${seq}` },
-          },
-          state,
-        );
-        await commitDecision(manager, state, decided, command);
-      });
+      await this.relay.transaction((manager) => this.appendChunk(manager, command, c.chunk, c.seq));
     };
     for await (const part of provider.complete(
       {
@@ -188,13 +184,36 @@ export class AgentTurnHandler {
     )) {
       if (part.type === 'delta') {
         pending += part.text;
-        if (Date.now() - last >= FLUSH_MS) await flush(false);
+        if (Date.now() - last >= FLUSH_MS) await flush();
       } else {
         final = part.text;
       }
     }
-    await flush(true);
-    return final;
+    // The last chunk is appended with the submission, in the transaction that settles the turn.
+    return { text: final, last: chunk(true) };
+  }
+
+  /** Appends one `output.chunk` through the engine's decider, under the run's lock (ADR 0004). */
+  private async appendChunk(
+    manager: EntityManager,
+    command: AgentTurnCommand,
+    chunk: Record<string, unknown>,
+    seq: number,
+  ): Promise<void> {
+    const d = command.data;
+    const state = await loadRunForUpdate(manager, d.runId);
+    const decided = await decideRun(
+      {
+        type: 'AppendOutput',
+        runId: d.runId,
+        nodeId: d.nodeId,
+        conversationId: d.conversationId,
+        chunks: [chunk],
+        context: { ...commandContext(command), commandId: `${command.id}#${seq}` },
+      },
+      state,
+    );
+    await commitDecision(manager, state, decided, command);
   }
 
   private submit(command: AgentTurnCommand, run: RunRecord, resumeValue: Record<string, unknown>) {
