@@ -9,13 +9,13 @@
 # (the gateways on their API port). Every series has one owner (docs/adr/0010-observability.md): the
 # pending-interrupt gauges are the projector's, lag and dead letters each consumer's, so scrape them
 # all; .infra/stack/prometheus-targets.json lists them for Prometheus' file_sd_configs.
-# Logs and pids: .infra/stack/.
+# Logs and pids: .infra/stack/ (STACK_DIR to keep a second stack's apart, e.g. a bench's).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 PATH="$(bash tools/node/ensure-node.sh):$PATH"
 export PATH
-dir="$root/.infra/stack"
+dir="${STACK_DIR:-$root/.infra/stack}"
 mkdir -p "$dir"
 export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/openwop}"
