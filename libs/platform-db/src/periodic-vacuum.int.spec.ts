@@ -54,6 +54,13 @@ const { PeriodicVacuum } = require(dist + '/periodic-vacuum.js');
   const stoppedAt = passes;
   for (const end = Date.now() + 140; Date.now() < end; ) await churn();
   out.passesAfterStop = passes - stoppedAt;
+  // A table that grew from empty: a pass gives it column statistics (PGlite keeps no count of changes).
+  await ds.query('CREATE TABLE stats_probe (tenant text)');
+  await ds.query("INSERT INTO stats_probe SELECT 't' || (g % 3) FROM generate_series(1, 1000) g");
+  const statsOf = async () => Number((await ds.query("SELECT count(*) AS n FROM pg_stats WHERE tablename = 'stats_probe'"))[0].n);
+  out.statsBefore = await statsOf();
+  await vacuum.pass();
+  out.statsAfter = await statsOf();
   await ds.destroy();
   await pg.close();
   process.stdout.write(JSON.stringify(out));
@@ -61,7 +68,14 @@ const { PeriodicVacuum } = require(dist + '/periodic-vacuum.js');
 `;
 
 describe('PeriodicVacuum on PGlite (no autovacuum)', () => {
-  let seen: { unvacuumed: number; afterOnePass: number; withSchedule: number; passesAfterStop: number };
+  let seen: {
+    unvacuumed: number;
+    afterOnePass: number;
+    withSchedule: number;
+    passesAfterStop: number;
+    statsBefore: number;
+    statsAfter: number;
+  };
   beforeAll(async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], {
       cwd: join(__dirname, '../../..'),
@@ -85,6 +99,11 @@ describe('PeriodicVacuum on PGlite (no autovacuum)', () => {
 
   it('stop() ends the schedule', () => {
     expect(seen.passesAfterStop).toBe(0);
+  });
+
+  it('a pass analyzes a table that grew since: the planner gets its column statistics', () => {
+    expect(seen.statsBefore).toBe(0);
+    expect(seen.statsAfter).toBeGreaterThan(0);
   });
 });
 
@@ -119,5 +138,31 @@ describe('PeriodicVacuum on a Postgres server', () => {
     } finally {
       await other.end();
     }
+  });
+
+  it("a pass analyzes a table that grew: the inbox's first page reads 51 index entries instead of sorting the tenant", async () => {
+    await ds.query(
+      `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, requested_at)
+       SELECT 'i' || g, 'r' || g, 'gate', 't1', 'wf' || (g % 50), 'approval', 'k' || g, now() - g * interval '1 second'
+         FROM generate_series(1, 20000) g`,
+    );
+    const stats = async () =>
+      (await ds.query<{ n: number }[]>(
+        "SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'pending_interrupts' AND attname = 'tenant'",
+      ))[0]!.n;
+    expect(await stats()).toBe(0);
+    expect(await new PeriodicVacuum(ds).pass()).toBe(true);
+    expect(await stats()).toBe(1);
+    // The list query of GET /v1/interrupts (first page, youngest first).
+    const plan = JSON.stringify(
+      await ds.query(
+        `EXPLAIN (FORMAT JSON) SELECT p.interrupt_id, i.claimed_by FROM pending_interrupts p
+           LEFT JOIN interrupts i ON i.interrupt_id = p.interrupt_id
+          WHERE p.tenant = $1 ORDER BY p.requested_at DESC, p.interrupt_id DESC LIMIT 51`,
+        ['t1'],
+      ),
+    );
+    expect(plan).toContain('"Index Name":"pending_interrupts_tenant_requested"');
+    expect(plan).not.toContain('"Node Type":"Sort"');
   });
 });
