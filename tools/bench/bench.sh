@@ -15,6 +15,8 @@
 # the mode uses them; the peers, their node process (harness and library), Postgres, restate-server.
 # The Postgres server is shared: whatever else runs on it meanwhile is counted in the row being run.
 # The floor's row is its CPU per cycle: HOPS_PER_CYCLE × CPU per hop + TX_PER_CYCLE × CPU per transaction.
+# A row whose cycles failed (e.g. the shared server out of connections) is marked ERRORS: failed
+# cycles cost CPU but do not count as cycles, so its figures are not comparable.
 # Env: N, CONC, REPS, WARMUP, MODES (default "embedded oneproc distributed"), PEERS, FLOOR.
 # The last line is machine-readable (c20 is c<CONC>; "none" where a row did not run):
 #   summary: ours_oneproc_c20=<cycles/s> best_peer_c20=<cycles/s of the best durable peer, not

@@ -25,8 +25,11 @@ function parse(text) {
   const rows = [];
   const cpu = new Map();
   for (const line of text.split('\n')) {
-    const m = /^MEDIAN (\S+) (seq|c\d+)\s*:.*?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(line);
-    if (m) rows.push({ name: m[1].replace(/^openwop-/, ''), phase: m[2], rate: Number(m[3]), p50: Number(m[4]), p99: Number(m[5]) });
+    const m = /^MEDIAN (\S+) (seq|c\d+)\s*:.*?(?:err=(\d+) )?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(line);
+    if (m) {
+      const [, name, phase, err, rate, p50, p99] = m;
+      rows.push({ name: name.replace(/^openwop-/, ''), phase, errors: Number(err ?? 0), rate: Number(rate), p50: Number(p50), p99: Number(p99) });
+    }
     const c = /^CPU (\S+) : ([\d.]+) ms\/cycle over (\d+) cycles \| ?(.*)$/.exec(line);
     if (c) cpu.set(c[1].replace(/^openwop-/, ''), { total: Number(c[2]), cycles: Number(c[3]), parts: c[4] });
   }
@@ -67,7 +70,9 @@ for (const [name, v] of byName) {
   const c = cpu.get(name);
   console.log(
     `${tag.padEnd(36)} ${fmt(v.seq?.rate).padStart(13)} ${`${fmt(v.seq?.p50)} / ${fmt(v.seq?.p99)}`.padStart(18)} ` +
-      `${fmt(v.conc?.rate).padStart(13)} ${ratio(v.conc?.rate, bestConc?.value).padStart(27)} ${fmt(c?.total, 2).padStart(13)}  ${c?.parts ?? ''}`,
+      `${fmt(v.conc?.rate).padStart(13)} ${ratio(v.conc?.rate, bestConc?.value).padStart(27)} ${fmt(c?.total, 2).padStart(13)}  ${c?.parts ?? ''}` +
+      // Failed cycles cost CPU but are not counted as cycles: such a row's figures are not comparable.
+      (v.seq?.errors || v.conc?.errors ? `  ERRORS seq ${v.seq?.errors ?? 0}, ${conc} ${v.conc?.errors ?? 0} (see .infra/bench)` : ''),
   );
 }
 if (floorCpu !== undefined) {
