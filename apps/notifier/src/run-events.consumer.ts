@@ -43,7 +43,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       fromBeginning: true,
       // Off every request's path: gathering a fetch's messages for a moment makes a batch (one
       // statement) of many cycles' events, so the notifier costs next to nothing per cycle while
-      // no subscription matches (docs/performance.md, round 7).
+      // no subscription matches (docs/performance.md, round 8).
       gatherMs: NOTIFIER_GATHER_MS,
       handler: (m) => this.handleBatch([m]),
       batchHandler: (ms) => this.handleBatch(ms),
