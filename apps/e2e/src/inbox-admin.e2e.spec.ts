@@ -10,7 +10,8 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // The inbox on the operator page (ADR 0035) in headless Chromium on a 390-px-wide phone, both
 // modes: the list says who holds each claim, a Claim button takes an unclaimed item, an item
 // someone else holds opens with a warning naming them, the holder releases from the item's page,
-// and the assignee filter in the hash narrows the list. Screenshots land in test-output/inbox/.
+// and the assignee filter in the hash narrows the list; an item's page shows a claim someone else
+// takes or gives back as it happens (the run's event stream). Screenshots land in test-output/inbox/.
 
 const SHOTS = resolve(REPO_ROOT, 'test-output/inbox');
 const UI_WAIT_MS = 30_000;
@@ -134,6 +135,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the inbox on the op
     await page.locator(`tr[data-run-id="${third}"]`).waitFor({ state: 'detached', timeout: UI_WAIT_MS });
     await waitFor(async () => (await page.locator('tr[data-run-id]').count()) === 1, { timeoutMs: UI_WAIT_MS, what: 'only the claimed item listed' });
     expect(await page.locator('#assignee-filter').inputValue()).toBe('bob');
+    await page.close();
+  });
+
+  it('an item\'s page shows a claim someone else takes and gives back as it happens, without a reload', async () => {
+    const runId = await waiting();
+    const page = await signIn(KEYS.bob);
+    await page.goto(`${base}/admin#/runs/${encodeURIComponent(runId)}/interrupts/gate`);
+    await page.locator('[data-testid=claim-state]', { hasText: 'Nobody has claimed this yet.' }).waitFor({ timeout: UI_WAIT_MS });
+    const byAlice = (action: 'claim' | 'release') =>
+      fetch(`${base}/v1/runs/${runId}/interrupts/gate:${action}`, { method: 'POST', headers: { authorization: `Bearer ${KEYS.alice}`, 'content-type': 'application/json' }, body: '{}' });
+    expect((await byAlice('claim')).status).toBe(200);
+    const warning = page.locator('[data-testid=claim-warning]');
+    await warning.waitFor({ timeout: UI_WAIT_MS });
+    expect(await warning.textContent()).toContain('alice is working on this');
+    await page.screenshot({ path: resolve(SHOTS, `claimed-live-phone-${mode}.png`), fullPage: true });
+    expect((await byAlice('release')).status).toBe(200);
+    await page.locator('[data-testid=claim-state]', { hasText: 'Nobody has claimed this yet.' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await warning.count()).toBe(0);
     await page.close();
   });
 });

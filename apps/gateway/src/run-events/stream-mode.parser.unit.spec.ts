@@ -53,6 +53,8 @@ describe('the mode → event table', () => {
     ['variable.changed', false, false, true],
     ['log.appended', false, false, true],
     ['ai.message.chunk', false, true, true],
+    ['interrupt.claimed', true, false, true],
+    ['interrupt.released', true, false, true],
     ['x-vendor.custom', false, false, true],
   ])('%s: updates %s, messages %s, debug %s', (type, updates, messages, debug) => {
     expect([modeAdmits('updates', type), modeAdmits('messages', type), modeAdmits('debug', type)]).toEqual([updates, messages, debug]);
