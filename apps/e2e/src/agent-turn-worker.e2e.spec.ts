@@ -11,13 +11,14 @@ import { query } from './e2e-kit';
 /**
  * Agent turns run off the engine's command consumer (ADR 0037), on the distributed stack with one
  * partition per topic (every run shares the engine's one command partition) and one engine:
- * (a) a conversation whose agent streams a long reply does not hold up another conversation's
- *     agent, which answers meanwhile;
+ * (a) a conversation whose agent streams a long reply (~12 s) does not hold up another
+ *     conversation's agent, which answers meanwhile (before, it waited behind it on the partition);
  * (b) an engine killed (-9) while its agent streams a reply completes the turn after its restart,
  *     once: the retried claim calls the provider again, the transcript holds the reply once.
  */
 const TOKEN_DELAY_MS = 150;
-const SLOW_REPLY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '); // ~6 s to stream
+// ~12 s to stream: long enough that the other conversation's reply lands first even on a busy box.
+const SLOW_REPLY = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
 
 async function call(baseUrl: string, method: string, path: string, body?: unknown) {
   const res = await fetch(new URL(path, baseUrl), {
