@@ -18,6 +18,7 @@ import { InterruptInbox1700000001610 } from './1700000001610-interrupt-inbox';
 import { InterruptEscalations1700000001700 } from './1700000001700-interrupt-escalations';
 import { WebhookDeliveryRetention1700000001800 } from './1700000001800-webhook-delivery-retention';
 import { EngineAgentTurns1700000001900 } from './1700000001900-engine-agent-turns';
+import { InterruptClaimExpiry1700000002010 } from './1700000002010-interrupt-claim-expiry';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   InterruptEscalations1700000001700,
   WebhookDeliveryRetention1700000001800,
   EngineAgentTurns1700000001900,
+  InterruptClaimExpiry1700000002010,
 ];
