@@ -13,6 +13,9 @@ import { transaction } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
 import { appendFacts, readFact } from './audit-log.store';
 
+/** How long a fetch of audit facts may wait to gather more (how much later a record is chained, at most). */
+export const AUDIT_GATHER_MS = 250;
+
 /**
  * The audit log's writer: its own consumer group on the audit-fact topic (keyed by tenant, so a
  * tenant's facts reach one instance, in order). A batch is appended in one transaction and the
@@ -33,6 +36,9 @@ export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationSh
       group: ConsumerGroups.audit,
       topics: [Topics.auditFacts],
       fromBeginning: true,
+      // No request waits on the chain: gathering a fetch's facts for a moment appends many
+      // decisions in one transaction (docs/performance.md, round 8).
+      gatherMs: AUDIT_GATHER_MS,
       handler: (m) => this.handleBatch([m]),
       batchHandler: (ms) => this.handleBatch(ms),
     });
