@@ -3,8 +3,9 @@
 # answers at KAFKA_BROKERS), Postgres at DATABASE_URL, every app its own process.
 #   stack.sh up | down | status
 # Env: INSTANCES (default 1) or INSTANCES_<APP> (e.g. INSTANCES_GATEWAY=2); PORT (first gateway, 8080;
-# the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS and WOP_TOKEN_KEYS (generated
-# when unset, into .infra/stack/api-key and .infra/stack/token-keys.json, mode 0600); METRICS_BASE_PORT
+# the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS, WOP_TOKEN_KEYS and
+# OPENWOP_WEBHOOK_SECRET_KEYS (generated when unset, into .infra/stack/api-key, token-keys.json and
+# webhook-secret-keys, mode 0600); METRICS_BASE_PORT
 # (9464): each service process serves GET /metrics, /healthz and /readyz on the next port from it
 # (the gateways on their API port). Every series has one owner (docs/adr/0010-observability.md): the
 # pending-interrupt gauges are the projector's, lag and dead letters each consumer's, so scrape them
@@ -51,6 +52,15 @@ up() {
     echo "token signing keys: $dir/token-keys.json"
   fi
   export WOP_TOKEN_KEYS
+  if [ -z "${OPENWOP_WEBHOOK_SECRET_KEYS:-}" ]; then
+    # The ring that seals webhook secrets at rest (ADR 0028): `kid:base64-32-bytes`, shared by the
+    # gateways and the notifiers, kept across restarts so stored secrets stay readable.
+    [ -f "$dir/webhook-secret-keys" ] || (umask 077 && node -e "const c=require('crypto');process.stdout.write('k-'+c.randomBytes(4).toString('hex')+':'+c.randomBytes(32).toString('base64'))" > "$dir/webhook-secret-keys")
+    chmod 600 "$dir/webhook-secret-keys"
+    OPENWOP_WEBHOOK_SECRET_KEYS="$(cat "$dir/webhook-secret-keys")"
+    echo "webhook secret keys: $dir/webhook-secret-keys"
+  fi
+  export OPENWOP_WEBHOOK_SECRET_KEYS
   local metrics_port="${METRICS_BASE_PORT:-9464}" targets=()
   for app in "${APPS[@]}"; do
     local n; n="$(instances "$app")"
