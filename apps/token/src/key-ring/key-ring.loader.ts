@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { registerSecret } from '@openwop/observability';
-import type { HostConfig } from '@openwop/platform-nest';
+import { readOrCreateKeyFile, type HostConfig } from '@openwop/platform-nest';
 import type { KeyRing } from '@openwop/token-domain';
 import { describeKeyRing, generateTokenKeys, parseTokenKeys } from './token-keys.config';
 
@@ -60,28 +58,7 @@ function readKeyRing(config: Pick<HostConfig, 'mode' | 'dataDir'>, env: NodeJS.P
     return ring;
   }
   const file = embeddedKeyFile(config.dataDir);
-  const ring = parseTokenKeys(readOrCreate(file), file);
+  const ring = parseTokenKeys(readOrCreateKeyFile(file, () => JSON.stringify(generateTokenKeys(), null, 2) + '\n'), file);
   log.log(`token keys from ${file}: ${describeKeyRing(ring)}`);
   return ring;
-}
-
-function readOrCreate(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  mkdirSync(dirname(file), { recursive: true });
-  // Written whole under a temporary name, then linked into place: of two processes starting at
-  // once, one creates the file and the other reads that complete file.
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, JSON.stringify(generateTokenKeys(), null, 2) + '\n', { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-  return readFileSync(file, 'utf8');
 }
