@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { sseFrames } from './sse-frames.mts';
 
 const url = process.env.WOP_URL ?? 'http://127.0.0.1:8080';
 const key = process.env.WOP_API_KEY ?? '';
@@ -112,36 +113,15 @@ class Arrivals {
 function follow(runId: string, agentTurns: Arrivals, firstChunks: Arrivals, closed: Arrivals, decidedAt: Map<number, number>): { done: Promise<void>; stop: () => void } {
   const abort = new AbortController();
   const done = (async () => {
-    const res = await fetch(`${url}/v1/runs/${runId}/events?streamMode=messages`, {
-      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
-      signal: abort.signal,
-    });
-    if (!res.ok || !res.body) throw new Error(`SSE → ${res.status} ${await res.text()}`);
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const bytes of res.body) {
-      const now = performance.now();
-      buffer += decoder.decode(bytes as Uint8Array, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let event = 'message';
-        let data = '';
-        for (const l of frame.split('\n')) {
-          if (l.startsWith('event:')) event = l.slice(6).trim();
-          else if (l.startsWith('data:')) data += l.slice(5).trimStart();
-        }
-        if (!data) continue;
-        const body = JSON.parse(data) as { payload?: { turnIndex?: number; turn?: { role?: string; ts?: number } }; meta?: { turnIndex?: number } };
-        if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
-          agentTurns.mark(body.payload.turnIndex!, now);
-          // turn.ts is the wall clock (ms) at which the interrupt service decided the agent's turn.
-          decidedAt.set(body.payload.turnIndex!, body.payload.turn.ts ?? Number.NaN);
-        }
-        else if (event === 'ai.message.chunk' && body.meta?.turnIndex !== undefined) firstChunks.mark(body.meta.turnIndex, now);
-        else if (event === 'conversation.closed') closed.mark(0, now);
+    for await (const { event, body: data, at: now } of sseFrames(`${url}/v1/runs/${runId}/events?streamMode=messages`, key, abort.signal)) {
+      const body = data as { payload?: { turnIndex?: number; turn?: { role?: string; ts?: number } }; meta?: { turnIndex?: number } };
+      if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
+        agentTurns.mark(body.payload.turnIndex!, now);
+        // turn.ts is the wall clock (ms) at which the interrupt service decided the agent's turn.
+        decidedAt.set(body.payload.turnIndex!, body.payload.turn.ts ?? Number.NaN);
       }
+      else if (event === 'ai.message.chunk' && body.meta?.turnIndex !== undefined) firstChunks.mark(body.meta.turnIndex, now);
+      else if (event === 'conversation.closed') closed.mark(0, now);
     }
   })().catch((e: unknown) => {
     if (!abort.signal.aborted) throw e;

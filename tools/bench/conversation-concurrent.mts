@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { sseFrames } from './sse-frames.mts';
 
 const url = process.env.WOP_URL ?? 'http://127.0.0.1:8080';
 const key = process.env.WOP_API_KEY ?? '';
@@ -68,39 +69,18 @@ class Conversation {
 
   follow(onTurn: (at: number) => void): void {
     this.done = (async () => {
-      const res = await fetch(`${url}/v1/runs/${this.runId}/events?streamMode=messages`, {
-        headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
-        signal: this.abort.signal,
-      });
-      if (!res.ok || !res.body) throw new Error(`SSE → ${res.status} ${await res.text()}`);
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for await (const bytes of res.body) {
-        const now = performance.now();
-        buffer += decoder.decode(bytes as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let event = 'message';
-          let data = '';
-          for (const l of frame.split('\n')) {
-            if (l.startsWith('event:')) event = l.slice(6).trim();
-            else if (l.startsWith('data:')) data += l.slice(5).trimStart();
-          }
-          if (!data) continue;
-          const body = JSON.parse(data) as { payload?: { turnIndex?: number; turn?: { role?: string } } };
-          if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
-            const i = body.payload.turnIndex!;
-            if (this.seen.has(i)) continue;
-            this.seen.set(i, now);
-            onTurn(now);
-            this.waiting.get(i)?.();
-            this.waiting.delete(i);
-          } else if (event === 'conversation.closed') {
-            this.closed = true;
-            this.onClosed?.();
-          }
+      for await (const { event, body: data, at: now } of sseFrames(`${url}/v1/runs/${this.runId}/events?streamMode=messages`, key, this.abort.signal)) {
+        const body = data as { payload?: { turnIndex?: number; turn?: { role?: string } } };
+        if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
+          const i = body.payload.turnIndex!;
+          if (this.seen.has(i)) continue;
+          this.seen.set(i, now);
+          onTurn(now);
+          this.waiting.get(i)?.();
+          this.waiting.delete(i);
+        } else if (event === 'conversation.closed') {
+          this.closed = true;
+          this.onClosed?.();
         }
       }
     })().catch((e: unknown) => {
