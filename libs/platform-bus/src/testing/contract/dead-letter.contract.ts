@@ -137,6 +137,8 @@ export function serveDeadLetterContract(ctx: ContractContext): void {
           [Headers.attempts]: String(MAX_ATTEMPTS),
         });
         expect(dead()[0]!.headers[Headers.deadLetterReason]).toContain('cannot apply this one');
+        // The serve's own hook runs after the reply is published, so the requester can see the reply first.
+        await waitFor(() => notices.length > 0, { timeoutMs: ctx.options.deliveryTimeoutMs, what: 'the dead-letter notice' });
         expect(notices.map((n) => [n.message.key, n.notice.cause, n.notice.attempts])).toEqual([
           ['run-poison', 'exhausted', MAX_ATTEMPTS],
         ]);
