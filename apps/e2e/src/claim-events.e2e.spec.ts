@@ -107,49 +107,62 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('claims in SSE strea
     const { runId } = await alice().createRun({ workflowId });
     await alice().waitForStatus(runId, 'waiting-approval', { timeoutMs: 30_000 });
     const seen: RunStreamEvent[] = [];
+    // Aborted if the case fails early, so the stream does not outlive the host it reads.
+    const stop = new AbortController();
     const watching = (async () => {
-      for await (const frame of bob().streamEvents(runId)) seen.push(frame);
+      for await (const frame of bob().streamEvents(runId, { signal: stop.signal })) seen.push(frame);
     })();
-    const claimsSeen = () =>
-      seen.flatMap((f) => (CLAIM_TYPES.includes(f.type) && 'data' in f ? [f.data as { type: string; payload: Record<string, unknown> }] : []));
-    // The stream is open once it sent the run's history (the gate's request).
-    await waitFor(() => seen.some((f) => f.type === 'node.suspended' || f.type === 'interrupt.requested'), { timeoutMs: 30_000, what: 'bob\'s stream open' });
+    try {
+      const claimsSeen = () =>
+        seen.flatMap((f) => (CLAIM_TYPES.includes(f.type) && 'data' in f ? [f.data as { type: string; payload: Record<string, unknown> }] : []));
+      // The stream is open once it sent the run's history (the gate's request).
+      await waitFor(() => seen.some((f) => f.type === 'node.suspended' || f.type === 'interrupt.requested'), { timeoutMs: 30_000, what: 'bob\'s stream open' });
 
-    const claimed = await post(alice(), `/v1/runs/${runId}/interrupts/gate:claim`);
-    expect(claimed.claimedBy).toBe('alice');
-    await waitFor(() => claimsSeen().length >= 1, { timeoutMs: 30_000, what: 'interrupt.claimed on bob\'s stream' });
-    expect(await post(alice(), `/v1/runs/${runId}/interrupts/gate:release`)).toMatchObject({ runId, nodeId: 'gate' });
-    await waitFor(() => claimsSeen().length >= 2, { timeoutMs: 30_000, what: 'interrupt.released on bob\'s stream' });
-    // A short lease lapses: the interrupt timer tells it once.
-    const short = await post(alice(), `/v1/runs/${runId}/interrupts/gate:claim`, { leaseMs: 1_500 });
-    await waitFor(() => claimsSeen().length >= 4, { timeoutMs: 30_000, what: 'the lapse of the short lease on bob\'s stream' });
+      const claimed = await post(alice(), `/v1/runs/${runId}/interrupts/gate:claim`);
+      expect(claimed.claimedBy).toBe('alice');
+      await waitFor(() => claimsSeen().length >= 1, { timeoutMs: 30_000, what: 'interrupt.claimed on bob\'s stream' });
+      expect(await post(alice(), `/v1/runs/${runId}/interrupts/gate:release`)).toMatchObject({ runId, nodeId: 'gate' });
+      await waitFor(() => claimsSeen().length >= 2, { timeoutMs: 30_000, what: 'interrupt.released on bob\'s stream' });
+      // A short lease lapses: the interrupt timer tells it once.
+      const short = await post(alice(), `/v1/runs/${runId}/interrupts/gate:claim`, { leaseMs: 1_500 });
+      await waitFor(() => claimsSeen().length >= 4, { timeoutMs: 30_000, what: 'the lapse of the short lease on bob\'s stream' });
 
-    expect(claimsSeen().map((e) => [e.type, e.payload])).toEqual([
-      ['interrupt.claimed', { nodeId: 'gate', interruptId: expect.any(String), claimedBy: 'alice', expiresAt: claimed.claimExpiresAt }],
-      ['interrupt.released', { nodeId: 'gate', interruptId: expect.any(String), previousClaimant: 'alice', reason: 'released' }],
-      ['interrupt.claimed', { nodeId: 'gate', interruptId: expect.any(String), claimedBy: 'alice', expiresAt: short.claimExpiresAt }],
-      ['interrupt.released', { nodeId: 'gate', interruptId: expect.any(String), previousClaimant: 'alice', reason: 'expired' }],
-    ]);
-    // The lapse left nobody holding it.
-    expect((await bob().getRun(runId)).interrupt).not.toHaveProperty('assignee');
+      expect(claimsSeen().map((e) => [e.type, e.payload])).toEqual([
+        ['interrupt.claimed', { nodeId: 'gate', interruptId: expect.any(String), claimedBy: 'alice', expiresAt: claimed.claimExpiresAt }],
+        ['interrupt.released', { nodeId: 'gate', interruptId: expect.any(String), previousClaimant: 'alice', reason: 'released' }],
+        ['interrupt.claimed', { nodeId: 'gate', interruptId: expect.any(String), claimedBy: 'alice', expiresAt: short.claimExpiresAt }],
+        ['interrupt.released', { nodeId: 'gate', interruptId: expect.any(String), previousClaimant: 'alice', reason: 'expired' }],
+      ]);
+      // The lapse left nobody holding it.
+      expect((await bob().getRun(runId)).interrupt).not.toHaveProperty('assignee');
 
-    // The webhook subscriber got each claim change, signed, in log order.
-    const deliveries = await waitFor(
-      () => {
-        const mine = receiver.received.filter((r) => (JSON.parse(r.body) as { runId: string }).runId === runId);
-        return mine.length >= 4 ? mine : undefined;
-      },
-      { timeoutMs: 30_000, what: 'the claim events delivered to the webhook' },
-    );
-    expect(deliveries.every((r) => verifies(secret, r))).toBe(true);
-    const events = deliveries.map((r) => (JSON.parse(r.body) as { event: { type: string; sequence: number; payload: Record<string, unknown> } }).event);
-    expect(events.map((e) => e.type)).toEqual(['interrupt.claimed', 'interrupt.released', 'interrupt.claimed', 'interrupt.released']);
-    expect(events[0]!.payload).toMatchObject({ claimedBy: 'alice', nodeId: 'gate' });
-    expect(deliveries[0]!.headers['x-openwop-event-type']).toBe('interrupt.claimed');
+      // The webhook subscriber got each claim change, signed. Deliveries are attempted concurrently
+      // (webhooks.md promises no order; receivers order by the event's sequence), so the order
+      // checked is the sequence order.
+      const deliveries = await waitFor(
+        () => {
+          const mine = receiver.received.filter((r) => (JSON.parse(r.body) as { runId: string }).runId === runId);
+          return mine.length >= 4 ? mine : undefined;
+        },
+        { timeoutMs: 30_000, what: 'the claim events delivered to the webhook' },
+      );
+      expect(deliveries.every((r) => verifies(secret, r))).toBe(true);
+      const inOrder = deliveries
+        .map((r) => ({ r, event: (JSON.parse(r.body) as { event: { type: string; sequence: number; payload: Record<string, unknown> } }).event }))
+        .sort((x, y) => x.event.sequence - y.event.sequence);
+      const events = inOrder.map((d) => d.event);
+      expect(new Set(events.map((e) => e.sequence)).size).toBe(4);
+      expect(events.map((e) => e.type)).toEqual(['interrupt.claimed', 'interrupt.released', 'interrupt.claimed', 'interrupt.released']);
+      expect(events[0]!.payload).toMatchObject({ claimedBy: 'alice', nodeId: 'gate' });
+      expect(inOrder.map((d) => d.r.headers['x-openwop-event-type'])).toEqual(events.map((e) => e.type));
 
-    // Bob answers; the stream ends with the run, and the log holds each claim change once.
-    await post(bob(), `/v1/runs/${runId}/interrupts/gate`, { resumeValue: { action: 'accept' } });
-    await watching;
+      // Bob answers; the stream ends with the run, and the log holds each claim change once.
+      await post(bob(), `/v1/runs/${runId}/interrupts/gate`, { resumeValue: { action: 'accept' } });
+      await watching;
+    } finally {
+      stop.abort();
+      await watching;
+    }
     expect(seen.at(-1)?.type).toBe('run.completed');
     const log = await query<{ type: string }>(hut.db.url, `SELECT type FROM run_events WHERE run_id = $1 ORDER BY sequence`, [runId]);
     const types = log.map((e) => e.type);
