@@ -2,9 +2,15 @@ import { PollLoop } from './poll-loop';
 
 describe('PollLoop', () => {
   beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
   it('ticks about every interval, one at a time, reports a failed tick and keeps going; stop waits for the tick in progress', async () => {
+    // The jitter is pinned: the first wait at its shortest (75 %), the next ones at the interval, so
+    // the counts below do not depend on where random waits happen to fall.
+    jest.spyOn(Math, 'random').mockReturnValueOnce(0).mockReturnValue(0.5);
     const errors: unknown[] = [];
     let ticks = 0;
     let release: () => void = () => undefined;
