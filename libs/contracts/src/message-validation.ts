@@ -1,4 +1,4 @@
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync, ValidationTypes, type ValidationArguments } from 'class-validator';
 import { UnreadableSchemaVersion } from '@openwop/kernel';
 import type { CommandEnvelope } from './envelope';
 import { upcastCommandEnvelope } from './schema-versions';
@@ -34,7 +34,9 @@ export function assertCommand<T extends CommandEnvelope>(
   if (!dataClass) problems.push({ path: '/type', message: `unknown command type ${String(v.type)}` });
   if (problems.length) throw new SchemaValidationError('CommandEnvelope', problems);
   const data = dataInstance(dataClass!, v.data ?? {});
-  const errors = validateSync(data, { whitelist: true, forbidNonWhitelisted: true });
+  if (compiledCheck(dataClass!)?.(data)) return { ...v, data } as unknown as T;
+  // Refused by the compiled check (or a class it cannot run): class-validator decides and words it.
+  const errors = validateSync(data, VALIDATE_OPTIONS);
   if (errors.length) {
     throw new SchemaValidationError(
       `${String(v.type)} data`,
@@ -42,6 +44,92 @@ export function assertCommand<T extends CommandEnvelope>(
     );
   }
   return { ...v, data } as unknown as T;
+}
+
+const VALIDATE_OPTIONS = { whitelist: true, forbidNonWhitelisted: true } as const;
+
+/** Accepts an instance of its class exactly when `validateSync(…, VALIDATE_OPTIONS)` finds no error. */
+type CompiledCheck = (instance: object) => boolean;
+
+const compiledChecks = new WeakMap<DataClass, CompiledCheck | null>();
+
+/** {@link compileCheck} of `dataClass`, built on first use. */
+function compiledCheck(dataClass: DataClass): CompiledCheck | null {
+  let check = compiledChecks.get(dataClass);
+  if (check === undefined) {
+    check = compileCheck(dataClass);
+    compiledChecks.set(dataClass, check);
+  }
+  return check;
+}
+
+interface PropertyRule {
+  readonly property: string;
+  /** `@IsOptional()` and `@ValidateIf()`: the property's rules run only when all of these hold. */
+  readonly conditions: ((object: object, value: unknown) => boolean)[];
+  readonly constraints: {
+    readonly validate: (value: unknown, args: ValidationArguments) => unknown;
+    readonly constraints: unknown[];
+    readonly validateIf: ((object: object, value: unknown) => boolean) | undefined;
+  }[];
+}
+
+/**
+ * The class's class-validator rules as one function, built once per class from the same metadata and
+ * the same constraint functions `validateSync` runs, without its per-call work: the metadata search
+ * over every registered class, the grouping, a `ValidationError` per property, the container lookup
+ * of each constraint. It only says yes or no; a no goes to `validateSync`, so a refusal is worded and
+ * shaped as before (and a yes `validateSync` would not give is a bug the unit spec pins against).
+ * `null`: the class uses a rule this does not run (nested, `each`, async, `@IsDefined`, …), so
+ * `validateSync` checks every instance of it.
+ */
+export function compileCheck(dataClass: DataClass): CompiledCheck | null {
+  const storage = getMetadataStorage();
+  // As validateSync's executor asks (no groups, `always` and `strictGroups` off).
+  const metadatas = storage.getTargetValidationMetadatas(dataClass, undefined as unknown as string, false, false, undefined);
+  if (metadatas.length === 0) return null; // validateSync refuses it as an unknown value
+  const rules = new Map<string, PropertyRule>();
+  for (const m of metadatas) {
+    let rule = rules.get(m.propertyName);
+    if (!rule) {
+      rule = { property: m.propertyName, conditions: [], constraints: [] };
+      rules.set(m.propertyName, rule);
+    }
+    if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) {
+      rule.conditions.push(m.constraints[0] as (object: object, value: unknown) => boolean);
+    } else if (m.type === ValidationTypes.CUSTOM_VALIDATION && !m.each) {
+      for (const c of storage.getTargetValidatorConstraints(m.constraintCls)) {
+        if (c.async) return null;
+        const instance = c.instance;
+        rule.constraints.push({
+          validate: (value, args) => instance.validate(value, args),
+          constraints: m.constraints,
+          validateIf: m.validateIf,
+        });
+      }
+    } else if (m.type !== ValidationTypes.WHITELIST) {
+      return null;
+    }
+  }
+  const declared = new Set(rules.keys());
+  const properties = [...rules.values()];
+  const targetName = dataClass.name;
+  return (object) => {
+    for (const key of Object.keys(object)) if (!declared.has(key)) return false;
+    const fields = object as Record<string, unknown>;
+    for (const rule of properties) {
+      const value = fields[rule.property];
+      let applies = true;
+      for (const condition of rule.conditions) applies = condition(object, value) && applies;
+      if (!applies) continue;
+      for (const c of rule.constraints) {
+        if (c.validateIf && !c.validateIf(object, value)) continue;
+        const valid = c.validate(value, { targetName, property: rule.property, object, value, constraints: c.constraints });
+        if (typeof valid !== 'boolean' || !valid) return false; // a promise (async) goes to validateSync
+      }
+    }
+    return true;
+  };
 }
 
 /** `value` upcast to the current envelope version; an unreadable version is a contract violation. */
