@@ -18,7 +18,7 @@ export { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgre
 export { DataDirLockedError, lockDataDir, type DataDirLock } from './data-dir.lock';
 export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacuum';
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
-export { isDatabaseUnavailable } from './database-unavailable';
+export { isDatabaseUnavailable, isTransientDatabaseFailure } from './database-unavailable';
 export { afterCommit, transaction, isPipelined, StatementBatch } from './transaction';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
