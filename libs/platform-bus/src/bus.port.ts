@@ -104,6 +104,16 @@ export interface SubscribeOptions {
   readonly maxBatch?: number;
   /** Attempts before dead-lettering (default 5). */
   readonly maxAttempts?: number;
+  /**
+   * How long, in all, one message's transient failures (the bus's `isTransientFailure`: the
+   * database down or refusing) are retried before they count against `maxAttempts` (default
+   * `TRANSIENT_BUDGET_MS`, 60 s: a requester is waiting). `Infinity` waits out any outage for as
+   * long as this subscriber owns the partition; a stop or a lost partition leaves the message
+   * uncommitted, for the next owner. For consumers that follow a log of facts already accepted
+   * (the projector, the audit writer, the notifier): an outage must delay them, never dead-letter
+   * a fact.
+   */
+  readonly transientBudgetMs?: number;
   /** Start from the earliest offset when the group has no committed offset (default false). */
   readonly fromBeginning?: boolean;
   /** Where messages go after `maxAttempts` failures (default `Topics.deadLetter`). */

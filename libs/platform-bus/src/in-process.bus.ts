@@ -12,7 +12,7 @@ import type {
 import { GroupMember } from './in-process/group.member';
 import { InProcessBroker } from './in-process/in-process.broker';
 import { InProcessSubscription } from './in-process/in-process.subscription';
-import { resolveMaxAttempts, resolveMaxBatch } from './shared/bounded-retry.policy';
+import { resolveMaxAttempts, resolveMaxBatch, resolveTransientBudgetMs } from './shared/bounded-retry.policy';
 import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
@@ -94,6 +94,7 @@ export class InProcessBus implements Bus {
         : undefined,
       this.isTransient,
       options.onDeadLetter,
+      options.transientBudgetMs === undefined ? undefined : resolveTransientBudgetMs(options.transientBudgetMs),
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

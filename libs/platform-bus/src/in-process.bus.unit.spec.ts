@@ -147,6 +147,49 @@ describe('InProcessBus specifics', () => {
     expect(a.by('a').map((m) => m.value)).toEqual([1]);
     expect(b.by('b').map((m) => m.value)).toEqual([2]);
   });
+
+  it('with transientBudgetMs Infinity, waits out an outage without dead-lettering; a stop leaves the message to the next owner', async () => {
+    class Outage extends Error {}
+    const outageBus = new InProcessBus({ isTransientFailure: (e) => e instanceof Outage });
+    await outageBus.start();
+    try {
+      const topic = uniqueName('outage');
+      const group = uniqueName('g');
+      const deadLetterTopic = uniqueName('dlq');
+      const dead = new MessageRecorder();
+      await outageBus.subscribe({ group: uniqueName('dlq'), topics: [deadLetterTopic], handler: dead.handler('dlq') });
+      let down = true;
+      let failedCalls = 0;
+      const handled: unknown[] = [];
+      const handler = async (m: { value: unknown }) => {
+        if (down) {
+          failedCalls += 1;
+          throw new Outage('too many clients');
+        }
+        handled.push(m.value);
+      };
+      const first = await outageBus.subscribe({ group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler });
+      await outageBus.publish(topic, [{ key: 'k', value: 1 }]);
+      // More failures than maxAttempts: none counted.
+      await waitFor(() => failedCalls >= 4, { timeoutMs: 5_000, what: 'the outage retried' });
+      await first.stop(); // ends the wait: the message stays uncommitted
+      const calls = failedCalls;
+      down = false;
+      await outageBus.subscribe({ group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler });
+      await waitFor(() => handled.length === 1, { timeoutMs: 5_000, what: 'the next owner handling the message' });
+      expect(handled).toEqual([1]);
+      expect(failedCalls).toBe(calls); // the stopped subscriber tried no more
+      expect(dead.count).toBe(0);
+    } finally {
+      await outageBus.stop();
+    }
+  });
+
+  it('rejects a negative transientBudgetMs', async () => {
+    await expect(
+      bus.subscribe({ group: 'g', topics: ['t'], transientBudgetMs: -1, handler: async () => undefined }),
+    ).rejects.toThrow(RangeError);
+  });
 });
 
 // The namespace decorator keeps every guarantee of the bus it wraps.

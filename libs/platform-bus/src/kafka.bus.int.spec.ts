@@ -127,6 +127,44 @@ describe('KafkaBus specifics', () => {
     await Promise.all([sub.stop(), replySub.stop()]);
   }, 60_000);
 
+  it('with transientBudgetMs Infinity, waits out an outage without dead-lettering; a stop leaves the message to the next owner', async () => {
+    class Outage extends Error {}
+    const outageBus = new KafkaBus({ brokers, clientId: 'bus-outage', logLevel: logLevel.ERROR, isTransientFailure: (e) => e instanceof Outage });
+    await outageBus.start();
+    try {
+      const topic = uniqueName('outage');
+      const group = uniqueName('g');
+      const deadLetterTopic = uniqueName('outage-dlq');
+      const dead = new MessageRecorder();
+      await outageBus.subscribe({ group: uniqueName('dlq'), topics: [deadLetterTopic], handler: dead.handler('dlq') });
+      let down = true;
+      let failedCalls = 0;
+      const handled: unknown[] = [];
+      const handler = async (m: { value: unknown }) => {
+        if (down) {
+          failedCalls += 1;
+          throw new Outage('too many clients');
+        }
+        handled.push(m.value);
+      };
+      const options = { group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler, fromBeginning: true };
+      const first = await outageBus.subscribe(options);
+      await outageBus.publish(topic, [{ key: 'k', value: 1 }]);
+      // More failures than maxAttempts: none counted.
+      await waitFor(() => failedCalls >= 4, { timeoutMs: 20_000, what: 'the outage retried' });
+      await first.stop(); // ends the wait: the offset stays unresolved, so uncommitted
+      const calls = failedCalls;
+      down = false;
+      await outageBus.subscribe(options);
+      await waitFor(() => handled.length === 1, { timeoutMs: 30_000, what: 'the next owner handling the message' });
+      expect(handled).toEqual([1]);
+      expect(failedCalls).toBe(calls); // the stopped subscriber tried no more
+      expect(dead.count).toBe(0);
+    } finally {
+      await outageBus.stop();
+    }
+  }, 90_000);
+
   it('is unhealthy once stopped', async () => {
     const other = new KafkaBus({ brokers, logLevel: logLevel.ERROR });
     await other.start();

@@ -13,6 +13,8 @@ export class GroupMember {
     readonly batch?: { readonly handler: BatchHandler; readonly max: number },
     readonly isTransient?: (error: unknown) => boolean,
     readonly onDeadLetter?: DeadLetterHook,
+    /** See `SubscribeOptions.transientBudgetMs`; undefined: the default budget. */
+    readonly transientBudgetMs?: number,
   ) {}
 
   get crashed(): boolean {

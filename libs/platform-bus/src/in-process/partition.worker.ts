@@ -107,13 +107,17 @@ export class PartitionWorker {
     const { group, topic, partition } = this.ctx;
     const span = { system: 'in-process', group, topic, partition, headers: record.headers } as const;
     let hookUnfinished = false;
+    // An outage waited out without bound ends when this worker stops owning the partition (a stop
+    // or a rebalance, not only a crash): the record stays uncommitted, for the next owner.
+    const unbounded = member.transientBudgetMs === Infinity;
     const outcome = await inConsumeSpan(span, async () => {
       const delivered = await deliverWithRetries({
         handler: member.handler,
         message,
         maxAttempts: member.maxAttempts,
-        alive: () => !member.crashed,
+        alive: unbounded ? () => this.active : () => !member.crashed,
         ...(member.isTransient ? { isTransient: member.isTransient } : {}),
+        ...(member.transientBudgetMs === undefined ? {} : { transientBudgetMs: member.transientBudgetMs }),
       });
       if (delivered.kind === 'exhausted' && !member.crashed) {
         // The in-memory send cannot fail. The hook (which may fail the run the message would have

@@ -9,7 +9,12 @@ import type {
   Subscription,
 } from '../bus.port';
 import { deliverBatch } from '../shared/batch-delivery';
-import { deliverWithRetries, resolveMaxAttempts, resolveMaxBatch } from '../shared/bounded-retry.policy';
+import {
+  deliverWithRetries,
+  resolveMaxAttempts,
+  resolveMaxBatch,
+  resolveTransientBudgetMs,
+} from '../shared/bounded-retry.policy';
 import { sendToDeadLetter } from '../shared/dead-letter.mapper';
 import { CONSUMER_TUNING, gatherTuning } from './kafka-bus.options';
 import { OffsetCommitter } from './offset-committer';
@@ -80,6 +85,7 @@ export class KafkaSubscription implements Subscription {
   static async open(args: KafkaSubscriptionArgs): Promise<KafkaSubscription> {
     const { options } = args;
     const maxAttempts = resolveMaxAttempts(options.maxAttempts);
+    resolveTransientBudgetMs(options.transientBudgetMs); // validated up front, as maxAttempts is
     const consumer = args.kafka.consumer({
       ...CONSUMER_TUNING,
       ...gatherTuning(options.gatherMs),
@@ -196,11 +202,13 @@ async function handleEach(
   const { batch } = payload;
   for (const message of batch.messages) {
     if (!payload.live()) return;
-    await handle(
+    const settled = await handle(
       { topic: batch.topic, partition: batch.partition, message, heartbeat: () => payload.heartbeat() },
       args,
       maxAttempts,
+      () => payload.live(),
     );
+    if (!settled) return;
     payload.resolveOffset(message.offset);
   }
   await payload.heartbeat();
@@ -236,25 +244,31 @@ async function handleBatch(
         } as const;
         await inConsumeSpan(span, () => batchHandler(incoming));
       },
-      one: async (message) => {
-        await handle(
+      one: (message) =>
+        handle(
           { topic: batch.topic, partition: batch.partition, message, heartbeat: () => payload.heartbeat() },
           args,
           maxAttempts,
-        );
-        return true;
-      },
+          () => payload.live(),
+        ),
     });
     if (settled > 0) payload.resolveOffset(slice[settled - 1]!.offset);
     await payload.heartbeat();
   }
 }
 
+/**
+ * One message with its retries, dead-lettered if they are used up; true once it is settled. False
+ * only for a subscription that waits out outages without bound (`transientBudgetMs: Infinity`)
+ * whose consumer stopped or lost the partition during the wait: the message stays unresolved, for
+ * the next owner.
+ */
 async function handle(
   payload: Pick<EachMessagePayload, 'topic' | 'partition' | 'message' | 'heartbeat'>,
   args: KafkaSubscriptionArgs,
   maxAttempts: number,
-): Promise<void> {
+  live: () => boolean,
+): Promise<boolean> {
   const deadLetterTopic = args.options.deadLetterTopic ?? Topics.deadLetter;
   const raw = toRawMessage(payload.topic, payload.partition, payload.message);
   let undecodable: unknown;
@@ -267,7 +281,7 @@ async function handle(
   if (undecodable !== undefined) {
     // Not JSON: retrying cannot help. Dead-letter the text as it came (a request is answered).
     await sendToDeadLetter({ ...deadLetter, message: asText(raw), cause: 'undecodable', error: undecodable, attempts: 0 });
-    return;
+    return true;
   }
   const message = (attempt: number) => toIncoming(raw, attempt);
   const span = {
@@ -277,13 +291,17 @@ async function handle(
     group: args.options.group,
     headers: raw.headers,
   } as const;
-  await inConsumeSpan(span, async () => {
+  const budgetMs = args.options.transientBudgetMs;
+  return inConsumeSpan(span, async () => {
     const outcome = await deliverWithRetries({
       handler: args.options.handler,
       message,
       maxAttempts,
       beforeRetry: () => payload.heartbeat(),
       ...(args.isTransient ? { isTransient: args.isTransient } : {}),
+      ...(budgetMs === undefined ? {} : { transientBudgetMs: budgetMs }),
+      // A bounded wait ends on its own; an unbounded one ends when the consumer stops owning the partition.
+      ...(budgetMs === Infinity ? { alive: live } : {}),
     });
     if (outcome.kind === 'exhausted') {
       await sendToDeadLetter({
@@ -294,6 +312,7 @@ async function handle(
         attempts: outcome.attempts,
       });
     }
+    return outcome.kind !== 'abandoned';
   });
 }
 

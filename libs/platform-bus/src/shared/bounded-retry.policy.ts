@@ -30,10 +30,22 @@ export interface DeliveryArgs {
    * outage delays the partition instead of dead-lettering accepted commands.
    */
   readonly isTransient?: (error: unknown) => boolean;
+  /**
+   * How long, in all, transient failures are retried without counting (default
+   * {@link TRANSIENT_BUDGET_MS}; `Infinity`: until `alive()` turns false).
+   */
+  readonly transientBudgetMs?: number;
 }
 
 /** How long, in all, one message's transient failures are retried before they count as failures. */
 export const TRANSIENT_BUDGET_MS = 60_000;
+
+/** Validates a subscription's `transientBudgetMs` (a number >= 0, `Infinity` allowed). */
+export function resolveTransientBudgetMs(budgetMs: number | undefined): number {
+  const value = budgetMs ?? TRANSIENT_BUDGET_MS;
+  if (Number.isNaN(value) || value < 0) throw new RangeError(`transientBudgetMs must be >= 0, got ${value}`);
+  return value;
+}
 
 /** Pause before a retry after a transient failure: 50, 100, 200, … capped at 1 s. */
 function transientBackoffMs(calls: number): number {
@@ -47,6 +59,7 @@ function transientBackoffMs(calls: number): number {
  */
 export async function deliverWithRetries(args: DeliveryArgs): Promise<DeliveryOutcome> {
   const backoff = args.backoffMs ?? retryBackoffMs;
+  const budgetMs = args.transientBudgetMs ?? TRANSIENT_BUDGET_MS;
   let failures = 0;
   let transientWaitedMs = 0;
   for (let calls = 1; ; calls++) {
@@ -57,7 +70,7 @@ export async function deliverWithRetries(args: DeliveryArgs): Promise<DeliveryOu
     } catch (e) {
       error = e;
     }
-    const transient = transientWaitedMs < TRANSIENT_BUDGET_MS && (args.isTransient?.(error) ?? false);
+    const transient = transientWaitedMs < budgetMs && (args.isTransient?.(error) ?? false);
     if (!transient) failures += 1;
     if (failures >= args.maxAttempts) return { kind: 'exhausted', attempts: calls, error };
     const wait = transient ? transientBackoffMs(calls) : backoff(failures);

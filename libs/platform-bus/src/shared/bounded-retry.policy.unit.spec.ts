@@ -74,3 +74,38 @@ describe('deliverWithRetries', () => {
     expect(outcome).toEqual({ kind: 'abandoned', attempts: 1 });
   });
 });
+
+describe('deliverWithRetries with a transient budget of its own', () => {
+  afterEach(() => jest.useRealTimers());
+
+  /** Runs the delivery of a message whose handler fails transiently `outageCalls` times, on fake time. */
+  async function throughOutage(outageCalls: number, transientBudgetMs?: number) {
+    jest.useFakeTimers();
+    let calls = 0;
+    const delivery = deliverWithRetries({
+      handler: async () => {
+        calls += 1;
+        if (calls <= outageCalls) throw new Outage('too many clients');
+      },
+      message,
+      maxAttempts: 1,
+      isTransient: (e) => e instanceof Outage,
+      ...(transientBudgetMs === undefined ? {} : { transientBudgetMs }),
+    });
+    // 100 transient retries wait about 96 s in all (50 ms doubling, capped at 1 s): past the default budget.
+    await jest.advanceTimersByTimeAsync(200_000);
+    return delivery;
+  }
+
+  it('by default, transient failures count once the 60 s budget is spent', async () => {
+    expect(await throughOutage(100)).toMatchObject({ kind: 'exhausted' });
+  });
+
+  it('Infinity waits out an outage of any length without using up attempts', async () => {
+    expect(await throughOutage(100, Infinity)).toEqual({ kind: 'handled', attempts: 101 });
+  });
+
+  it('a small budget is kept: transient failures count once it is spent', async () => {
+    expect(await throughOutage(100, 100)).toMatchObject({ kind: 'exhausted', attempts: 3 });
+  });
+});
