@@ -45,6 +45,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       // statement) of many cycles' events, so the notifier costs next to nothing per cycle while
       // no subscription matches (docs/performance.md, round 8).
       gatherMs: NOTIFIER_GATHER_MS,
+      // An outage of any length delays the deliveries; a dead-lettered event would lose its
+      // webhooks (transient failures: the bus's `isTransientFailure`).
+      transientBudgetMs: Infinity,
       handler: (m) => this.handleBatch([m]),
       batchHandler: (ms) => this.handleBatch(ms),
     });

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { DataSource } from 'typeorm';
 import { assertRunEvent, ConsumerGroups, Topics, upcastRunEvent, type RunEventDoc } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { isDatabaseUnavailable, transaction, type RunEventFeed } from '@openwop/platform-db';
+import { isTransientDatabaseFailure, transaction, type RunEventFeed } from '@openwop/platform-db';
 import {
   Attr,
   countProjectionFailure,
@@ -16,9 +16,11 @@ import { samplePendingInterrupts } from './pending-interrupts.metrics';
 import { applyRunEvents, groupByRun, markProjectionBroken, type ProjectedRun } from './run-event.projection';
 
 /**
- * Attempts at one event (alone, after its batch failed) before the run's projection is marked
+ * Failures of one event (alone, after its batch failed) before the run's projection is marked
  * broken; below the bus's own limit, so an event is stored or its run marked, never dead-lettered
- * silently. Database outages are retried by the bus without counting.
+ * silently. Transient database failures ({@link isTransientDatabaseFailure}: the database down,
+ * refusing connections, or a deadlock) are not failures of the event: they are never counted here,
+ * and the bus retries them for as long as the outage lasts.
  */
 export const PROJECTION_ATTEMPTS = 3;
 
@@ -26,13 +28,20 @@ export const PROJECTION_ATTEMPTS = 3;
  * Projects the run event log into Postgres: the event store and the run snapshots. An event is
  * stored, or its run's projection is marked broken (`projectionError`, a metric and an error log
  * naming run, event, sequence and reason) and the run's later events are held, never applied out
- * of order; `npm run projector:rebuild -- --repair` replays them once the cause is fixed.
+ * of order; `npm run projector:rebuild -- --repair` replays them once the cause is fixed. Only an
+ * event that cannot be stored (its data, a contract, a bug) marks its run: while the database is
+ * unavailable or refusing, the partition waits and catches up once it is back (ADR 0019).
  */
 @Injectable()
 export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsConsumer.name);
   private subscription: Subscription | undefined;
   private unobserve: (() => void) | undefined;
+  /**
+   * Failures of the event in retry that were its own (not transient), by topic, partition and
+   * offset: the bus's `attempt` also counts the calls an outage failed.
+   */
+  private readonly failures = new Map<string, number>();
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -48,6 +57,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       fromBeginning: true,
       handler: (m) => this.handle(m),
       maxAttempts: PROJECTION_ATTEMPTS + 2,
+      // The events are facts already accepted: an outage of any length delays them, and a
+      // dead-lettered event would break its run at the next one (a sequence gap).
+      transientBudgetMs: Infinity,
       batchHandler: (ms) => this.handleBatch(ms),
     });
   }
@@ -59,14 +71,29 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * One event: a batch of one (the bus's fallback after a failed batch, one message at a time).
-   * Failing {@link PROJECTION_ATTEMPTS} times (an outage aside), it marks its run broken instead.
+   * Failing {@link PROJECTION_ATTEMPTS} times (transient failures aside, which go back to the bus
+   * to be retried), it marks its run broken instead.
    */
   async handle(message: IncomingMessage): Promise<void> {
+    const key = `${message.topic}/${message.partition}/${message.offset}`;
     try {
       await this.handleBatch([message]);
+      this.failures.delete(key);
+      return;
     } catch (error) {
-      if (isDatabaseUnavailable(error) || message.attempt < PROJECTION_ATTEMPTS) throw error;
-      await this.projectionFailed(assertRunEvent(message.value), error);
+      if (isTransientDatabaseFailure(error)) throw error;
+      const failures = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, failures);
+      if (failures < PROJECTION_ATTEMPTS) throw error;
+      try {
+        await this.projectionFailed(assertRunEvent(message.value), error);
+      } catch (markError) {
+        // Marking waits out an outage like the event did (its count kept); any other failure
+        // leaves the event to the bus's dead-lettering, with nothing left to count.
+        if (!isTransientDatabaseFailure(markError)) this.failures.delete(key);
+        throw markError;
+      }
+      this.failures.delete(key);
     }
   }
 
@@ -77,8 +104,9 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
    */
   private async projectionFailed(event: RunEventDoc, error: unknown): Promise<void> {
     const failure = projectionErrorOf(event, error, new Date().toISOString());
-    countProjectionFailure(event.type);
+    // Counted once marked (or found unmarkable): a mark an outage interrupted is tried again.
     const marked = await transaction(this.ds, (m) => markProjectionBroken(m, event.runId, failure));
+    countProjectionFailure(event.type);
     const next = marked
       ? 'later events of the run are held until `npm run projector:rebuild -- --repair`'
       : 'the run has no row to mark: the event goes to the dead-letter topic';

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { InProcessBus, KafkaBus, NamespacedBus, type Bus } from '@openwop/platform-bus';
-import { isDatabaseUnavailable,
+import { isTransientDatabaseFailure,
   ensureDatabase,
   InProcessRunEventFeed,
   needsOwnVacuum,
@@ -60,10 +60,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
           instanceId: config.instanceId,
           partitions: config.kafkaPartitions,
           lagSampleMs: config.kafkaLagSampleMs,
-          // A Postgres restart is waited out, not dead-lettered.
-          isTransientFailure: isDatabaseUnavailable,
+          // A Postgres restart, refusal (too many clients) or deadlock is waited out, not dead-lettered.
+          isTransientFailure: isTransientDatabaseFailure,
         })
-      : new InProcessBus({ partitions: config.kafkaPartitions, isTransientFailure: isDatabaseUnavailable });
+      : new InProcessBus({ partitions: config.kafkaPartitions, isTransientFailure: isTransientDatabaseFailure });
   const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
   await bus.start();
   // The embedded host is one process, on PGlite or on `DATABASE_URL`: its projector and its gateway

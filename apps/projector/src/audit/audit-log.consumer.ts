@@ -39,6 +39,9 @@ export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationSh
       // No request waits on the chain: gathering a fetch's facts for a moment appends many
       // decisions in one transaction (docs/performance.md, round 8).
       gatherMs: AUDIT_GATHER_MS,
+      // Each fact is a decision already taken: an outage of any length delays the chain, never
+      // dead-letters a link of it (transient failures: the bus's `isTransientFailure`).
+      transientBudgetMs: Infinity,
       handler: (m) => this.handleBatch([m]),
       batchHandler: (ms) => this.handleBatch(ms),
     });
