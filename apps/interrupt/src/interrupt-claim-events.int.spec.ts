@@ -1,49 +1,17 @@
-import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Topics, type CommandEnvelope, type CommandReply, type OpenInterruptData } from '@openwop/contracts';
-import type { IncomingMessage } from '@openwop/platform-bus';
-import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
-import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
+import type { CommandEnvelope, CommandReply } from '@openwop/contracts';
+import { waitFor } from '@openwop/testing';
 import { claimExpiryId, claimMessageId } from './common/claim-events.outbox';
-import { InterruptModule } from './interrupt.module';
+import { approvalData, envelope, startInterruptHarness, type InterruptHarness } from './interrupt-harness.spec';
 
 // Claim changes told to the run log (ADR 0035) over the real platform in embedded mode and a fresh
 // Postgres database, with two interrupt service instances (two timers). No engine runs: a probe
 // group records the engine's topic.
 
-let db: TestDatabase;
-let platform: Platform;
-let apps: INestApplicationContext[] = [];
-const toEngine: CommandEnvelope[] = [];
-const savedTimerMs = process.env.INTERRUPT_TIMER_MS;
-const SYSTEM = { tenant: 't1', principal: 'system:engine' };
+let harness: InterruptHarness;
+let platform: InterruptHarness['platform'];
+let toEngine: CommandEnvelope[] = [];
 
-function envelope<T>(type: string, data: T, actor = SYSTEM): CommandEnvelope<string, T> {
-  const id = randomUUID();
-  return { id, type, occurredAt: new Date().toISOString(), correlationId: `corr-${id}`, actor, data };
-}
-
-function openData(runId: string): OpenInterruptData {
-  return {
-    runId,
-    nodeId: 'gate',
-    interruptId: `${runId}:gate:0`,
-    kind: 'approval',
-    key: `${runId}:gate:0`,
-    data: { artifactId: 'a1', artifactType: 'doc', title: 'Ship it?', artifactData: {}, actions: ['accept', 'reject'] },
-    requestedAt: new Date().toISOString(),
-    timeoutMs: 600_000,
-  };
-}
-
-const send = <T = unknown>(command: CommandEnvelope): Promise<CommandReply<T>> =>
-  platform.bus.request<CommandReply<T>>(
-    Topics.interruptCommands,
-    { key: (command.data as { runId: string }).runId, value: command },
-    { timeoutMs: 10_000 },
-  );
+const send = <T = unknown>(command: CommandEnvelope): Promise<CommandReply<T>> => harness.send<T>(command);
 
 const as = (principal: string) => ({ tenant: 't1', principal });
 const claimChanges = (runId: string) =>
@@ -52,36 +20,17 @@ const claimChanges = (runId: string) =>
     .map((c) => ({ id: c.id, ...(c.data as { type: string; nodeId: string; interruptId: string; payload: Record<string, unknown> }) }));
 
 beforeAll(async () => {
-  db = await createTestDatabase('interrupt_claim_events');
-  process.env.INTERRUPT_TIMER_MS = '50';
-  platform = await startPlatform(readHostConfig('embedded', { OPENWOP_DATA_DIR: 'memory', DATABASE_URL: db.url, KAFKA_PARTITIONS: '2' }));
-  await platform.bus.subscribe({
-    group: 'engine-probe',
-    topics: [Topics.engineCommands],
-    fromBeginning: true,
-    handler: async (m: IncomingMessage) => {
-      toEngine.push(m.value as CommandEnvelope);
-    },
-  });
-  for (let i = 0; i < 2; i += 1) {
-    const app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), { logger: ['error'] });
-    await app.init();
-    apps.push(app);
-  }
+  harness = await startInterruptHarness({ database: 'interrupt_claim_events', instances: 2, env: { INTERRUPT_TIMER_MS: '50' } });
+  ({ platform, toEngine } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  for (const app of apps) await app.close();
-  apps = [];
-  await platform?.close();
-  await db?.drop();
-  if (savedTimerMs === undefined) delete process.env.INTERRUPT_TIMER_MS;
-  else process.env.INTERRUPT_TIMER_MS = savedTimerMs;
+  await harness?.close();
 }, 30_000);
 
 describe('claim changes go to the run log', () => {
   it('tells a claim, its lapse (once, by one of two timers), the next claim and its release, in order', async () => {
-    expect(await send(envelope('interrupt.open', openData('c1')))).toMatchObject({ ok: true });
+    expect(await send(envelope('interrupt.open', approvalData('c1')))).toMatchObject({ ok: true });
     const claimed = await send<{ claimExpiresAt: string }>(
       envelope('interrupt.claim', { runId: 'c1', nodeId: 'gate', leaseMs: 300 }, as('alice')),
     );
@@ -109,7 +58,7 @@ describe('claim changes go to the run log', () => {
   });
 
   it('a refused claim and a release of nothing tell nothing', async () => {
-    expect(await send(envelope('interrupt.open', openData('c2')))).toMatchObject({ ok: true });
+    expect(await send(envelope('interrupt.open', approvalData('c2')))).toMatchObject({ ok: true });
     expect(await send(envelope('interrupt.claim', { runId: 'c2', nodeId: 'gate' }, as('alice')))).toMatchObject({ ok: true });
     expect(await send(envelope('interrupt.claim', { runId: 'c2', nodeId: 'gate' }, as('bob')))).toMatchObject({
       ok: false,

@@ -1,29 +1,15 @@
-import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Topics, type CommandEnvelope, type CommandReply, type OpenInterruptData } from '@openwop/contracts';
 import type { AuditFact } from '@openwop/audit-chain';
-import type { IncomingMessage } from '@openwop/platform-bus';
-import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
-import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
-import { InterruptModule } from './interrupt.module';
+import type { CommandEnvelope, CommandReply, OpenInterruptData } from '@openwop/contracts';
+import { waitFor } from '@openwop/testing';
+import { approvalData, envelope, gateData, startInterruptHarness, type InterruptHarness } from './interrupt-harness.spec';
 
 // Escalation steps on the interrupt timer (ADR 0034) over the real platform in embedded mode and a
 // fresh Postgres database. No engine runs: probe groups record the engine's topic and the audit facts.
 
-let db: TestDatabase;
-let platform: Platform;
-let app: INestApplicationContext;
-const toEngine: CommandEnvelope[] = [];
-const facts: AuditFact[] = [];
-const savedTimerMs = process.env.INTERRUPT_TIMER_MS;
-const SYSTEM = { tenant: 't1', principal: 'system:engine' };
-
-function envelope<T>(type: string, data: T, actor = SYSTEM): CommandEnvelope<string, T> {
-  const id = randomUUID();
-  return { id, type, occurredAt: new Date().toISOString(), correlationId: `corr-${id}`, actor, data };
-}
+let harness: InterruptHarness;
+let platform: InterruptHarness['platform'];
+let toEngine: CommandEnvelope[] = [];
+let facts: AuditFact[] = [];
 
 const escalation = {
   reminders: [{ afterMs: 300 }],
@@ -32,25 +18,10 @@ const escalation = {
 };
 
 function openData(runId: string, over: Partial<OpenInterruptData> = {}): OpenInterruptData {
-  return {
-    runId,
-    nodeId: 'gate',
-    interruptId: `${runId}:gate:0`,
-    kind: 'approval',
-    key: `${runId}:gate:0`,
-    data: { artifactId: 'a1', artifactType: 'doc', title: 'Ship it?', artifactData: {}, actions: ['accept', 'reject'], approversList: ['alice'], escalation },
-    requestedAt: new Date().toISOString(),
-    timeoutMs: 900,
-    ...over,
-  };
+  return approvalData(runId, { data: { ...gateData(), approversList: ['alice'], escalation }, timeoutMs: 900, ...over });
 }
 
-const send = <T = unknown>(command: CommandEnvelope): Promise<CommandReply<T>> =>
-  platform.bus.request<CommandReply<T>>(
-    Topics.interruptCommands,
-    { key: (command.data as { runId: string }).runId, value: command },
-    { timeoutMs: 10_000 },
-  );
+const send = <T = unknown>(command: CommandEnvelope): Promise<CommandReply<T>> => harness.send<T>(command);
 
 async function open(runId: string, over: Partial<OpenInterruptData> = {}): Promise<void> {
   expect(await send(envelope('interrupt.open', openData(runId, over)))).toMatchObject({ ok: true, data: { status: 'pending' } });
@@ -66,35 +37,12 @@ async function stateOf(interruptId: string): Promise<{ status: string; escalated
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('interrupt_escalation');
-  process.env.INTERRUPT_TIMER_MS = '50';
-  platform = await startPlatform(readHostConfig('embedded', { OPENWOP_DATA_DIR: 'memory', DATABASE_URL: db.url, KAFKA_PARTITIONS: '2' }));
-  await platform.bus.subscribe({
-    group: 'engine-probe',
-    topics: [Topics.engineCommands],
-    fromBeginning: true,
-    handler: async (m: IncomingMessage) => {
-      toEngine.push(m.value as CommandEnvelope);
-    },
-  });
-  await platform.bus.subscribe({
-    group: 'audit-probe',
-    topics: [Topics.auditFacts],
-    fromBeginning: true,
-    handler: async (m: IncomingMessage) => {
-      facts.push(m.value as AuditFact);
-    },
-  });
-  app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), { logger: ['error'] });
-  await app.init();
+  harness = await startInterruptHarness({ database: 'interrupt_escalation', env: { INTERRUPT_TIMER_MS: '50' }, auditProbe: true });
+  ({ platform, toEngine, facts } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await platform?.close();
-  await db?.drop();
-  if (savedTimerMs === undefined) delete process.env.INTERRUPT_TIMER_MS;
-  else process.env.INTERRUPT_TIMER_MS = savedTimerMs;
+  await harness?.close();
 }, 30_000);
 
 describe('escalation on the interrupt timer', () => {

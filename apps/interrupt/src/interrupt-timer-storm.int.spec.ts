@@ -1,81 +1,33 @@
-import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Topics, type CommandEnvelope, type CommandReply, type OpenInterruptData, type ResumeRunData } from '@openwop/contracts';
-import type { IncomingMessage } from '@openwop/platform-bus';
-import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
-import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
+import type { CommandEnvelope, ResumeRunData } from '@openwop/contracts';
+import { waitFor } from '@openwop/testing';
+import { approvalData, envelope, startInterruptHarness, type InterruptHarness } from './interrupt-harness.spec';
 import { InterruptTimerService } from './interrupt-timer.service';
-import { InterruptModule } from './interrupt.module';
 
 // A timeout storm (issue 19 item 5): 2,000 deadlines falling due at once, decided by two interrupt
 // service instances over one Postgres database. Their timers claim batches with FOR UPDATE SKIP
 // LOCKED; every interrupt must expire exactly once and the engine get exactly one run.resume each.
 
 const STORM = 2_000;
-let db: TestDatabase;
-let platform: Platform;
-const apps: INestApplicationContext[] = [];
-const toEngine: CommandEnvelope[] = [];
-const saved = { ms: process.env.INTERRUPT_TIMER_MS, batch: process.env.INTERRUPT_TIMER_BATCH };
+let harness: InterruptHarness;
+let platform: InterruptHarness['platform'];
+let apps: InterruptHarness['apps'] = [];
+let toEngine: CommandEnvelope[] = [];
 
-function openCommand(runId: string): CommandEnvelope<string, OpenInterruptData> {
-  const id = randomUUID();
-  return {
-    id,
-    type: 'interrupt.open',
-    occurredAt: new Date().toISOString(),
-    correlationId: `corr-${id}`,
-    actor: { tenant: 't1', principal: 'system:engine' },
-    data: {
-      runId,
-      nodeId: 'gate',
-      interruptId: `${runId}:gate:0`,
-      kind: 'approval',
-      key: `${runId}:gate:0`,
-      data: { artifactId: 'a1', artifactType: 'doc', title: 'Ship it?', artifactData: {}, actions: ['accept', 'reject'] },
-      // Far off: the storm is made by moving every deadline to now at once.
-      timeoutMs: 3_600_000,
-      requestedAt: new Date().toISOString(),
-    },
-  };
-}
+// Far off: the storm is made by moving every deadline to now at once.
+const openCommand = (runId: string) => envelope('interrupt.open', approvalData(runId, { timeoutMs: 3_600_000 }));
 
 beforeAll(async () => {
-  db = await createTestDatabase('interrupt_storm');
-  // The poll loops stay out of the way (first tick an hour away); the test ticks both timers itself.
-  process.env.INTERRUPT_TIMER_MS = '3600000';
-  process.env.INTERRUPT_TIMER_BATCH = '200';
-  platform = await startPlatform(
-    readHostConfig('embedded', { OPENWOP_DATA_DIR: 'memory', DATABASE_URL: db.url, KAFKA_PARTITIONS: '2' }),
-  );
-  await platform.bus.subscribe({
-    group: 'engine-probe',
-    topics: [Topics.engineCommands],
-    fromBeginning: true,
-    handler: async (m: IncomingMessage) => {
-      toEngine.push(m.value as CommandEnvelope);
-    },
+  harness = await startInterruptHarness({
+    database: 'interrupt_storm',
+    instances: 2,
+    // The poll loops stay out of the way (first tick an hour away); the test ticks both timers itself.
+    env: { INTERRUPT_TIMER_MS: '3600000', INTERRUPT_TIMER_BATCH: '200' },
   });
-  for (let i = 0; i < 2; i++) {
-    const app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), { logger: ['error'] });
-    await app.init();
-    apps.push(app);
-  }
+  ({ platform, apps, toEngine } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  for (const app of apps) await app.close();
-  await platform?.close();
-  await db?.drop();
-  for (const [name, value] of [
-    ['INTERRUPT_TIMER_MS', saved.ms],
-    ['INTERRUPT_TIMER_BATCH', saved.batch],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  await harness?.close();
 }, 30_000);
 
 it(`a storm of ${STORM} due deadlines on two timer instances: each interrupt expires once, each run gets one run.resume`, async () => {
@@ -84,11 +36,7 @@ it(`a storm of ${STORM} due deadlines on two timer instances: each interrupt exp
   await Promise.all(
     Array.from({ length: 50 }, async () => {
       for (let i = next++; i < STORM; i = next++) {
-        const reply = await platform.bus.request<CommandReply<{ status: string }>>(
-          Topics.interruptCommands,
-          { key: runIds[i]!, value: openCommand(runIds[i]!) },
-          { timeoutMs: 30_000 },
-        );
+        const reply = await harness.send<{ status: string }>(openCommand(runIds[i]!), 30_000);
         expect(reply).toMatchObject({ ok: true, data: { status: 'pending' } });
       }
     }),
