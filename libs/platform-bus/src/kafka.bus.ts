@@ -28,6 +28,7 @@ import { toKafkaMessage } from './kafka/kafka-message.codec';
 import { KafkaTopicRegistry } from './kafka/kafka-topics.registry';
 import { ProduceCoalescer, type TopicMessages } from './kafka/produce-coalescer';
 import { KafkaSubscription } from './kafka/kafka.subscription';
+import { patchKafkajsRequestQueue } from './kafka/request-queue.patch';
 import { seedDeadLetterSeries } from './shared/consumer-lag';
 import { ReplyChannel, servingSubscription } from './shared/request-reply.channel';
 
@@ -57,6 +58,8 @@ export class KafkaBus implements Bus {
 
   constructor(private readonly options: KafkaBusOptions) {
     if (options.brokers.length === 0) throw new RangeError('KafkaBus needs at least one broker');
+    // kafkajs 2.2.4 otherwise runs a 1 ms timer on every broker connection, idle or not.
+    patchKafkajsRequestQueue();
     this.partitions = options.partitions ?? 8;
     this.kafka = new Kafka({
       brokers: [...options.brokers],
