@@ -65,6 +65,28 @@ describe('outbox (real Postgres)', () => {
     expect(published).toEqual([{ n: 1 }]);
   });
 
+  it('the relay publishes rows that alternate topics as one publish per topic, each in its rows\' order', async () => {
+    // A timer batch appends a command and an audit fact per row: consecutive runs of one topic
+    // would be one produce round trip per row.
+    await ds.query('DELETE FROM outbox');
+    await ds.query(
+      `INSERT INTO outbox (topic, key, value, created_at)
+       SELECT CASE WHEN i % 2 = 0 THEN 'commands' ELSE 'facts' END, 'run-' || (i % 7), jsonb_build_object('i', i),
+              now() - interval '5 seconds'
+       FROM generate_series(1, 400) i ORDER BY i`,
+    );
+    const calls: { topic: string; values: number[] }[] = [];
+    const relay = new OutboxRelay(ds, async (topic, messages) => {
+      calls.push({ topic, values: messages.map((m) => (m.value as { i: number }).i) });
+    });
+    await relay.kick();
+    const evens = Array.from({ length: 200 }, (_, k) => 2 * (k + 1));
+    expect(calls.map((c) => c.topic).sort()).toEqual(['commands', 'facts']);
+    expect(calls.find((c) => c.topic === 'commands')!.values).toEqual(evens);
+    expect(calls.find((c) => c.topic === 'facts')!.values).toEqual(evens.map((n) => n - 1));
+    expect(await ds.query('SELECT 1 FROM outbox')).toEqual([]);
+  });
+
   it('a decision of 12,000 messages (72,000 parameters) is written whole, in order, with its dedupe record', async () => {
     await ds.query('DELETE FROM outbox');
     const messages = Array.from({ length: 12_000 }, (_, i) => ({ topic: 'big', key: 'run-big', value: { i } }));

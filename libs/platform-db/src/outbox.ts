@@ -330,12 +330,14 @@ export class OutboxRelay {
     try {
       await detachedFromTrace(async () => {
         const messages = appended.flatMap((a) => a.messages);
-        for (const batch of byTopicRuns(messages)) {
-          await this.publish(
-            batch[0]!.topic,
-            batch.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-          );
-        }
+        await Promise.all(
+          byTopic(messages).map((batch) =>
+            this.publish(
+              batch[0]!.topic,
+              batch.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+            ),
+          ),
+        );
         await this.deletes.call(appended.flatMap((a) => a.ids));
       });
     } catch (e) {
@@ -404,12 +406,14 @@ export class OutboxRelay {
         minAgeMs > 0 ? [limit, minAgeMs] : [limit],
       );
       if (rows.length === 0) return false;
-      for (const batch of byTopicRuns(rows)) {
-        await this.publish(
-          batch[0]!.topic,
-          batch.map((r) => ({ key: r.key, value: r.value, headers: withStoredTrace(r) })),
-        );
-      }
+      await Promise.all(
+        byTopic(rows).map((batch) =>
+          this.publish(
+            batch[0]!.topic,
+            batch.map((r) => ({ key: r.key, value: r.value, headers: withStoredTrace(r) })),
+          ),
+        ),
+      );
       await m.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
       return rows.length === limit;
     });
@@ -434,13 +438,20 @@ function withTrace(
   return out;
 }
 
-/** Splits rows into consecutive runs of one topic, keeping their order. */
-function byTopicRuns<R extends { readonly topic: string }>(rows: readonly R[]): R[][] {
-  const runs: R[][] = [];
+/**
+ * Rows grouped by topic, each group in the rows' order. The outbox promises order per topic and key
+ * (one partition), not across topics: each group is one publish, and the groups go out together (the
+ * bus's producer carries concurrent publishes in one request). Consecutive runs of one topic instead
+ * would make rows that alternate topics (a timer batch: `run.resume`, its audit fact, the next
+ * `run.resume`, …) one produce round trip each: 500 rows took 10–20 s to relay in a storm of
+ * 99,000 expiries (docs/performance.md, round 11).
+ */
+function byTopic<R extends { readonly topic: string }>(rows: readonly R[]): R[][] {
+  const groups = new Map<string, R[]>();
   for (const row of rows) {
-    const last = runs[runs.length - 1];
-    if (last && last[0]!.topic === row.topic) last.push(row);
-    else runs.push([row]);
+    const group = groups.get(row.topic);
+    if (group) group.push(row);
+    else groups.set(row.topic, [row]);
   }
-  return runs;
+  return [...groups.values()];
 }
