@@ -151,13 +151,18 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
       else if (key.startsWith(`${column}:`)) skip.add(key.slice(column.length + 1));
     }
     let total = 0;
+    // Where the last batch ended: the next one's scan starts there (see claimDueBatch).
+    let from: string | undefined;
     for (;;) {
       const now = this.clock.now();
       let claimed: number;
       let decided: number;
       try {
+        let reached: string | undefined;
         claimed = decided = await this.ds.transaction(async (manager) => {
-          const due = await this.interrupts.claimDueBy(manager, column, now, batchSize, [...skip], undefined);
+          const batch = await this.interrupts.claimDueBatch(manager, column, now, batchSize, [...skip], from);
+          const { due } = batch;
+          reached = batch.reached;
           // The batch's states and outbox rows are written at its end, one statement each.
           this.interrupts.holdSaves(manager);
           holdAppends(manager);
@@ -172,6 +177,7 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
           }
           return due.length;
         });
+        from = reached;
       } catch (e) {
         this.logger.warn(`${what} batch failed, retrying its rows one by one: ${messageOf(e)}`);
         const ids = await this.interrupts.dueIds(this.ds.manager, column, now, batchSize, [...skip]);
