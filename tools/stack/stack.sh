@@ -32,8 +32,12 @@ up() {
   npx --no-install tsc -b tsconfig.build.json
   if [ "$KAFKA_BROKERS" = "127.0.0.1:9092" ]; then
     if ! bash tools/kafka/kafka.sh status >/dev/null 2>&1; then
+      # On a loaded machine a running broker can miss the status deadline: it is someone else's, and
+      # `down` must not stop it. Only a broker this script launched is marked as its own.
+      local broker_pidf="${KAFKA_HOME_DIR:-$root/.infra/kafka}/broker.pid" had_broker=0
+      [ -f "$broker_pidf" ] && kill -0 "$(cat "$broker_pidf")" 2>/dev/null && had_broker=1
       bash tools/kafka/kafka.sh start
-      touch "$dir/kafka-started-by-stack"
+      ((had_broker)) || touch "$dir/kafka-started-by-stack"
     fi
   fi
   if [ -z "${WOP_API_KEYS:-}" ]; then
