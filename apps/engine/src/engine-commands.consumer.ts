@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -18,8 +19,8 @@ import {
   versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { CommandSeam, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
-import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { CommandSeam, type DecidedThrough, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
+import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
@@ -68,6 +69,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     fireTimer: FireTimerHandler,
     pauseRun: PauseRunHandler,
     childRunChanged: ChildRunChangedHandler,
+    @Optional() @Inject(DECIDED_THROUGH) decidedThrough: DecidedThrough | null = null,
   ) {
     const failsRun = (when: (notice: UnappliedNotice) => boolean) => (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
       when(notice) ? this.failRun(command, notice) : Promise.resolve();
@@ -78,6 +80,8 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       ds,
       relay,
       warn: (line) => this.logger.warn(line),
+      // One process (ADR 0038): commands to this topic from the process's other decisions are decided in their transaction.
+      ...(decidedThrough ? { decidedThrough: { registry: decidedThrough, topic: Topics.engineCommands } } : {}),
       routes: {
         'run.start': { decide: (m, c) => startRun.handle(m, c) },
         'run.resume': { decide: (m, c) => resumeRun.handle(m, c), unapplied: always },

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -20,8 +21,8 @@ import {
   versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { CommandSeam, storedReply, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
-import { BUS, DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { CommandSeam, storedReply, type DecidedThrough, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
+import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
@@ -66,6 +67,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     cancel: CancelRunHandler,
     expire: ExpireInterruptHandler,
     claim: ClaimInterruptHandler,
+    @Optional() @Inject(DECIDED_THROUGH) decidedThrough: DecidedThrough | null = null,
   ) {
     this.seam = new CommandSeam<InterruptCommand>({
       consumer: ConsumerGroups.interrupt,
@@ -73,6 +75,8 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
       ds,
       relay,
       warn: (line) => this.logger.warn(line),
+      // One process (ADR 0038): commands to this topic from the process's other decisions are decided in their transaction.
+      ...(decidedThrough ? { decidedThrough: { registry: decidedThrough, topic: Topics.interruptCommands } } : {}),
       routes: {
         'interrupt.open': { decide: (m, c) => open.handle(m, c), unapplied: (c, n) => this.failRun(c, n) },
         'interrupt.resolve': {

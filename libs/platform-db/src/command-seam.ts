@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { refusal, SchemaValidationError, validationRefusal, type CommandReply } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
+import type { DecidedThrough, DecideThrough, PreparedCommand } from './decided-through';
 import type { OutboxRelay } from './outbox';
 import { decideOnce } from './processed-messages';
 
@@ -15,6 +16,9 @@ export interface SeamMessage {
   readonly topic: string;
   readonly key: string;
   readonly value: unknown;
+  /** Its record on the bus, when it came from one (the in-process bus's ordering check, ADR 0038). */
+  readonly partition?: number;
+  readonly offset?: string;
 }
 
 /** Why a command was set aside instead of applied (the bus's dead-letter notice). */
@@ -63,6 +67,12 @@ export interface CommandSeamOptions<C extends SeamCommand> {
   readonly relay?: OutboxRelay;
   /** Where refusals of malformed commands and failed `unapplied` hooks are logged. */
   readonly warn: (line: string) => void;
+  /**
+   * The one-process host's registry (ADR 0038), with the topic this seam serves: the seam registers
+   * itself, so commands other decisions of the process send to `topic` may be decided in their
+   * transaction, and its own decisions decide through the other registered seams.
+   */
+  readonly decidedThrough?: { readonly registry: DecidedThrough; readonly topic: string };
 }
 
 /**
@@ -81,7 +91,12 @@ export interface CommandSeamOptions<C extends SeamCommand> {
  * await bus.serve({ group, topic, handler: (m) => seam.handle(m), onDeadLetter: (m, n) => seam.unapplied(m, n) });
  */
 export class CommandSeam<C extends SeamCommand> {
-  constructor(private readonly options: CommandSeamOptions<C>) {}
+  constructor(private readonly options: CommandSeamOptions<C>) {
+    const through = options.decidedThrough;
+    if (through && options.ds) {
+      through.registry.register(through.topic, { consumer: options.consumer, prepare: (value) => this.prepare(value) });
+    }
+  }
 
   async handle(message: SeamMessage): Promise<CommandReply> {
     let command: C;
@@ -102,7 +117,37 @@ export class CommandSeam<C extends SeamCommand> {
     }
     const { ds, relay, consumer } = this.options;
     if (!ds) throw new Error(`CommandSeam of ${consumer}: ${command.type} decides, but no DataSource was given`);
-    return decideOnce(ds, consumer, command.id, (manager) => refusingDomainErrors(() => route.decide(manager, command)), relay);
+    const decide = (manager: EntityManager) => refusingDomainErrors(() => route.decide(manager, command));
+    const registry = this.options.decidedThrough?.registry;
+    if (!registry) return decideOnce(ds, consumer, command.id, decide, relay);
+    // Never beside a decision of this topic and key that another transaction decides through.
+    const owner = {};
+    const release = await registry.enter(message.topic, message.key, owner);
+    try {
+      const through: DecideThrough = { decided: registry, owner, root: message };
+      return await decideOnce(ds, consumer, command.id, decide, relay, through);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The command of `value`, ready to be decided in another decision's transaction (ADR 0038), or
+   * undefined when it must go through the bus: not a valid command, or a type whose route does not
+   * simply decide (a `run`, or a `shortcut` that might answer instead).
+   */
+  private prepare(value: unknown): PreparedCommand | undefined {
+    let command: C;
+    try {
+      command = this.options.parse(value);
+    } catch {
+      return undefined; // the bus refuses it, as for any malformed command
+    }
+    const routes = this.options.routes as unknown as Readonly<Record<string, CommandRoute<C> | undefined>>;
+    const route = Object.hasOwn(routes, command.type) ? routes[command.type] : undefined;
+    if (!route?.decide || route.shortcut) return undefined;
+    const decide = route.decide;
+    return { id: command.id, decide: (manager) => refusingDomainErrors(() => decide(manager, command)) };
   }
 
   /**

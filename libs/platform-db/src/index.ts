@@ -24,3 +24,4 @@ export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from '.
 export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
 export { PollLoop } from './poll-loop';
 export { returnedRows } from './returned-rows';
+export { DecidedThrough, MAX_DECIDED_THROUGH, type LocalDecider, type PreparedCommand, type RootMessage, type Unsettled } from './decided-through';

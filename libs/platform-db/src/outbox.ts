@@ -29,7 +29,7 @@ interface Appended {
 const appendedBy = new WeakMap<EntityManager, Appended[]>();
 
 /** An appended message with the trace context that was active when it was appended. */
-interface TracedMessage {
+export interface TracedMessage {
   readonly message: OutboxMessage;
   readonly trace: TraceHeaders;
 }
@@ -53,7 +53,7 @@ export async function appendToOutbox(
   const traced = messages.map((message) => ({ message: versionedOnCommandTopic(message), trace }));
   const held = heldBy.get(manager);
   if (held) held.push(...traced);
-  else await writeAppends(manager, traced);
+  else await writeAppends(manager, traced, [], []);
 }
 
 /** The topics whose values are command envelopes: each is written with the current envelope version (ADR 0031). */
@@ -86,9 +86,43 @@ export interface DecisionRecord {
  * (the message was decided before): the caller must roll back.
  */
 export async function writeHeldAppends(manager: EntityManager, record: DecisionRecord): Promise<boolean> {
+  const { recorded } = await writeHeldDecisions(manager, [record], []);
+  return recorded[0] === true;
+}
+
+/** What {@link writeHeldDecisions} found. */
+export interface WrittenDecisions {
+  /** Per record, in order: inserted (false: it was taken, the message was decided before). */
+  readonly recorded: readonly boolean[];
+  /** An outbox row of one of the `chained` topics and keys was pending before this statement (ADR 0038). */
+  readonly chainBehind: boolean;
+}
+
+/** A topic and key of a command decided through (ADR 0038). */
+export interface TopicKey {
+  readonly topic: string;
+  readonly key: string;
+}
+
+/**
+ * Like {@link writeHeldAppends} for a transaction that decided several commands (its own and those
+ * decided through it, ADR 0038): the held appends and every record in one statement, which also
+ * tells whether any outbox row of a `chained` topic and key was pending (the statement cannot see
+ * the transaction's own rows). The caller rolls back unless every record was inserted.
+ */
+export async function writeHeldDecisions(
+  manager: EntityManager,
+  records: readonly DecisionRecord[],
+  chained: readonly TopicKey[],
+): Promise<WrittenDecisions> {
   const held = heldBy.get(manager) ?? [];
   heldBy.delete(manager);
-  return writeAppends(manager, held, record);
+  return writeAppends(manager, held, records, chained);
+}
+
+/** The appends the transaction of `manager` holds, in order (mutable: decided-through takes some out). */
+export function heldAppendsOf(manager: EntityManager): TracedMessage[] | undefined {
+  return heldBy.get(manager);
 }
 
 /**
@@ -98,7 +132,7 @@ export async function writeHeldAppends(manager: EntityManager, record: DecisionR
 export async function flushHeldAppends(manager: EntityManager): Promise<void> {
   const held = heldBy.get(manager) ?? [];
   heldBy.delete(manager);
-  if (held.length > 0) await writeAppends(manager, held);
+  if (held.length > 0) await writeAppends(manager, held, [], []);
 }
 
 /** Stops holding appends without writing them (the transaction is rolling back). */
@@ -107,36 +141,35 @@ export function dropHeldAppends(manager: EntityManager): void {
 }
 
 /**
- * One statement: the outbox rows of `traced` (noted for the direct publish) and, with `record`, the
- * dedupe record, inserted unless taken. True unless the record was taken. A batch past the bind
- * parameter limit is written in chunks, in order, in the caller's transaction: the first chunk's
- * statement carries the record and the "older rows still wait" check, the others only their rows.
+ * One statement: the outbox rows of `traced` (noted for the direct publish) and the dedupe
+ * `records`, each inserted unless taken; with `chained`, whether outbox rows of those topics and
+ * keys were pending. A batch past the bind parameter limit is written in chunks, in order, in the caller's
+ * transaction: the first chunk's statement carries the records and the checks, the others only
+ * their rows.
  */
 async function writeAppends(
   manager: EntityManager,
   traced: readonly TracedMessage[],
-  record?: DecisionRecord,
-): Promise<boolean> {
+  records: readonly DecisionRecord[],
+  chained: readonly TopicKey[],
+): Promise<WrittenDecisions> {
   if (traced.length === 0) {
-    if (!record) return true;
-    const recorded = await manager.query<unknown[]>(
-      `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($1, $2, $3::jsonb)
-       ON CONFLICT DO NOTHING RETURNING 1`,
-      [record.consumer, record.messageId, JSON.stringify(record.reply)],
-    );
-    return recorded.length > 0;
+    if (records.length === 0) return { recorded: [], chainBehind: false };
+    const row = await insertOutboxRows(manager, [], records, chained, false);
+    return { recorded: recordedOf(records, row?.recorded), chainBehind: row?.chain_behind ?? false };
   }
   const ids: string[] = [];
   let behind = true;
-  let recorded = true;
-  // 6 parameters a row; the first statement adds the keys array and the record's 3.
-  for (const [n, chunk] of chunksWithinParameterLimit(traced, OUTBOX_ROW_PARAMS, 4).entries()) {
-    const row = await insertOutboxRows(manager, chunk, n === 0 ? record : undefined, n === 0);
+  let written: WrittenDecisions = { recorded: [], chainBehind: false };
+  // 6 parameters a row; the first statement adds the keys and chained arrays and 3 per record.
+  for (const [n, chunk] of chunksWithinParameterLimit(traced, OUTBOX_ROW_PARAMS, 3 + 3 * records.length).entries()) {
+    const row = await insertOutboxRows(manager, chunk, n === 0 ? records : [], n === 0 ? chained : [], n === 0);
     ids.push(...(row?.ids ?? []).map(String));
     if (n === 0) {
       behind = row?.behind ?? true;
-      recorded = row?.recorded ?? false;
-      if (!recorded) break; // the caller rolls back: the rest need not be written
+      written = { recorded: recordedOf(records, row?.recorded), chainBehind: row?.chain_behind ?? false };
+      // the caller rolls back: the rest need not be written
+      if (written.recorded.some((r) => !r) || written.chainBehind) break;
     }
   }
   const list = appendedBy.get(manager) ?? [];
@@ -151,18 +184,36 @@ async function writeAppends(
     behind,
   });
   appendedBy.set(manager, list);
-  return recorded;
+  return written;
+}
+
+/** Per record, whether the statement inserted it (`inserted`: `consumer/message id` of those it did). */
+function recordedOf(records: readonly DecisionRecord[], inserted: readonly string[] | null | undefined): boolean[] {
+  const set = new Set(inserted ?? []);
+  return records.map((r) => set.has(`${r.consumer}/${r.messageId}`));
 }
 
 const OUTBOX_ROW_PARAMS = 6;
 
-/** One multi-row insert of outbox rows; with `checkBehind`, whether older rows of their keys wait. */
+interface InsertedRow {
+  ids: (string | number)[] | null;
+  behind: boolean;
+  recorded: string[] | null;
+  chain_behind: boolean;
+}
+
+/**
+ * One statement: a multi-row insert of outbox rows (none, for a decision that appended nothing);
+ * with `checkBehind`, whether older rows of their keys wait; the `records`; and whether rows of
+ * `chained` topics and keys wait.
+ */
 async function insertOutboxRows(
   manager: EntityManager,
   traced: readonly TracedMessage[],
-  record: DecisionRecord | undefined,
+  records: readonly DecisionRecord[],
+  chained: readonly TopicKey[],
   checkBehind: boolean,
-): Promise<{ ids: (string | number)[]; behind: boolean; recorded: boolean } | undefined> {
+): Promise<InsertedRow | undefined> {
   const params: unknown[] = [];
   for (const { message: m, trace } of traced) {
     const value = JSON.stringify(m.value);
@@ -178,26 +229,40 @@ async function insertOutboxRows(
       trace.tracestate ?? null,
     );
   }
-  const rows = valuesTuples(traced.length, ['', '', '::jsonb', '::jsonb', '', '']);
+  const ctes: string[] = [];
+  let ids = 'NULL::bigint[]';
   let behind = 'true';
-  if (checkBehind) {
-    params.push([...new Set(traced.map((t) => t.message.key))]);
-    behind = `EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${params.length}::text[]) AND o.id < (SELECT min(id) FROM appended))`;
+  if (traced.length > 0) {
+    const rows = valuesTuples(traced.length, ['', '', '::jsonb', '::jsonb', '', '']);
+    ctes.push(`appended AS (
+       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows} RETURNING id)`);
+    ids = '(SELECT array_agg(id ORDER BY id) FROM appended)';
+    if (checkBehind) {
+      params.push([...new Set(traced.map((t) => t.message.key))]);
+      behind = `EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${params.length}::text[]) AND o.id < (SELECT min(id) FROM appended))`;
+    }
   }
-  let recordCte = '';
-  if (record) {
-    params.push(record.consumer, record.messageId, JSON.stringify(record.reply));
-    const b = params.length - 3;
-    recordCte = `, recorded AS (INSERT INTO processed_messages (consumer, message_id, reply) VALUES ($${b + 1}, $${b + 2}, $${b + 3}::jsonb)
-       ON CONFLICT DO NOTHING RETURNING 1)`;
+  let recorded = 'NULL::text[]';
+  if (records.length > 0) {
+    const tuples = records.map((r) => {
+      params.push(r.consumer, r.messageId, JSON.stringify(r.reply));
+      const b = params.length - 3;
+      return `($${b + 1}, $${b + 2}, $${b + 3}::jsonb)`;
+    });
+    ctes.push(`recorded AS (INSERT INTO processed_messages (consumer, message_id, reply) VALUES ${tuples.join(', ')}
+       ON CONFLICT DO NOTHING RETURNING consumer, message_id)`);
+    recorded = `(SELECT array_agg(consumer || '/' || message_id) FROM recorded)`;
   }
-  const [row] = await manager.query<{ ids: (string | number)[]; behind: boolean; recorded: boolean }[]>(
-    `WITH appended AS (
-       INSERT INTO outbox (topic, key, value, headers, traceparent, tracestate) VALUES ${rows} RETURNING id)${recordCte}
-     SELECT array_agg(id ORDER BY id) AS ids,
-       ${behind} AS behind,
-       ${record ? 'EXISTS (SELECT 1 FROM recorded)' : 'true'} AS recorded
-     FROM appended`,
+  let chainBehind = 'false';
+  if (chained.length > 0) {
+    // Any pending row of these topics and keys (the statement does not see the rows it inserts itself).
+    params.push(chained.map((c) => c.topic), chained.map((c) => c.key));
+    chainBehind = `EXISTS (SELECT 1 FROM outbox o JOIN unnest($${params.length - 1}::text[], $${params.length}::text[]) AS c (topic, key)
+       ON o.key = c.key AND o.topic = c.topic)`;
+  }
+  const [row] = await manager.query<InsertedRow[]>(
+    `WITH ${ctes.join(', ')}
+     SELECT ${ids} AS ids, ${behind} AS behind, ${recorded} AS recorded, ${chainBehind} AS chain_behind`,
     params,
   );
   return row;

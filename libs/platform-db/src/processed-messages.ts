@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandReply } from '@openwop/contracts';
-import { dropHeldAppends, holdAppends, writeHeldAppends, type OutboxRelay } from './outbox';
+import { ChainFailed, decideHeldThrough, type DecideThrough } from './decided-through';
+import { dropHeldAppends, holdAppends, writeHeldDecisions, type OutboxRelay } from './outbox';
 
 /**
  * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
@@ -58,6 +59,12 @@ export async function storedReply(
  * bus retries. With `relay`, what the decision appended to the outbox is published right after the
  * commit, before this resolves (see {@link OutboxRelay.transaction}), so a consumer's next
  * command of the key comes after it.
+ *
+ * With `through` (the one-process host, ADR 0038), the commands the decision sends to seams of
+ * this process are decided in the same transaction, each with its own record, in the same closing
+ * statement ({@link decideHeldThrough}); if one of them refuses or throws, or an ordering check
+ * fails, everything rolls back and the command is decided once more without chaining, so its
+ * commands go through the outbox and the bus as they would without `through`.
  */
 export async function decideOnce(
   ds: DataSource,
@@ -65,22 +72,49 @@ export async function decideOnce(
   commandId: string,
   decide: (manager: EntityManager) => Promise<CommandReply>,
   relay?: OutboxRelay,
+  through?: DecideThrough,
 ): Promise<CommandReply> {
   const transaction = <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> =>
     relay ? relay.transaction(work) : ds.transaction(work);
-  try {
-    return await transaction(async (manager) => {
+  const attempt = (chain: DecideThrough | undefined, release: (() => void)[]) =>
+    transaction(async (manager) => {
       holdAppends(manager);
       try {
         const reply = await decide(manager);
         if (!reply.ok) throw new Refusal(reply);
-        const recorded = await writeHeldAppends(manager, { consumer, messageId: commandId, reply });
-        if (!recorded) throw new AlreadyDecided();
+        const chained = chain ? await decideHeldThrough(manager, chain, release) : [];
+        const records = [{ consumer, messageId: commandId, reply }, ...chained];
+        const keys = chained.map((c) => c.message);
+        const written = await writeHeldDecisions(manager, records, keys).catch((e: unknown) => {
+          throw chained.length > 0 ? new ChainFailed('the closing statement failed', { cause: e }) : e;
+        });
+        if (!written.recorded[0]) throw new AlreadyDecided();
+        if (chain && chained.length > 0) {
+          if (written.recorded.some((r) => !r)) throw new ChainFailed('a chained command was decided before');
+          if (written.chainBehind) throw new ChainFailed('an older outbox row of a chained key is pending');
+          // After the statement's read of the outbox: a row the relay published since is on the bus now.
+          if (chained.some((c) => chain.decided.unsettled(c.message.topic, c.message.key, chain.root))) {
+            throw new ChainFailed('an older message of a chained key is on the bus');
+          }
+        }
         return reply;
       } finally {
         dropHeldAppends(manager);
       }
     });
+  try {
+    if (through) {
+      // ADR 0038: decide through first; on any failure of the chain, decide again as if alone.
+      const release: (() => void)[] = [];
+      try {
+        return await attempt(through, release);
+      } catch (e) {
+        if (!(e instanceof ChainFailed)) throw e;
+      } finally {
+        for (const free of release) free();
+      }
+    }
+    return await attempt(undefined, []);
   } catch (e) {
     // Whatever this attempt did, refused or failed on, a decision made before stands.
     const first = await storedReply(ds, consumer, commandId);

@@ -43,6 +43,12 @@ export interface HostConfig {
    * services × this, plus the operator's own sessions.
    */
   readonly databasePoolSize: number;
+  /**
+   * One-process host only (`DECIDE_THROUGH`, `on` by default): a command one module's decision sends
+   * to another module's command topic is decided in the same transaction (ADR 0038). `off` sends it
+   * through the outbox and the in-process bus, as the distributed stack does.
+   */
+  readonly decideThrough: boolean;
 }
 
 export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -64,6 +70,7 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
     kafkaLagSampleMs: intFrom(env.KAFKA_LAG_SAMPLE_MS, 15_000, 'KAFKA_LAG_SAMPLE_MS'),
     preparedStatements: onOff(env.DATABASE_PREPARED_STATEMENTS, true, 'DATABASE_PREPARED_STATEMENTS'),
     databasePoolSize: poolSize(env.DATABASE_POOL_SIZE),
+    decideThrough: onOff(env.DECIDE_THROUGH, true, 'DECIDE_THROUGH'),
   };
 }
 

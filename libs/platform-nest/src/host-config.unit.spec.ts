@@ -19,4 +19,10 @@ describe('host configuration', () => {
     expect(() => readHostConfig('distributed', { DATABASE_POOL_SIZE: '0' })).toThrow('DATABASE_POOL_SIZE must be at least 1, got 0');
     expect(() => readHostConfig('distributed', { DATABASE_POOL_SIZE: 'many' })).toThrow('DATABASE_POOL_SIZE must be a non-negative integer, got many');
   });
+
+  it('decides through in one process unless DECIDE_THROUGH is off (ADR 0038)', () => {
+    expect(readHostConfig('embedded', {}).decideThrough).toBe(true);
+    expect(readHostConfig('embedded', { DECIDE_THROUGH: 'off' }).decideThrough).toBe(false);
+    expect(() => readHostConfig('embedded', { DECIDE_THROUGH: 'maybe' })).toThrow('DECIDE_THROUGH must be on or off, got maybe');
+  });
 });

@@ -1,4 +1,5 @@
-export { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+export { BUS, DATA_SOURCE, DECIDED_THROUGH, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+export { decidedThroughFor } from './decided-through';
 export { DEFAULT_COMMAND_TIMEOUT_MS, readHostConfig, type HostConfig } from './host-config';
 export { startPlatform, type Platform } from './platform';
 export { PlatformModule } from './platform.module';

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { decidedThroughFor } from './decided-through';
 import type { Platform } from './platform';
-import { BUS, DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+import { BUS, DATA_SOURCE, DECIDED_THROUGH, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
 
 /** Makes one process's platform adapters injectable in every app module. */
 @Global()
@@ -13,6 +14,8 @@ export class PlatformModule {
       { provide: RUN_EVENT_FEED, useValue: platform.feed },
       { provide: OUTBOX_RELAY, useValue: platform.relay },
       { provide: HOST_CONFIG, useValue: platform.config },
+      // One registry per process: the engine's and the interrupt's seams register in it.
+      { provide: DECIDED_THROUGH, useValue: decidedThroughFor(platform) ?? null },
     ];
     return { module: PlatformModule, providers, exports: providers.map((p) => p.provide) };
   }

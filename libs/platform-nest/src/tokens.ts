@@ -3,4 +3,6 @@ export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const RUN_EVENT_FEED = Symbol('RUN_EVENT_FEED');
 export const OUTBOX_RELAY = Symbol('OUTBOX_RELAY');
 export const HOST_CONFIG = Symbol('HOST_CONFIG');
+/** The one-process host's `DecidedThrough` (ADR 0038), or null. */
+export const DECIDED_THROUGH = Symbol('DECIDED_THROUGH');
 export { BUS } from '@openwop/platform-bus';

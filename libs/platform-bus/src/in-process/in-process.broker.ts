@@ -5,6 +5,7 @@ import { isReplyTopic } from '../shared/consumer-lag';
 import { copyHeaders, encodeJson } from '../shared/json.codec';
 import { ConsumerGroup } from './consumer.group';
 import type { StoredRecord } from './partition.log';
+import { partitionOf } from './stable-hash.util';
 import { TopicLog } from './topic.log';
 
 export interface InProcessBrokerOptions {
@@ -61,6 +62,30 @@ export class InProcessBroker {
       }
     }
     return samples;
+  }
+
+  /**
+   * How many messages of `topic` with `key` some consumer group has not settled yet (queued, or
+   * being handled: a group commits a message's offset only after its handler resolved), leaving out
+   * the record at `except` (the message whose handler asks). 0 when no group reads the topic.
+   */
+  unsettled(topic: string, key: string, except?: { readonly partition: number; readonly offset: number }): number {
+    const log = this.topics.get(topic);
+    if (!log) return 0;
+    const partition = partitionOf(key, log.partitions.length);
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const group of this.groups.values()) {
+      const offset = group.committedOffset(topic, partition);
+      if (offset !== undefined) lowest = Math.min(lowest, offset);
+    }
+    if (!Number.isFinite(lowest)) return 0;
+    const records = log.partition(partition);
+    let n = 0;
+    for (let offset = Math.max(lowest, records.start); offset < records.end; offset++) {
+      if (except && except.partition === partition && except.offset === offset) continue;
+      if (records.at(offset)?.key === key) n++;
+    }
+    return n;
   }
 
   /** Drops the partition's records below the lowest offset any group committed on it. */
