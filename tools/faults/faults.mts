@@ -332,8 +332,8 @@ async function cycle(stack: Stack, scenario: Scenario): Promise<void> {
   if (scenario === 'conversation') return converse(stack, t);
   let op: () => Promise<{ label: string; answer?: Answer }>;
   if (scenario === 'token') {
-    // The token service mints from the run events, so the token may show up a little after the
-    // waiting status (later still when that token instance was just killed).
+    // The snapshot's token is minted on demand by the token service, so it is missing while that
+    // token instance was just killed (until another instance owns the partition).
     const token = await resolutionToken(stack, runId, snapshot);
     if (!token) return anomaly(`run ${runId}: waiting, but no resolution token within ${CLIENT_PATIENCE_MS} ms`);
     op = () => attempt(stack, 'POST', `/v1/interrupts/${token}`, ANSWER_OF.token, {});

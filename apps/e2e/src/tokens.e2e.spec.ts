@@ -174,6 +174,15 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         new RegExp(`^https?://[^/]+/v1/interrupts/${interrupt.interruptToken.replace(/[.]/g, '\\.')}$`),
       );
       expect(Date.parse(interrupt.tokenExpiresAt)).toBe(Date.parse(interrupt.requestedAt) + TTL_MS);
+      // Minted on demand from the interrupt's event: every read, through any gateway, shows the same tokens.
+      for (const gateway of hut.host.gateways) {
+        const again = await new OpenWopClient({ baseUrl: gateway, apiKey: TEST_KEYS.t1 }).getRun(runId);
+        expect(again.interrupt).toMatchObject({
+          interruptToken: interrupt.interruptToken,
+          inspectToken: interrupt.inspectToken,
+          tokenExpiresAt: interrupt.tokenExpiresAt,
+        });
+      }
       const viaResolve = await anon.call<Record<string, unknown>>(
         'GET',
         `/v1/interrupts/${interrupt.interruptToken}`,
@@ -291,10 +300,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       await waitStatus(runId, 'completed');
     });
 
-    it('cancelling the run invalidates its tokens: 409', async () => {
+    it('cancelling the run invalidates its tokens: 409, for the inspect-only one too, and no snapshot shows them', async () => {
       const { runId, interrupt } = await waitingWithTokens('conformance-approval', 'waiting-approval');
       await client.call('POST', `/v1/runs/${runId}/cancel`, {});
-      await waitStatus(runId, 'cancelled');
+      const cancelled = await waitStatus(runId, 'cancelled');
+      expect(JSON.stringify(cancelled)).not.toContain(interrupt.inspectToken);
       await waitFor(
         async () =>
           (await refusal(anon.call('GET', `/v1/interrupts/${interrupt.interruptToken}`))).status === 409,
@@ -305,6 +315,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
           anon.call('POST', `/v1/interrupts/${interrupt.interruptToken}`, { action: 'accept' }),
         ),
       ).toEqual([409, 'interrupt_already_resolved']);
+      expect(await statusCode(anon.call('GET', `/v1/interrupts/${interrupt.inspectToken}`))).toEqual([
+        409,
+        'interrupt_already_resolved',
+      ]);
     });
 
     it('a runs:read key without approvals:respond: snapshot, interrupt list, SSE and poll show only the inspect-only token and link', async () => {

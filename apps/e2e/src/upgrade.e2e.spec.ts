@@ -146,6 +146,7 @@ interface Tokens {
   readonly interruptToken: string;
   readonly callbackUrl: string;
   readonly inspectToken: string;
+  readonly tokenExpiresAt: string;
 }
 
 /** What the old build left behind for the new one. */
@@ -354,8 +355,15 @@ describe.each(Object.keys(DEPLOYMENTS))(
       );
     });
 
-    it('the tokens the old build issued still verify, and its callback URL resolves the approval once', async () => {
+    it('the tokens the old build issued still verify, the new one shows the very same, and its callback URL resolves the approval once', async () => {
       const { approval, tokens } = pending;
+      // The old build stored them as its token service consumed the log; the new one mints them on
+      // demand from the same event and key (ADR 0007, revised): the same strings.
+      expect((await client.getRun(approval)).interrupt).toMatchObject({
+        interruptToken: tokens.interruptToken,
+        inspectToken: tokens.inspectToken,
+        tokenExpiresAt: tokens.tokenExpiresAt,
+      });
       expect(await anon.call('GET', `/v1/interrupts/${tokens.inspectToken}`)).toMatchObject({
         runId: approval,
         interruptId: tokens.interruptId,

@@ -46,7 +46,6 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { InterruptTokenHandler } from './interrupt-tokens/interrupt-token.handler';
 import { InterruptTokensController } from './interrupt-tokens/interrupt-tokens.controller';
 import { InterruptTokenPresenter } from './interrupt-tokens/interrupt-token.presenter';
-import { ResolutionTokenReadRepository } from './interrupt-tokens/resolution-token-read.repository';
 import { PollRunEventsController } from './poll-run-events/poll-run-events.controller';
 import { RunEventStreamer } from './run-events/run-event.streamer';
 import { RunEventsController } from './run-events/run-events.controller';
@@ -122,7 +121,6 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     RunEventStreamer,
     CreateRunHandler,
     ShutdownSignal,
-    ResolutionTokenReadRepository,
     InterruptTokenPresenter,
     InterruptTokenHandler,
     TokenLinkReadRepository,

@@ -2,26 +2,28 @@ import 'reflect-metadata';
 import { Test, type TestingModule } from '@nestjs/testing';
 import {
   Topics,
+  type AuthorizeTokenResult,
   type CommandEnvelope,
   type CommandReply,
   type InspectTokenResult,
+  type MintTokensResult,
   type ResolveInterruptCommand,
   type ResolveInterruptResult,
   type RunEventDoc,
 } from '@openwop/contracts';
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { PlatformModule, readHostConfig, startPlatform, type Platform } from '@openwop/platform-nest';
-import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
-import { signToken, verifyToken, type KeyRing } from '@openwop/token-domain';
+import { createTestDatabase, type TestDatabase } from '@openwop/testing';
+import { signToken, tokenChangesFor, verifyToken, type KeyRing, type MintedTokens } from '@openwop/token-domain';
 import { randomUUID } from 'node:crypto';
 import { CLOCK, type Clock } from './token.di-tokens';
 import { TokenModule } from './token.module';
-import { ResolutionTokenRepository } from './common/resolution-token.repository';
-import { tokenChangesFor } from '@openwop/token-domain';
 
 // The token service over the real in-process platform (in-process bus, a fresh Postgres database).
-// Run events are published straight onto the log; a fake interrupt service serves the interrupt
-// command topic so every verdict the token service relays can be provoked.
+// It follows no run-event topic: it mints and verifies from the run's events in the projector's
+// store (`run_events`), which the tests write as the projector would. A fake interrupt service
+// serves the interrupt command topic for the previous release's `token.resolve` (it records the
+// `interrupt.resolved` of a win, as the engine's log and the projector would a moment later).
 
 const secrets = { k0: Buffer.alloc(32, 10), k1: Buffer.alloc(32, 11), k2: Buffer.alloc(32, 12) };
 const KEYS = JSON.stringify({
@@ -38,6 +40,8 @@ let moduleRef: TestingModule;
 let skewMs = 0;
 const clock: Clock = { now: () => Date.now() + skewMs };
 const saved = { keys: process.env.WOP_TOKEN_KEYS, ttl: process.env.WOP_TOKEN_TTL_MS };
+/** Every topic the token service subscribed or served while it started, by group. */
+const joined: { group: string; topics: readonly string[] }[] = [];
 
 /** What the fake interrupt service received, and its first-resolve-wins state. */
 const forwarded: ResolveInterruptCommand[] = [];
@@ -70,16 +74,13 @@ async function decideFake(command: ResolveInterruptCommand): Promise<CommandRepl
   if (resolved.has(interruptId!))
     return { ok: false, error: { code: 'interrupt_already_resolved', message: 'already' } };
   resolved.add(interruptId!);
+  await record(runId, 'interrupt.resolved', { nodeId, interruptId }, nodeId);
   return { ok: true, data: { runId, nodeId, interruptId: interruptId!, status: 'resolved' } };
 }
 
 const sequence = new Map<string, number>();
-async function publish(
-  runId: string,
-  type: RunEventDoc['type'],
-  payload: unknown,
-  nodeId?: string,
-): Promise<RunEventDoc> {
+/** Writes a run event into the projector's store, as the projector does with each event of the log. */
+async function record(runId: string, type: RunEventDoc['type'], payload: unknown, nodeId?: string): Promise<RunEventDoc> {
   const seq = sequence.get(runId) ?? 0;
   sequence.set(runId, seq + 1);
   const event: RunEventDoc = {
@@ -91,34 +92,20 @@ async function publish(
     sequence: seq,
     ...(nodeId ? { nodeId } : {}),
   };
-  await platform.bus.publish(Topics.runEvents, [{ key: runId, value: event }]);
+  await platform.dataSource.query(
+    'INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, $5, $6)',
+    [event.eventId, runId, seq, type, nodeId ?? null, JSON.stringify(event)],
+  );
   return event;
 }
 
-interface TokenRow {
-  resolve_token: string;
-  inspect_token: string;
-  tenant: string | null;
-  kid: string;
-  expires_at: Date;
-  invalidated_at: Date | null;
-}
-
-async function row(interruptId: string): Promise<TokenRow | undefined> {
-  const rows = await platform.dataSource.query<TokenRow[]>(
-    'SELECT * FROM resolution_tokens WHERE interrupt_id = $1',
-    [interruptId],
-  );
-  return rows[0];
-}
-
-/** Starts a run of tenant t1 waiting on one interrupt; resolves once its tokens are minted. */
+/** A run of tenant t1 waiting on one interrupt, and the tokens the snapshot is shown for it. */
 async function waitingRun(options: { timeoutMs?: number; kind?: string } = {}) {
   const runId = `run-${randomUUID().slice(0, 8)}`;
   const interruptId = `${runId}:gate:0`;
   const requestedAt = new Date().toISOString();
-  await publish(runId, 'run.started', { workflowId: 'wf', owner: { tenant: 't1', principal: 'p1' } });
-  const requested = await publish(
+  await record(runId, 'run.started', { workflowId: 'wf', owner: { tenant: 't1', principal: 'p1' }, inputs: { big: 'x'.repeat(1000) } });
+  const requested = await record(
     runId,
     'interrupt.requested',
     {
@@ -132,19 +119,13 @@ async function waitingRun(options: { timeoutMs?: number; kind?: string } = {}) {
     },
     'gate',
   );
-  const minted = await waitFor(() => row(interruptId), { what: `tokens of ${interruptId}` });
-  return {
-    runId,
-    interruptId,
-    requestedAt,
-    requested,
-    resolveToken: minted.resolve_token,
-    inspectToken: minted.inspect_token,
-  };
+  const minted = await mint(runId, interruptId);
+  if (!minted.ok || !minted.data.tokens) throw new Error(`no tokens for ${interruptId}: ${JSON.stringify(minted)}`);
+  return { runId, interruptId, requestedAt, requested, ...minted.data.tokens };
 }
 
 async function send<T = unknown>(
-  type: 'token.inspect' | 'token.resolve',
+  type: 'token.inspect' | 'token.resolve' | 'token.authorize' | 'token.mint',
   key: string,
   data: unknown,
   id: string = randomUUID(),
@@ -164,7 +145,9 @@ async function send<T = unknown>(
   );
 }
 
+const mint = (runId: string, interruptId: string) => send<MintTokensResult>('token.mint', runId, { runId, interruptId });
 const inspect = (token: string, key = 'any') => send<InspectTokenResult>('token.inspect', key, { token });
+const authorize = (token: string, key = 'any') => send<AuthorizeTokenResult>('token.authorize', key, { token });
 const resolve = (token: string, resumeValue: unknown, key = 'any') =>
   send<ResolveInterruptResult>('token.resolve', key, { token, resumeValue });
 const codeOf = (reply: CommandReply) => (reply.ok ? 'ok' : reply.error.code);
@@ -186,6 +169,12 @@ beforeAll(async () => {
     topic: Topics.interruptCommands,
     handler: fakeInterruptService,
   });
+  // Observes (and passes on) what the token service joins.
+  const { bus } = platform;
+  const subscribe = bus.subscribe.bind(bus);
+  const serve = bus.serve.bind(bus);
+  jest.spyOn(bus, 'subscribe').mockImplementation((o) => (joined.push({ group: o.group, topics: o.topics }), subscribe(o)));
+  jest.spyOn(bus, 'serve').mockImplementation((o) => (joined.push({ group: o.group, topics: [o.topic] }), serve(o)));
   moduleRef = await Test.createTestingModule({ imports: [PlatformModule.forRoot(platform), TokenModule] })
     .overrideProvider(CLOCK)
     .useValue(clock)
@@ -198,6 +187,7 @@ beforeAll(async () => {
     })
     .compile();
   await moduleRef.init();
+  jest.restoreAllMocks();
 }, 60_000);
 
 afterAll(async () => {
@@ -218,45 +208,64 @@ beforeEach(() => {
   forwarded.length = 0;
 });
 
-describe('minting from the run log', () => {
-  it('interrupt.requested mints a resolve and an inspect-only token for the run owner, signed by the active key', async () => {
-    const { interruptId, requestedAt, resolveToken, inspectToken } = await waitingRun({ timeoutMs: 20_000 });
-    const stored = (await row(interruptId))!;
-    expect(stored).toMatchObject({ tenant: 't1', kid: 'k2', invalidated_at: null });
-    expect(stored.expires_at.toISOString()).toBe(new Date(Date.parse(requestedAt) + 20_000).toISOString());
+describe('the token service follows no run-event topic', () => {
+  it('it serves its command topic and joins nothing else at start', () => {
+    // (The in-process bus's serve subscribes through its own subscribe: one group, seen twice.)
+    expect([...new Set(joined.map((j) => `${j.group} ${j.topics.join(',')}`))]).toEqual([
+      `token-commands ${Topics.tokenCommands}`,
+    ]);
+  });
+});
+
+describe('minting on demand (token.mint)', () => {
+  it("a pending interrupt's resolve and inspect-only tokens, signed by the active key, expiring at min(ttl, timeoutMs)", async () => {
+    const { runId, interruptId, requestedAt, resolveToken, inspectToken, expiresAt } = await waitingRun({ timeoutMs: 20_000 });
+    expect(expiresAt).toBe(new Date(Date.parse(requestedAt) + 20_000).toISOString());
     expect(verifyToken(resolveToken, ring, Date.now())).toMatchObject({
       ok: true,
-      payload: { intent: 'resolve', kid: 'k2', interruptId },
+      payload: { intent: 'resolve', kid: 'k2', runId, nodeId: 'gate', interruptId, expiresAt },
     });
     expect(verifyToken(inspectToken, ring, Date.now())).toMatchObject({
       ok: true,
-      payload: { intent: 'inspect' },
+      payload: { intent: 'inspect', kid: 'k2', interruptId, expiresAt },
     });
   });
 
   it('the default lifetime applies when the interrupt has no shorter timeout', async () => {
-    const { interruptId, requestedAt } = await waitingRun();
-    expect((await row(interruptId))!.expires_at.getTime()).toBe(Date.parse(requestedAt) + TTL_MS);
+    const { requestedAt, expiresAt } = await waitingRun();
+    expect(Date.parse(expiresAt)).toBe(Date.parse(requestedAt) + TTL_MS);
   });
 
-  it('a replayed interrupt.requested changes nothing (same tokens, one row)', async () => {
-    const { runId, interruptId, requested, resolveToken } = await waitingRun();
-    await platform.bus.publish(Topics.runEvents, [{ key: runId, value: requested }]);
-    // One run's events are handled in order: once a later interrupt is minted, the replay was handled.
-    const later = `${runId}:gate:1`;
-    await publish(
-      runId,
-      'interrupt.requested',
-      { nodeId: 'gate', interruptId: later, kind: 'custom', key: later, data: {} },
-      'gate',
-    );
-    await waitFor(() => row(later), { what: 'the later interrupt minted' });
-    const rows = await platform.dataSource.query<unknown[]>(
-      'SELECT 1 FROM resolution_tokens WHERE interrupt_id = $1',
-      [interruptId],
-    );
-    expect(rows).toHaveLength(1);
-    expect((await row(interruptId))!.resolve_token).toBe(resolveToken);
+  it("every mint gives the same tokens: the ones the previous release's run-event consumer stored for the event", async () => {
+    const { runId, interruptId, requested, resolveToken, inspectToken, expiresAt } = await waitingRun({ timeoutMs: 45_000 });
+    expect(await mint(runId, interruptId)).toEqual({ ok: true, data: { tokens: { resolveToken, inspectToken, expiresAt } } });
+    const [stored] = tokenChangesFor(requested, { ring, defaultTtlMs: TTL_MS });
+    expect((stored as { tokens: MintedTokens }).tokens).toMatchObject({ resolveToken, inspectToken, expiresAt });
+  });
+
+  it('none for an interrupt never requested, one of another run, or one answered or whose run ended', async () => {
+    const a = await waitingRun();
+    const b = await waitingRun();
+    const none = { ok: true, data: {} };
+    expect(await mint(a.runId, `${a.runId}:gate:9`)).toEqual(none);
+    expect(await mint(b.runId, a.interruptId)).toEqual(none);
+    expect(await mint('ghost', 'ghost:gate:0')).toEqual(none);
+    await record(a.runId, 'interrupt.resolved', { nodeId: 'gate', interruptId: a.interruptId }, 'gate');
+    expect(await mint(a.runId, a.interruptId)).toEqual(none);
+    await record(b.runId, 'run.cancelled', {});
+    expect(await mint(b.runId, b.interruptId)).toEqual(none);
+  });
+
+  it('expired tokens are still returned (the snapshot says they expired and shows none)', async () => {
+    const { runId, interruptId, expiresAt } = await waitingRun({ timeoutMs: 1 });
+    expect(Date.parse(expiresAt)).toBeLessThan(clock.now());
+    const reply = await mint(runId, interruptId);
+    expect(reply).toMatchObject({ ok: true, data: { tokens: { expiresAt } } });
+  });
+
+  it('a malformed mint command → validation_error', async () => {
+    expect(codeOf(await send('token.mint', 'k', { runId: 'r' }))).toBe('validation_error');
+    expect(codeOf(await send('token.mint', 'k', { runId: 'r', interruptId: 'i', token: 'x' }))).toBe('validation_error');
   });
 });
 
@@ -301,6 +310,9 @@ describe('inspect', () => {
       codeOf(await inspect(signToken(claims, { activeKid: 'k1', keys: { k1: { secret: secrets.k1 } } }))),
     ).toBe('ok');
     expect(
+      codeOf(await authorize(signToken(claims, { activeKid: 'k1', keys: { k1: { secret: secrets.k1 } } }))),
+    ).toBe('ok');
+    expect(
       codeOf(await inspect(signToken(claims, { activeKid: 'k0', keys: { k0: { secret: secrets.k0 } } }))),
     ).toBe('interrupt_not_found');
     expect(
@@ -310,32 +322,38 @@ describe('inspect', () => {
 });
 
 describe('the refusal matrix', () => {
-  it('malformed → validation_error; a bad MAC or an interrupt never minted → interrupt_not_found', async () => {
-    const { resolveToken } = await waitingRun();
+  it('malformed → validation_error; a bad MAC or an interrupt never requested → interrupt_not_found', async () => {
+    const { runId, resolveToken } = await waitingRun();
     expect(codeOf(await inspect('not-a-token'))).toBe('validation_error');
+    expect(codeOf(await authorize(`${resolveToken}=`))).toBe('validation_error');
     expect(codeOf(await resolve(`${resolveToken}=`, {}))).toBe('validation_error');
     const [payload] = resolveToken.split('.');
-    expect(codeOf(await resolve(`${payload}.${Buffer.alloc(32).toString('base64url')}`, {}))).toBe(
-      'interrupt_not_found',
-    );
-    const never = signToken(
-      {
-        runId: 'ghost',
-        nodeId: 'n',
-        interruptId: 'ghost:n:0',
-        expiresAt: new Date(Date.now() + 60_000).toISOString(),
-        intent: 'resolve',
-      },
+    const badMac = `${payload}.${Buffer.alloc(32).toString('base64url')}`;
+    expect(codeOf(await resolve(badMac, {}))).toBe('interrupt_not_found');
+    expect(codeOf(await authorize(badMac))).toBe('interrupt_not_found');
+    for (const [run, interruptId] of [['ghost', 'ghost:n:0'], [runId, `${runId}:gate:7`]] as const) {
+      const never = signToken(
+        { runId: run, nodeId: 'gate', interruptId, expiresAt: new Date(Date.now() + 60_000).toISOString(), intent: 'resolve' },
+        ring,
+      );
+      expect(codeOf(await inspect(never))).toBe('interrupt_not_found');
+      expect(codeOf(await authorize(never))).toBe('interrupt_not_found');
+    }
+    // The right interrupt under another node than it was requested on.
+    const { interruptId } = await waitingRun();
+    const wrongNode = signToken(
+      { runId: interruptId.split(':gate')[0]!, nodeId: 'other', interruptId, expiresAt: new Date(Date.now() + 60_000).toISOString(), intent: 'resolve' },
       ring,
     );
-    expect(codeOf(await inspect(never))).toBe('interrupt_not_found');
+    expect(codeOf(await inspect(wrongNode))).toBe('interrupt_not_found');
     expect(forwarded).toHaveLength(0);
   });
 
-  it('an expired token → interrupt_expired for inspect and resolve', async () => {
+  it('an expired token → interrupt_expired for inspect, authorize and resolve', async () => {
     const { resolveToken } = await waitingRun({ timeoutMs: 5_000 });
     skewMs = 5_001;
     expect(codeOf(await inspect(resolveToken))).toBe('interrupt_expired');
+    expect(codeOf(await authorize(resolveToken))).toBe('interrupt_expired');
     const refused = await resolve(resolveToken, {});
     expect(refused).toMatchObject({
       ok: false,
@@ -344,19 +362,45 @@ describe('the refusal matrix', () => {
     expect(forwarded).toHaveLength(0);
   });
 
-  it('an inspect-only token cannot resolve → forbidden, and nothing is forwarded', async () => {
-    const { inspectToken } = await waitingRun();
+  it('an inspect-only token cannot resolve → forbidden (before spent: 403 also once the interrupt was answered)', async () => {
+    const { runId, interruptId, inspectToken } = await waitingRun();
+    expect(codeOf(await authorize(inspectToken))).toBe('forbidden');
     expect(codeOf(await resolve(inspectToken, { eventType: 'order.paid' }))).toBe('forbidden');
+    await record(runId, 'interrupt.resolved', { nodeId: 'gate', interruptId }, 'gate');
+    expect(codeOf(await authorize(inspectToken))).toBe('forbidden');
+    expect(codeOf(await inspect(inspectToken))).toBe('interrupt_already_resolved');
     expect(forwarded).toHaveLength(0);
   });
 
   it('malformed command envelopes → validation_error', async () => {
     expect(codeOf(await send('token.inspect', 'k', {}))).toBe('validation_error');
+    expect(codeOf(await send('token.authorize', 'k', { token: 'a.b', operation: 'resolve' }))).toBe('validation_error');
     expect(codeOf(await send('token.resolve', 'k', { token: 'a.b', extra: 1 }))).toBe('validation_error');
   });
 });
 
-describe('resolve', () => {
+describe('authorize (the gateway then resolves through the interrupt service itself)', () => {
+  it('names the interrupt, the run owner and the key, and forwards nothing', async () => {
+    const { runId, interruptId, resolveToken, expiresAt } = await waitingRun();
+    expect(await authorize(resolveToken, runId)).toEqual({
+      ok: true,
+      data: { runId, nodeId: 'gate', interruptId, tenant: 't1', kid: 'k2', expiresAt },
+    });
+    expect(forwarded).toHaveLength(0);
+  });
+
+  it("without the run's run.started in the store, the tenant is absent", async () => {
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    const interruptId = `${runId}:gate:0`;
+    await record(runId, 'interrupt.requested', { nodeId: 'gate', interruptId, kind: 'custom', key: interruptId, data: {}, requestedAt: new Date().toISOString() }, 'gate');
+    const { tokens } = (await mint(runId, interruptId) as { ok: true; data: MintTokensResult }).data;
+    const reply = await authorize(tokens!.resolveToken, runId);
+    expect(reply).toMatchObject({ ok: true, data: { interruptId } });
+    expect((reply as { data: AuthorizeTokenResult }).data).not.toHaveProperty('tenant');
+  });
+});
+
+describe("resolve (token.resolve, a previous release's gateway)", () => {
   it('forwards interrupt.resolve as the run owner with principal token:<kid>, relays the verdict, then the token is spent (409)', async () => {
     const { runId, interruptId, resolveToken, inspectToken } = await waitingRun();
     const reply = await resolve(
@@ -378,10 +422,10 @@ describe('resolve', () => {
       },
     });
     expect(JSON.stringify(forwarded[0])).not.toContain(resolveToken);
-    expect((await row(interruptId))!.invalidated_at).not.toBeNull();
     // Another use of the spent token: only a replay-only question goes out, and it has no earlier
     // verdict, so the token surface says 409.
     expect(codeOf(await resolve(resolveToken, {}, runId))).toBe('interrupt_already_resolved');
+    expect(codeOf(await authorize(resolveToken, runId))).toBe('interrupt_already_resolved');
     expect(codeOf(await inspect(resolveToken, runId))).toBe('interrupt_already_resolved');
     expect(codeOf(await inspect(inspectToken, runId))).toBe('interrupt_already_resolved');
     expect(forwarded).toHaveLength(2);
@@ -394,7 +438,7 @@ describe('resolve', () => {
     const commandId = randomUUID();
     const first = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
     expect(first).toEqual({ ok: true, data: { runId, nodeId: 'gate', interruptId, status: 'resolved' } });
-    expect((await row(interruptId))!.invalidated_at).not.toBeNull();
+    expect(await mint(runId, interruptId)).toEqual({ ok: true, data: {} });
     // The same command again, as after the instance that handled it died before its reply went out.
     const again = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
     expect(again).toEqual(first);
@@ -411,21 +455,20 @@ describe('resolve', () => {
   });
 
   it("relays the interrupt service's refusals: correlation_mismatch (the token stays usable)", async () => {
-    const { runId, interruptId, resolveToken } = await waitingRun();
+    const { runId, resolveToken } = await waitingRun();
     expect(await resolve(resolveToken, { mode: 'mismatch' }, runId)).toMatchObject({
       ok: false,
       error: { code: 'correlation_mismatch', details: { mismatchedKeys: ['orderId'] } },
     });
-    expect((await row(interruptId))!.invalidated_at).toBeNull();
+    expect(codeOf(await authorize(resolveToken, runId))).toBe('ok');
     expect(codeOf(await resolve(resolveToken, {}, runId))).toBe('ok');
   });
 
-  it('interrupt_cancelled from the interrupt service is the token surface 409, and invalidates the token', async () => {
-    const { runId, interruptId, resolveToken } = await waitingRun();
+  it('interrupt_cancelled from the interrupt service is the token surface 409', async () => {
+    const { runId, resolveToken } = await waitingRun();
     expect(codeOf(await resolve(resolveToken, { mode: 'cancelled' }, runId))).toBe(
       'interrupt_already_resolved',
     );
-    expect((await row(interruptId))!.invalidated_at).not.toBeNull();
   });
 
   it('no verdict in time → unavailable (the resolve may still take effect)', async () => {
@@ -437,94 +480,35 @@ describe('resolve', () => {
   });
 });
 
-describe('invalidation from the run log', () => {
+describe("invalidation from the run's events", () => {
   it('interrupt.resolved invalidates that interrupt only', async () => {
     const a = await waitingRun();
     const b = await waitingRun();
-    await publish(a.runId, 'interrupt.resolved', { nodeId: 'gate', interruptId: a.interruptId });
-    await waitFor(async () => (await row(a.interruptId))!.invalidated_at !== null, { what: 'a invalidated' });
+    await record(a.runId, 'interrupt.resolved', { nodeId: 'gate', interruptId: a.interruptId }, 'gate');
     expect(codeOf(await inspect(a.resolveToken))).toBe('interrupt_already_resolved');
+    expect(codeOf(await authorize(a.resolveToken))).toBe('interrupt_already_resolved');
     expect(codeOf(await inspect(b.resolveToken))).toBe('ok');
+  });
+
+  it("a later interrupt of the same run keeps its tokens after the earlier one's resolve", async () => {
+    const { runId, interruptId } = await waitingRun();
+    await record(runId, 'interrupt.resolved', { nodeId: 'gate', interruptId }, 'gate');
+    const later = `${runId}:gate:1`;
+    await record(runId, 'interrupt.requested', { nodeId: 'gate', interruptId: later, kind: 'custom', key: later, data: {}, requestedAt: new Date().toISOString() }, 'gate');
+    const { tokens } = (await mint(runId, later) as { ok: true; data: MintTokensResult }).data;
+    expect(codeOf(await authorize(tokens!.resolveToken, runId))).toBe('ok');
   });
 
   it.each(['run.completed', 'run.failed', 'run.cancelled'] as const)(
     '%s invalidates every token of the run',
     async (type) => {
       const w = await waitingRun();
-      await publish(w.runId, type, {});
-      await waitFor(async () => (await row(w.interruptId))!.invalidated_at !== null, {
-        what: `${type} invalidates`,
-      });
+      await record(w.runId, type, {});
       expect(codeOf(await resolve(w.resolveToken, {}))).toBe('interrupt_already_resolved');
+      expect(codeOf(await authorize(w.resolveToken))).toBe('interrupt_already_resolved');
+      expect(codeOf(await inspect(w.inspectToken))).toBe('interrupt_already_resolved');
       // Nothing that could decide went out: at most a replay-only question.
       expect(forwarded.filter((c) => c.data.replayOnly !== true)).toHaveLength(0);
     },
   );
-});
-
-describe('batches of run events', () => {
-  /** Publishes events of one run in one call (one batch for the consumer); returns them. */
-  async function publishTogether(runId: string, events: [RunEventDoc['type'], unknown, string?][]): Promise<RunEventDoc[]> {
-    const docs = events.map(([type, payload, nodeId]) => {
-      const seq = sequence.get(runId) ?? 0;
-      sequence.set(runId, seq + 1);
-      return {
-        eventId: `${runId}:${seq}`,
-        runId,
-        type,
-        payload,
-        timestamp: new Date(Date.UTC(2026, 10, 22, 0, 0, seq)).toISOString(),
-        sequence: seq,
-        ...(nodeId ? { nodeId } : {}),
-      } satisfies RunEventDoc;
-    });
-    await platform.bus.publish(Topics.runEvents, docs.map((value) => ({ key: runId, value })));
-    return docs;
-  }
-  const requestedPayload = (interruptId: string) => ({
-    nodeId: interruptId.split(':')[1],
-    interruptId,
-    kind: 'approval',
-    key: interruptId,
-    data: {},
-    requestedAt: new Date().toISOString(),
-  });
-
-  it("a run's start (owner and first mint) is one statement and the tokens carry the owner's tenant", async () => {
-    const runId = `run-${randomUUID().slice(0, 8)}`;
-    const docs = await publishTogether(runId, [
-      ['run.started', { workflowId: 'wf', owner: { tenant: 't9', principal: 'p' } }],
-      ['interrupt.requested', requestedPayload(`${runId}:gate:0`), 'gate'],
-    ]);
-    const changes = docs.flatMap((d) => tokenChangesFor(d, { ring, defaultTtlMs: TTL_MS }));
-    expect(moduleRef.get(ResolutionTokenRepository).statementsFor(changes)).toHaveLength(1);
-    const minted = await waitFor(() => row(`${runId}:gate:0`), { what: 'minted' });
-    expect(minted.tenant).toBe('t9');
-    const owners = await platform.dataSource.query<{ tenant: string }[]>('SELECT tenant FROM token_runs WHERE run_id = $1', [runId]);
-    expect(owners).toEqual([{ tenant: 't9' }]);
-  });
-
-  it("an interrupt's resolve and its run's end in one batch: one statement, each token keeps its first invalidation", async () => {
-    const runId = `run-${randomUUID().slice(0, 8)}`;
-    await publishTogether(runId, [
-      ['run.started', { workflowId: 'wf', owner: { tenant: 't1', principal: 'p' } }],
-      ['interrupt.requested', requestedPayload(`${runId}:a:0`), 'a'],
-      ['interrupt.requested', requestedPayload(`${runId}:b:0`), 'b'],
-      ['interrupt.requested', requestedPayload(`${runId}:c:0`), 'c'],
-    ]);
-    await waitFor(() => row(`${runId}:c:0`), { what: 'minted' });
-    const [earlier] = await publishTogether(runId, [['interrupt.resolved', { interruptId: `${runId}:c:0` }, 'c']]);
-    await waitFor(async () => ((await row(`${runId}:c:0`))!.invalidated_at ? true : undefined), { what: 'c invalidated' });
-    const ending = await publishTogether(runId, [
-      ['interrupt.resolved', { interruptId: `${runId}:a:0` }, 'a'],
-      ['run.completed', {}],
-    ]);
-    const changes = ending.flatMap((d) => tokenChangesFor(d, { ring, defaultTtlMs: TTL_MS }));
-    expect(moduleRef.get(ResolutionTokenRepository).statementsFor(changes)).toHaveLength(1);
-    await waitFor(async () => ((await row(`${runId}:b:0`))!.invalidated_at ? true : undefined), { what: 'b invalidated' });
-    const at = async (id: string) => (await row(`${runId}:${id}:0`))!.invalidated_at!.toISOString();
-    expect(await at('a')).toBe(ending[0]!.timestamp);
-    expect(await at('b')).toBe(ending[1]!.timestamp);
-    expect(await at('c')).toBe(earlier!.timestamp);
-  });
 });

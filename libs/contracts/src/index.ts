@@ -96,12 +96,19 @@ export {
 export {
   InspectTokenData,
   ResolveByTokenData,
+  AuthorizeTokenData,
+  MintTokensData,
   TOKEN_COMMAND_DATA,
   TOKEN_BEARER_ACTOR,
   type InspectTokenCommand,
   type ResolveByTokenCommand,
+  type AuthorizeTokenCommand,
+  type MintTokensCommand,
   type TokenCommand,
   type InspectTokenResult,
+  type AuthorizeTokenResult,
+  type InterruptTokenSet,
+  type MintTokensResult,
 } from './token-commands';
 export {
   FORK_MODES,
@@ -231,6 +238,7 @@ export {
   MAX_ESCALATION_REMINDERS,
   MAX_ESCALATION_APPROVERS,
   ESCALATION_DEFAULT_ACTIONS,
+  ESCALATION_DEFAULT_ACTIONS_BY_NODE,
   escalationConfigProblems,
   type EscalationBounds,
   type EscalationConfigProblem,

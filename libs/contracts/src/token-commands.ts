@@ -10,22 +10,47 @@ export class InspectTokenData {
   @IsString() @Length(1, MAX_TOKEN_LENGTH) token!: string;
 }
 
-/** `token.resolve`: the gateway's `POST /v1/interrupts/{token}`; forwarded as `interrupt.resolve` once verified. */
+/**
+ * `token.resolve`: verified, then forwarded as `interrupt.resolve` by the token service (a nested
+ * request). What a gateway of the release before ADR 0007's revision sends; this release's gateway
+ * asks `token.authorize` and sends `interrupt.resolve` itself.
+ */
 export class ResolveByTokenData {
   @IsString() @Length(1, MAX_TOKEN_LENGTH) token!: string;
   @IsOptional() resumeValue?: unknown;
 }
 
+/**
+ * `token.authorize`: may this token resolve? The gateway's `POST /v1/interrupts/{token}` asks it,
+ * then sends `interrupt.resolve` (`via: token`) as the run's owner itself.
+ */
+export class AuthorizeTokenData {
+  @IsString() @Length(1, MAX_TOKEN_LENGTH) token!: string;
+}
+
+/**
+ * `token.mint`: the signed tokens of a pending interrupt, for the run snapshot. Minting is
+ * deterministic (ADR 0007), so asking twice gives the same tokens.
+ */
+export class MintTokensData {
+  @IsString() @Length(1, 128) runId!: string;
+  @IsString() @Length(1, 256) interruptId!: string;
+}
+
 export type InspectTokenCommand = CommandEnvelope<'token.inspect', InspectTokenData>;
 export type ResolveByTokenCommand = CommandEnvelope<'token.resolve', ResolveByTokenData>;
+export type AuthorizeTokenCommand = CommandEnvelope<'token.authorize', AuthorizeTokenData>;
+export type MintTokensCommand = CommandEnvelope<'token.mint', MintTokensData>;
 
 /** Every command the token service serves. */
-export type TokenCommand = InspectTokenCommand | ResolveByTokenCommand;
+export type TokenCommand = InspectTokenCommand | ResolveByTokenCommand | AuthorizeTokenCommand | MintTokensCommand;
 
 /** Maps each token command type to its data class, for validation at the consumer edge. */
 export const TOKEN_COMMAND_DATA = {
   'token.inspect': InspectTokenData,
   'token.resolve': ResolveByTokenData,
+  'token.authorize': AuthorizeTokenData,
+  'token.mint': MintTokensData,
 } as const;
 
 /**
@@ -38,4 +63,33 @@ export const TOKEN_BEARER_ACTOR = { tenant: '*token*', principal: 'token' } as c
 export interface InspectTokenResult extends InterruptRecord {
   readonly expiresAt: string;
   readonly intent: 'resolve' | 'inspect';
+}
+
+/**
+ * The reply to `token.authorize`: the token may resolve the interrupt it names, acting for the
+ * run's owner `tenant` as principal `token:<kid>`.
+ */
+export interface AuthorizeTokenResult {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly interruptId: string;
+  /** The run owner's tenant, from its `run.started`; absent when that event is not in the store. */
+  readonly tenant?: string;
+  readonly kid: string;
+  readonly expiresAt: string;
+}
+
+/** An interrupt's two signed tokens and their expiry. */
+export interface InterruptTokenSet {
+  readonly resolveToken: string;
+  readonly inspectToken: string;
+  readonly expiresAt: string;
+}
+
+/**
+ * The reply to `token.mint`: the tokens, also when they expired (the snapshot then says so); absent
+ * when the interrupt is unknown, answered, or its run ended.
+ */
+export interface MintTokensResult {
+  readonly tokens?: InterruptTokenSet;
 }

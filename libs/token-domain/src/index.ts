@@ -27,4 +27,11 @@ export {
   UnknownToken,
 } from './token.errors';
 export { authorizeTokenUse, type StoredTokenState, type TokenOperation } from './token-use.rules';
-export { tokenChangesFor, type MintSettings, type MintedTokens, type TokenChange } from './token-lifecycle';
+export {
+  tokenChangesFor,
+  tokenStateOf,
+  type InterruptTokenState,
+  type MintSettings,
+  type MintedTokens,
+  type TokenChange,
+} from './token-lifecycle';

@@ -100,3 +100,57 @@ function mintTokens(event: RunEventDoc, settings: MintSettings): MintedTokens {
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** One interrupt's tokens as its run's events leave them (ADR 0007, revised: minted on demand). */
+export interface InterruptTokenState {
+  readonly tokens: MintedTokens;
+  /** The run owner's tenant, from `run.started`; `undefined` when that event was not among those read. */
+  readonly tenant: string | undefined;
+  /** When the interrupt was resolved or its run ended (the first such event after the request), if so. */
+  readonly invalidatedAt: string | undefined;
+}
+
+/**
+ * The tokens of `interruptId` and whether they still hold, folded from its run's events in
+ * sequence order: the same {@link tokenChangesFor} the token service once applied to a table as the
+ * events arrived, applied on demand to the events themselves. Events of other interrupts are
+ * skipped (not even signed). `undefined` when the interrupt was never requested.
+ *
+ * Deterministic for a given ring: the same events give the same tokens, so a re-mint gives the
+ * string a previous mint gave (with the same active key).
+ *
+ * @throws Error for an `interrupt.requested` of `interruptId` without `nodeId` or a valid `requestedAt`.
+ */
+export function tokenStateOf(
+  events: readonly RunEventDoc[],
+  interruptId: string,
+  settings: MintSettings,
+): InterruptTokenState | undefined {
+  let tenant: string | undefined;
+  let tokens: MintedTokens | undefined;
+  let invalidatedAt: string | undefined;
+  for (const event of events) {
+    if (event.type === 'interrupt.requested' && interruptIdOf(event) !== interruptId) continue;
+    for (const change of tokenChangesFor(event, settings)) {
+      switch (change.type) {
+        case 'run-owner':
+          tenant ??= change.tenant;
+          break;
+        case 'mint':
+          tokens ??= change.tokens;
+          break;
+        case 'invalidate-interrupt':
+          if (tokens && change.interruptId === interruptId) invalidatedAt ??= change.at;
+          break;
+        case 'invalidate-run':
+          if (tokens) invalidatedAt ??= change.at;
+          break;
+      }
+    }
+  }
+  return tokens && { tokens, tenant, invalidatedAt };
+}
+
+function interruptIdOf(event: RunEventDoc): unknown {
+  return (event.payload as { interruptId?: unknown } | undefined)?.interruptId;
+}

@@ -11,7 +11,7 @@ import type { TokenPayload } from './token-payload';
 /** What the bearer asks to do: inspect (`GET /v1/interrupts/{token}`) or resolve (`POST`). */
 export type TokenOperation = 'inspect' | 'resolve';
 
-/** The minted tokens of one interrupt, as the token service stored them. */
+/** The interrupt a token names, as its run's events leave it. */
 export interface StoredTokenState {
   readonly runId: string;
   readonly nodeId: string;

@@ -48,16 +48,17 @@ export class CommandSender {
 
   /**
    * @throws {@link DomainError} with the owning service's code when it refused the command.
-   * @throws {@link ApiError} `unavailable` when no verdict arrived within the command timeout; its
-   * message and details come from `onTimeout` when the caller can name what may still happen.
+   * @throws {@link ApiError} `unavailable` when no verdict arrived within `timeoutMs` (default: the
+   * command timeout); its message and details come from `onTimeout` when the caller can name what
+   * may still happen.
    */
   async send<TResult>(
     topic: string,
     key: string,
     command: CommandEnvelope,
     onTimeout?: (timeoutMs: number) => { message: string; details: Record<string, unknown> },
+    timeoutMs: number = this.config.commandTimeoutMs,
   ): Promise<TResult> {
-    const timeoutMs = this.config.commandTimeoutMs;
     let reply: CommandReply<TResult>;
     try {
       reply = await this.bus.request<CommandReply<TResult>>(

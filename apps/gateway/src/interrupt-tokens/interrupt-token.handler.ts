@@ -2,10 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   TOKEN_BEARER_ACTOR,
   Topics,
+  type AuthorizeTokenCommand,
+  type AuthorizeTokenResult,
   type InspectTokenCommand,
   type InspectTokenResult,
-  type ResolveByTokenCommand,
-  type ResolveInterruptResult, isTerminalRunStatus} from '@openwop/contracts';
+  type ResolveInterruptCommand,
+  type ResolveInterruptResult,
+  isTerminalRunStatus,
+} from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
@@ -14,11 +18,13 @@ import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
 import { ConversationReadRepository, type ConversationTurnView } from '../conversations/conversation-read.repository';
 import { waitForRun } from '../runs/run-change.waiter';
-import { ResolutionTokenReadRepository } from './resolution-token-read.repository';
 import { TokenLinkReadRepository, type InterruptAnswer, type LinkConversation } from './token-link-read.repository';
 import { tokenRoutingKey, unverifiedClaims } from './token-routing-key.parser';
 
 const READ_YOUR_WRITES_MS = 5_000;
+
+/** Tenant used when the run's `run.started` is not in the store; the interrupt service then finds nothing. */
+const UNKNOWN_TENANT = 'default';
 
 /** One page of the transcript a signed link shows (`GET /v1/interrupts/{token}/conversation`). */
 export interface LinkTranscript extends LinkConversation {
@@ -52,15 +58,15 @@ export interface LinkOutcome {
 const TOKEN_BEARER: Caller = { keyId: 'signed-token', ...TOKEN_BEARER_ACTOR, scopes: new Set() };
 
 /**
- * Sends `token.inspect` / `token.resolve` to the token service, keyed by the run the token names
- * (read unverified, for routing only). Every verdict — 400, 403, 404, 409, 410, 422 — is the token
- * service's or the interrupt service's, mapped by the gateway's one error table.
+ * Sends `token.inspect` / `token.authorize` to the token service, keyed by the run the token names
+ * (read unverified, for routing only); a token the token service authorized to resolve is answered
+ * by the interrupt service like any resolve. Every verdict — 400, 403, 404, 409, 410, 422 — is the
+ * token service's or the interrupt service's, mapped by the gateway's one error table.
  */
 @Injectable()
 export class InterruptTokenHandler {
   constructor(
     private readonly commands: CommandSender,
-    private readonly tokens: ResolutionTokenReadRepository,
     private readonly links: TokenLinkReadRepository,
     private readonly conversations: ConversationReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
@@ -79,25 +85,47 @@ export class InterruptTokenHandler {
   }
 
   /**
-   * Resolves through the token; once resolved, waits (bounded) until the run snapshot no longer
-   * shows that interrupt pending, so a read right after the answer sees the run moving on.
+   * Resolves through the token: the token service authorizes it (`token.authorize`: MAC, key,
+   * expiry, intent, the interrupt's state) and names the run's owner; then the interrupt service
+   * decides `interrupt.resolve` (`via: token`, principal `token:<kid>`), first resolve wins, as for
+   * an API answer. Two requests in a row, not one nested in another (ADR 0007, revised). Once
+   * resolved, waits (bounded) until the run snapshot no longer shows that interrupt pending, so a
+   * read right after the answer sees the run moving on.
    *
-   * @throws DomainError with the deciding service's code; ApiError `validation_error` for an undecodable token.
+   * @throws DomainError with the deciding service's code (a cancelled interrupt is the token
+   *   surface's `interrupt_already_resolved`); ApiError `validation_error` for an undecodable token.
    */
   async resolve(token: string, resumeValue: unknown): Promise<ResolveInterruptResult> {
     const runId = tokenRoutingKey(token);
-    const command: ResolveByTokenCommand = this.commands.envelope(
-      'token.resolve',
-      runId,
-      { token, resumeValue },
-      TOKEN_BEARER,
+    const authorize: AuthorizeTokenCommand = this.commands.envelope('token.authorize', runId, { token }, TOKEN_BEARER);
+    const granted = await this.commands.send<AuthorizeTokenResult>(Topics.tokenCommands, runId, authorize);
+    const principal = `token:${granted.kid}`;
+    const command: ResolveInterruptCommand = this.commands.envelope(
+      'interrupt.resolve',
+      granted.runId,
+      {
+        runId: granted.runId,
+        nodeId: granted.nodeId,
+        ...(resumeValue !== undefined ? { resumeValue } : {}),
+        via: 'token',
+        interruptId: granted.interruptId,
+      },
+      { keyId: principal, tenant: granted.tenant ?? UNKNOWN_TENANT, principal, scopes: new Set() },
     );
-    const result = await this.commands.send<ResolveInterruptResult>(Topics.tokenCommands, runId, command);
+    let result: ResolveInterruptResult;
+    try {
+      result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, granted.runId, command);
+    } catch (error) {
+      // Cancelled before its run.cancelled reached the event store. On the token surface an
+      // invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
+      if (error instanceof DomainError && error.code === 'interrupt_cancelled') throw invalidatedToken(granted.interruptId);
+      throw error;
+    }
     if (result.status === 'resolved') {
       await waitForRun(
         { feed: this.feed, runId: result.runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100 },
         async () =>
-          (await this.tokens.pendingInterruptId(result.runId)) !== result.interruptId ? true : undefined,
+          (await this.links.pendingInterruptId(result.runId)) !== result.interruptId ? true : undefined,
       );
     }
     return result;
@@ -161,4 +189,13 @@ export class InterruptTokenHandler {
       ...(answer ? { answer } : {}),
     };
   }
+}
+
+/** The token service's refusal of a spent token (token-domain's `InvalidatedToken`), said by the gateway. */
+function invalidatedToken(interruptId: string): DomainError {
+  return new DomainError(
+    'interrupt_already_resolved',
+    `Interrupt ${interruptId} is already resolved or its run has ended; the token is no longer valid.`,
+    { interruptId },
+  );
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { assertErrorEnvelope, Topics, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
+import { assertErrorEnvelope, Topics, type CommandEnvelope, type CommandReply, type MintTokensResult } from '@openwop/contracts';
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
@@ -9,8 +9,9 @@ import { configureGatewayApp } from '../configure-gateway-app';
 import { GatewayModule } from '../gateway.module';
 
 // The gateway's signed-token surface over the real in-process platform and a fresh Postgres. A
-// fake token service answers the token command topic, so every verdict it can send is mapped
-// through the gateway's one error table; the snapshot decoration reads rows written here.
+// fake token service answers the token command topic (mint, inspect, authorize) and a fake
+// interrupt service the interrupt command topic, so every verdict either can send is mapped through
+// the gateway's one error table; the snapshot shows what the fake token service mints.
 
 const API_KEY = 'gw_tok_t1_' + 'a'.repeat(24);
 /** A key that may resolve (approvals:respond) in the runs' tenant. */
@@ -27,12 +28,20 @@ let app: NestExpressApplication;
 let base: string;
 const logged: string[] = [];
 const received: { key: string; command: CommandEnvelope }[] = [];
+/** What `token.mint` answers, by run: its tokens, none, or a refusal code. */
+const mintable = new Map<string, MintTokensResult | string>();
+/** What `interrupt.resolve` answers, by run: a refusal code; `resolved` otherwise. */
+const interruptVerdicts = new Map<string, string>();
 const savedKeys = process.env.WOP_API_KEYS;
 
-/** Answers by the token's `tag`: `ok`, or the error code to refuse with. */
+/** Answers `token.mint` from {@link mintable}; a token command by the token's `tag`: `ok`, or the error code to refuse with. */
 async function fakeTokenService(message: IncomingMessage): Promise<CommandReply> {
-  const command = message.value as CommandEnvelope<string, { token: string; resumeValue?: unknown }>;
+  const command = message.value as CommandEnvelope<string, { token: string; resumeValue?: unknown; runId: string }>;
   received.push({ key: message.key, command });
+  if (command.type === 'token.mint') {
+    const answer = mintable.get(command.data.runId) ?? {};
+    return typeof answer === 'string' ? { ok: false, error: { code: answer, message: `refused: ${answer}` } } : { ok: true, data: answer };
+  }
   const [payload] = command.data.token.split('.');
   const { tag, runId, kind } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as {
     tag: string;
@@ -54,7 +63,16 @@ async function fakeTokenService(message: IncomingMessage): Promise<CommandReply>
           expiresAt: '2099-01-01T00:00:00.000Z',
         },
       }
-    : { ok: true, data: { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, status: 'resolved' } };
+    : { ok: true, data: { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, tenant: 't1', kid: 'k1', expiresAt: '2099-01-01T00:00:00.000Z' } };
+}
+
+async function fakeInterruptService(message: IncomingMessage): Promise<CommandReply> {
+  const command = message.value as CommandEnvelope<string, { runId: string; nodeId: string; interruptId: string }>;
+  received.push({ key: message.key, command });
+  const code = interruptVerdicts.get(command.data.runId);
+  if (code) return { ok: false, error: { code, message: `refused: ${code}`, details: { why: code } } };
+  const { runId, nodeId, interruptId } = command.data;
+  return { ok: true, data: { runId, nodeId, interruptId, status: 'resolved' } };
 }
 
 async function call(
@@ -90,6 +108,11 @@ beforeAll(async () => {
     group: 'token-commands',
     topic: Topics.tokenCommands,
     handler: fakeTokenService,
+  });
+  await platform.bus.serve({
+    group: 'interrupt',
+    topic: Topics.interruptCommands,
+    handler: fakeInterruptService,
   });
   const sink = (level: string) => (message: unknown) => logged.push(`${level} ${String(message)}`);
   app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), {
@@ -136,7 +159,7 @@ describe('/v1/interrupts/{token} (no API key)', () => {
     ]);
   });
 
-  it('POST resolves with {resumeValue} or with the value itself as the body', async () => {
+  it('POST resolves with {resumeValue} or with the value itself as the body: token.authorize, then interrupt.resolve as the run owner', async () => {
     const token = tokenFor('run-b', 'ok');
     const a = await call('POST', `/v1/interrupts/${token}`, { body: { resumeValue: { action: 'accept' } } });
     const b = await call('POST', `/v1/interrupts/${token}`, { body: { action: 'accept' } });
@@ -145,10 +168,46 @@ describe('/v1/interrupts/{token} (no API key)', () => {
         status: 200,
         json: { runId: 'run-b', nodeId: 'gate', interruptId: 'run-b:gate:0', status: 'resolved' },
       });
-    expect(received.map((r) => r.command.data)).toEqual([
-      { token, resumeValue: { action: 'accept' } },
-      { token, resumeValue: { action: 'accept' } },
-    ]);
+    const authorize = {
+      key: 'run-b',
+      command: expect.objectContaining({
+        type: 'token.authorize',
+        actor: { tenant: '*token*', principal: 'token', keyId: 'signed-token' },
+        data: { token },
+      }),
+    };
+    const resolve = {
+      key: 'run-b',
+      command: expect.objectContaining({
+        type: 'interrupt.resolve',
+        // The run's owner, as the token service named it; the link's key is its principal and key id.
+        actor: { tenant: 't1', principal: 'token:k1', keyId: 'token:k1' },
+        data: { runId: 'run-b', nodeId: 'gate', interruptId: 'run-b:gate:0', via: 'token', resumeValue: { action: 'accept' } },
+      }),
+    };
+    expect(received).toEqual([authorize, resolve, authorize, resolve]);
+    expect(JSON.stringify(received[1])).not.toContain(token);
+  });
+
+  it("the interrupt service's verdicts: a refusal is relayed; interrupt_cancelled is the token surface's 409", async () => {
+    interruptVerdicts.set('run-b2', 'correlation_mismatch');
+    interruptVerdicts.set('run-b3', 'interrupt_cancelled');
+    const mismatch = await call('POST', `/v1/interrupts/${tokenFor('run-b2', 'ok')}`, { body: {} });
+    expect({ status: mismatch.status, json: mismatch.json }).toEqual({
+      status: 422,
+      json: expect.objectContaining({ error: 'correlation_mismatch', details: { why: 'correlation_mismatch' } }),
+    });
+    const cancelled = await call('POST', `/v1/interrupts/${tokenFor('run-b3', 'ok')}`, { body: {} });
+    expect({ status: cancelled.status, json: cancelled.json }).toEqual({
+      status: 409,
+      json: expect.objectContaining({ error: 'interrupt_already_resolved', details: { interruptId: 'run-b3:gate:0' } }),
+    });
+    assertErrorEnvelope(cancelled.json);
+  });
+
+  it('a refused token.authorize sends nothing to the interrupt service', async () => {
+    expect((await call('POST', `/v1/interrupts/${tokenFor('run-b4', 'forbidden')}`, { body: {} })).status).toBe(403);
+    expect(received.map((r) => r.command.type)).toEqual(['token.authorize']);
   });
 
   it.each([
@@ -215,6 +274,14 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
   const future = new Date(Date.now() + 3_600_000).toISOString();
   async function seedRun(runId: string, tokens?: { invalidated: boolean; expiresAt?: string }) {
     const interruptId = `${runId}:gate:0`;
+    if (tokens) {
+      mintable.set(
+        runId,
+        tokens.invalidated
+          ? {}
+          : { tokens: { resolveToken: `RES-${runId}.mac`, inspectToken: `INS-${runId}.mac`, expiresAt: tokens.expiresAt ?? future } },
+      );
+    }
     const snapshot = {
       runId,
       workflowId: 'wf',
@@ -238,18 +305,15 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
        VALUES ($1, 't1', 'wf', 'waiting-external', 'gate', 2, $2, now(), now())`,
       [runId, JSON.stringify(snapshot)],
     );
-    if (tokens) {
-      await platform.dataSource.query(
-        `INSERT INTO resolution_tokens (interrupt_id, run_id, node_id, tenant, kind, key, data, requested_at, resolve_token, inspect_token, kid, expires_at, invalidated_at)
-         VALUES ($1, $2, 'gate', 't1', 'external-event', $1, '{}', '2026-01-01T00:00:00.000Z', $3, $4, 'k1', $6, $5)`,
-        [interruptId, runId, `RES-${runId}.mac`, `INS-${runId}.mac`, tokens.invalidated ? new Date() : null, tokens.expiresAt ?? future],
-      );
-    }
   }
 
   it('a key holding approvals:respond: interruptToken, callbackUrl (public URL), inspectToken, inspectUrl and tokenExpiresAt', async () => {
     await seedRun('run-snap-1', { invalidated: false });
     const res = await call('GET', '/v1/runs/run-snap-1', { auth: RESOLVER_KEY });
+    // Minted on demand by the token service for the interrupt the snapshot shows pending.
+    expect(received).toEqual([
+      { key: 'run-snap-1', command: expect.objectContaining({ type: 'token.mint', data: { runId: 'run-snap-1', interruptId: 'run-snap-1:gate:0' } }) },
+    ]);
     expect(res.json.interrupt).toMatchObject({
       interruptId: 'run-snap-1:gate:0',
       interruptToken: 'RES-run-snap-1.mac',
@@ -288,15 +352,30 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
     }
   });
 
-  it('no token fields when the tokens are invalidated or not minted (after a bounded wait)', async () => {
+  it('no token fields when the token service mints none (answered, run ended) or refuses (an older token service)', async () => {
     await seedRun('run-snap-2', { invalidated: true });
     await seedRun('run-snap-3');
-    for (const runId of ['run-snap-2', 'run-snap-3']) {
+    mintable.set('run-snap-3', 'command_not_applied');
+    await seedRun('run-snap-6');
+    mintable.set('run-snap-6', 'unavailable');
+    for (const runId of ['run-snap-2', 'run-snap-3', 'run-snap-6']) {
       const res = await call('GET', `/v1/runs/${runId}`, { auth: RESOLVER_KEY });
       expect(res.status).toBe(200);
       expect(res.json.interrupt).not.toHaveProperty('interruptToken');
       expect(res.json.interrupt).not.toHaveProperty('callbackUrl');
+      expect(res.json.interrupt).not.toHaveProperty('inspectToken');
+      expect(res.json.interrupt).toMatchObject({ interruptId: `${runId}:gate:0` });
     }
+  });
+
+  it('a run not waiting on an interrupt asks the token service nothing', async () => {
+    await platform.dataSource.query(
+      `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+       VALUES ('run-snap-7', 't1', 'wf', 'running', 'a', 1, $1, now(), now())`,
+      [JSON.stringify({ runId: 'run-snap-7', workflowId: 'wf', status: 'running', owner: { tenant: 't1' } })],
+    );
+    expect((await call('GET', '/v1/runs/run-snap-7', { auth: RESOLVER_KEY })).status).toBe(200);
+    expect(received).toHaveLength(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { InterruptTokens } from './resolution-token-read.repository';
+import type { InterruptTokenSet } from '@openwop/contracts';
 
 /** The scope every resolve route requires, whatever the interrupt's kind (`resolve-interrupt.controller.ts`). */
 export const RESOLVE_SCOPE = 'approvals:respond';
@@ -40,14 +40,14 @@ export interface TokenPresentation {
  *   (`{publicUrl}/v1/interrupts/{resolve token}`), `inspectToken`, `inspectUrl` and `tokenExpiresAt`;
  * - any other reader gets `inspectToken`, `inspectUrl` and `tokenExpiresAt` only;
  * - once the tokens expired (`tokenExpiresAt <= now`) nobody gets a token: the interrupt shows
- *   `tokenExpired: true` and `tokenExpiresAt`. Tokens are minted once per interrupt from its
- *   `interrupt.requested` event (deterministic, so a rebuild from the log gives the same ones) and
- *   are not re-minted; a pending interrupt whose tokens expired is still answered through the API
- *   (`POST /v1/runs/{runId}/interrupts/{nodeId}`).
+ *   `tokenExpired: true` and `tokenExpiresAt`. An interrupt's tokens depend only on its
+ *   `interrupt.requested` event (and the signing key), so every read is shown the same ones, with
+ *   the same expiry, never a fresh lifetime; a pending interrupt whose tokens expired is still
+ *   answered through the API (`POST /v1/runs/{runId}/interrupts/{nodeId}`).
  */
 export function withInterruptTokens(
   snapshot: Record<string, unknown>,
-  tokens: InterruptTokens | undefined,
+  tokens: InterruptTokenSet | undefined,
   presentation: TokenPresentation,
 ): Record<string, unknown> {
   const interrupt = snapshot.interrupt;

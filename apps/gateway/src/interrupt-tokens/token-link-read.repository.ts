@@ -61,6 +61,15 @@ export class TokenLinkReadRepository {
     };
   }
 
+  /** The interrupt the run's snapshot shows pending, if any (no tenant check: the caller holds a verified token). */
+  async pendingInterruptId(runId: string): Promise<string | undefined> {
+    const rows = await this.ds.query<{ interrupt_id: string | null }[]>(
+      `SELECT snapshot->'interrupt'->>'interruptId' AS interrupt_id FROM runs WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0]?.interrupt_id ?? undefined;
+  }
+
   /** The run's status in its snapshot, if the run is known. */
   async runStatus(runId: string): Promise<string | undefined> {
     const rows = await this.ds.query<{ status: string }[]>('SELECT status FROM runs WHERE run_id = $1', [

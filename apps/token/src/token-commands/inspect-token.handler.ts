@@ -9,17 +9,18 @@ export class InspectTokenHandler {
 
   /** @throws DomainError for a token that may not inspect (see {@link TokenVerificationService.authorize}). */
   async handle(command: InspectTokenCommand): Promise<InspectTokenResult> {
-    const { payload, stored } = await this.verification.authorize(command.data.token, 'inspect');
+    const { payload, state } = await this.verification.authorize(command.data.token, 'inspect');
+    const { tokens } = state;
     return {
-      runId: stored.runId,
-      nodeId: stored.nodeId,
-      interruptId: stored.interruptId,
-      kind: stored.kind,
-      key: stored.key,
-      data: stored.data,
-      ...(stored.resumeSchema !== undefined ? { resumeSchema: stored.resumeSchema } : {}),
-      ...(stored.timeoutMs !== undefined ? { timeoutMs: stored.timeoutMs } : {}),
-      requestedAt: stored.requestedAt,
+      runId: tokens.runId,
+      nodeId: tokens.nodeId,
+      interruptId: tokens.interruptId,
+      kind: tokens.kind,
+      key: tokens.key,
+      data: tokens.data,
+      ...(tokens.resumeSchema !== undefined ? { resumeSchema: tokens.resumeSchema } : {}),
+      ...(tokens.timeoutMs !== undefined ? { timeoutMs: tokens.timeoutMs } : {}),
+      requestedAt: tokens.requestedAt,
       expiresAt: payload.expiresAt,
       intent: payload.intent,
     };

@@ -12,7 +12,6 @@ import {
 import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import { InvalidatedToken } from '@openwop/token-domain';
-import { ResolutionTokenRepository } from '../common/resolution-token.repository';
 import { CLOCK, type Clock } from '../token.di-tokens';
 import { TokenVerificationService, type AuthorizedToken } from './token-verification.service';
 
@@ -23,15 +22,16 @@ const UNKNOWN_TENANT = 'default';
  * `token.resolve`: verifies the token, then forwards `interrupt.resolve` to the interrupt service
  * as the run's owner tenant with principal `token:<kid>`, and relays its verdict. The interrupt
  * service decides (first resolve wins, per-kind validation, correlation), so a token resolve racing
- * an API resolve has one winner. A win invalidates the tokens at once; the `interrupt.resolved`
- * event would do it too, a moment later. `interrupt_cancelled` is answered as the token surface's
- * `409 interrupt_already_resolved`.
+ * an API resolve has one winner; its `interrupt.resolved` event spends the token. `interrupt_cancelled`
+ * is answered as the token surface's `409 interrupt_already_resolved`.
+ *
+ * Served for gateways of the release before ADR 0007's revision during a rolling upgrade; this
+ * release's gateway asks `token.authorize` and sends `interrupt.resolve` itself (no nested request).
  */
 @Injectable()
 export class ResolveByTokenHandler {
   constructor(
     private readonly verification: TokenVerificationService,
-    private readonly tokens: ResolutionTokenRepository,
     @Inject(BUS) private readonly bus: Bus,
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -54,21 +54,16 @@ export class ResolveByTokenHandler {
       throw error;
     }
     const reply = await this.forward(command, authorized);
-    if (reply.ok && reply.data.status === 'resolved')
-      await this.tokens.invalidate(authorized.payload.interruptId, new Date(this.clock.now()));
-    if (!reply.ok && reply.error.code === 'interrupt_cancelled') {
-      // The run was cancelled and the run.cancelled event has not reached us yet. On the token
-      // surface an invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
-      await this.tokens.invalidate(authorized.payload.interruptId, new Date(this.clock.now()));
-      throw new InvalidatedToken(authorized.payload.interruptId);
-    }
+    // The run was cancelled and its run.cancelled event is not in the store yet. On the token
+    // surface an invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
+    if (!reply.ok && reply.error.code === 'interrupt_cancelled') throw new InvalidatedToken(authorized.payload.interruptId);
     return reply;
   }
 
   /** Sends `interrupt.resolve` for the token's interrupt and returns the interrupt service's verdict. */
   private async forward(
     command: ResolveByTokenCommand,
-    { payload, stored }: AuthorizedToken,
+    { payload, state }: AuthorizedToken,
     options: { readonly replayOnly?: boolean } = {},
   ): Promise<CommandReply<ResolveInterruptResult>> {
     const forward: ResolveInterruptCommand = {
@@ -79,7 +74,7 @@ export class ResolveByTokenHandler {
       occurredAt: new Date(this.clock.now()).toISOString(),
       correlationId: command.correlationId,
       causationId: command.id,
-      actor: { tenant: stored.tenant ?? UNKNOWN_TENANT, principal: `token:${payload.kid}` },
+      actor: { tenant: state.tenant ?? UNKNOWN_TENANT, principal: `token:${payload.kid}` },
       data: {
         runId: payload.runId,
         nodeId: payload.nodeId,

@@ -5,29 +5,30 @@ import {
   authorizeTokenUse,
   InvalidatedToken,
   verifyToken,
+  type InterruptTokenState,
   type KeyRing,
   type TokenOperation,
   type TokenPayload,
 } from '@openwop/token-domain';
-import { ResolutionTokenRepository, type StoredTokens } from '../common/resolution-token.repository';
+import { TokenStateRepository } from '../common/token-state.repository';
 import { CLOCK, KEY_RING, type Clock } from '../token.di-tokens';
 
 /** A token that may perform the asked operation, with the interrupt it names. */
 export interface AuthorizedToken {
   readonly payload: TokenPayload;
-  readonly stored: StoredTokens;
+  readonly state: InterruptTokenState;
 }
 
 /**
- * Verifies a presented token against the key ring and the stored tokens, and decides whether it
- * may inspect or resolve (the domain's RFC 0093 rules).
+ * Verifies a presented token against the key ring and its interrupt's state as the run's events
+ * leave it, and decides whether it may inspect or resolve (the domain's RFC 0093 rules).
  */
 @Injectable()
 export class TokenVerificationService {
   constructor(
     @Inject(KEY_RING) private readonly ring: KeyRing,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly tokens: ResolutionTokenRepository,
+    private readonly states: TokenStateRepository,
   ) {
     seedCounters({ tokenOutcomes: ['ok'] });
   }
@@ -55,23 +56,26 @@ export class TokenVerificationService {
     if (!(error instanceof InvalidatedToken)) return undefined;
     const verification = verifyToken(token, this.ring, this.clock.now());
     if (!verification.ok || verification.payload.intent !== 'resolve') return undefined;
-    const stored = await this.tokens.find(verification.payload.interruptId);
-    return stored?.invalidatedAt !== undefined ? { payload: verification.payload, stored } : undefined;
+    const { runId, interruptId } = verification.payload;
+    const state = await this.states.find(runId, interruptId);
+    return state?.invalidatedAt !== undefined ? { payload: verification.payload, state } : undefined;
   }
 
   private async decide(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
     const verification = verifyToken(token, this.ring, this.clock.now());
-    const stored = verification.ok ? await this.tokens.find(verification.payload.interruptId) : undefined;
+    const state = verification.ok
+      ? await this.states.find(verification.payload.runId, verification.payload.interruptId)
+      : undefined;
     const payload = authorizeTokenUse(
       verification,
-      stored && {
-        runId: stored.runId,
-        nodeId: stored.nodeId,
-        interruptId: stored.interruptId,
-        invalidated: stored.invalidatedAt !== undefined,
+      state && {
+        runId: state.tokens.runId,
+        nodeId: state.tokens.nodeId,
+        interruptId: state.tokens.interruptId,
+        invalidated: state.invalidatedAt !== undefined,
       },
       operation,
     );
-    return { payload, stored: stored! };
+    return { payload, state: state! };
   }
 }
