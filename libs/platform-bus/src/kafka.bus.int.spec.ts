@@ -165,6 +165,26 @@ describe('KafkaBus specifics', () => {
     }
   }, 90_000);
 
+  it("decodes a message once for its first attempt, and a retry never sees the failed attempt's changes", async () => {
+    const topic = uniqueName('copy');
+    const seen: unknown[] = [];
+    const sub = await bus.subscribe({
+      group: uniqueName('copy-g'),
+      topics: [topic],
+      fromBeginning: true,
+      handler: async (message) => {
+        const value = message.value as { tags: string[] };
+        seen.push({ attempt: message.attempt, value: structuredClone(value) });
+        value.tags.push('mutated');
+        if (seen.length < 3) throw new Error('fail twice');
+      },
+    });
+    await bus.publish(topic, [{ key: 'k', value: { tags: ['original'] } }]);
+    await waitFor(() => seen.length === 3, { timeoutMs: 20_000, what: 'three attempts' });
+    expect(seen).toEqual([1, 2, 3].map((attempt) => ({ attempt, value: { tags: ['original'] } })));
+    await sub.stop();
+  }, 60_000);
+
   it('is unhealthy once stopped', async () => {
     const other = new KafkaBus({ brokers, logLevel: logLevel.ERROR });
     await other.start();

@@ -272,8 +272,11 @@ async function handle(
   const deadLetterTopic = args.options.deadLetterTopic ?? Topics.deadLetter;
   const raw = toRawMessage(payload.topic, payload.partition, payload.message);
   let undecodable: unknown;
+  // The copy decoded to find out whether the value is JSON is the first attempt's: the value is
+  // parsed once per delivery, not twice. Later attempts (and a dead letter) get fresh copies.
+  let first: IncomingMessage | undefined;
   try {
-    toIncoming(raw, 1);
+    first = toIncoming(raw, 1);
   } catch (error) {
     undecodable = error;
   }
@@ -283,7 +286,11 @@ async function handle(
     await sendToDeadLetter({ ...deadLetter, message: asText(raw), cause: 'undecodable', error: undecodable, attempts: 0 });
     return true;
   }
-  const message = (attempt: number) => toIncoming(raw, attempt);
+  const message = (attempt: number): IncomingMessage => {
+    const decoded = attempt === 1 ? first : undefined;
+    first = undefined;
+    return decoded ?? toIncoming(raw, attempt);
+  };
   const span = {
     system: 'kafka',
     topic: raw.topic,
