@@ -174,9 +174,17 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         new RegExp(`^https?://[^/]+/v1/interrupts/${interrupt.interruptToken.replace(/[.]/g, '\\.')}$`),
       );
       expect(Date.parse(interrupt.tokenExpiresAt)).toBe(Date.parse(interrupt.requestedAt) + TTL_MS);
-      // Minted on demand from the interrupt's event: every read, through any gateway, shows the same tokens.
+      // Minted on demand from the interrupt's event: every read, through any gateway, shows the same
+      // tokens (a gateway's first request also sets up its reply channel, so its first read may miss them).
       for (const gateway of hut.host.gateways) {
-        const again = await new OpenWopClient({ baseUrl: gateway, apiKey: TEST_KEYS.t1 }).getRun(runId);
+        const other = new OpenWopClient({ baseUrl: gateway, apiKey: TEST_KEYS.t1 });
+        const again = await waitFor(
+          async () => {
+            const s = await other.getRun(runId);
+            return (s.interrupt as Partial<TokenedInterrupt> | undefined)?.interruptToken ? s : undefined;
+          },
+          { timeoutMs: 15_000, what: `run ${runId} with tokens through ${gateway}` },
+        );
         expect(again.interrupt).toMatchObject({
           interruptToken: interrupt.interruptToken,
           inspectToken: interrupt.inspectToken,
