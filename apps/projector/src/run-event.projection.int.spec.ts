@@ -3,33 +3,25 @@ import type { RunEventDoc } from '@openwop/contracts';
 import { openDatabase, transaction } from '@openwop/platform-db';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
 import { applyRunEvents, markProjectionBroken, SequenceGapError } from './run-event.projection';
+import { runEventDoc } from './run-event-docs.spec';
 
-const ev = (runId: string, sequence: number, type: RunEventDoc['type'], payload: unknown = {}, nodeId?: string): RunEventDoc => ({
-  eventId: `${runId}:${sequence}`,
-  runId,
-  type,
-  payload,
-  sequence,
-  timestamp: `2026-11-22T00:00:0${sequence}.000Z`,
-  ...(nodeId ? { nodeId } : {}),
-});
 
 /** An approval run's log: suspended after event 3, completed after event 7. */
 const approvalRun = (runId: string): RunEventDoc[] => [
-  ev(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } }),
-  ev(runId, 1, 'node.started', { nodeId: 'gate', typeId: 'core.approval' }, 'gate'),
-  ev(
+  runEventDoc(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } }),
+  runEventDoc(runId, 1, 'node.started', { nodeId: 'gate', typeId: 'core.approval' }, 'gate'),
+  runEventDoc(
     runId,
     2,
     'interrupt.requested',
     { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, kind: 'approval', key: `${runId}:gate:0`, data: {}, requestedAt: '2026-11-22T00:00:02.000Z' },
     'gate',
   ),
-  ev(runId, 3, 'node.suspended', { nodeId: 'gate', kind: 'approval', reason: 'approval' }, 'gate'),
-  ev(runId, 4, 'interrupt.resolved', { interruptId: `${runId}:gate:0` }, 'gate'),
-  ev(runId, 5, 'node.resumed', {}, 'gate'),
-  ev(runId, 6, 'node.completed', { nodeId: 'gate' }, 'gate'),
-  ev(runId, 7, 'run.completed', { outputs: {} }),
+  runEventDoc(runId, 3, 'node.suspended', { nodeId: 'gate', kind: 'approval', reason: 'approval' }, 'gate'),
+  runEventDoc(runId, 4, 'interrupt.resolved', { interruptId: `${runId}:gate:0` }, 'gate'),
+  runEventDoc(runId, 5, 'node.resumed', {}, 'gate'),
+  runEventDoc(runId, 6, 'node.completed', { nodeId: 'gate' }, 'gate'),
+  runEventDoc(runId, 7, 'run.completed', { outputs: {} }),
 ];
 
 describe('the run event projection (real Postgres)', () => {
@@ -108,12 +100,12 @@ describe('the run event projection (real Postgres)', () => {
 
   it('stores a run of 20,000 events in one batch: more than 65,535 parameters go in several statements', async () => {
     const runId = 'big';
-    const events: RunEventDoc[] = [ev(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } })];
+    const events: RunEventDoc[] = [runEventDoc(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } })];
     for (let i = 1; events.length < 19_999; i += 2) {
-      events.push(ev(runId, i, 'node.started', { nodeId: 'a', typeId: 'core.noop' }, 'a'));
-      events.push(ev(runId, i + 1, 'node.completed', { nodeId: 'a', outputs: {} }, 'a'));
+      events.push(runEventDoc(runId, i, 'node.started', { nodeId: 'a', typeId: 'core.noop' }, 'a'));
+      events.push(runEventDoc(runId, i + 1, 'node.completed', { nodeId: 'a', outputs: {} }, 'a'));
     }
-    events.push(ev(runId, events.length, 'run.completed', { outputs: {} }));
+    events.push(runEventDoc(runId, events.length, 'run.completed', { outputs: {} }));
     expect(events.length * 6).toBeGreaterThan(65_535);
     for (const [i, e] of events.entries()) events[i] = { ...e, timestamp: '2026-11-22T00:00:00.000Z' };
     expect(await apply(events)).toEqual([{ runId, sequence: 19_999 }]);
@@ -126,16 +118,16 @@ describe('the run event projection (real Postgres)', () => {
     const runId = 'odd';
     const turn = (turnIndex: number, ts: number) => ({ messageId: `m${turnIndex}`, from: 'user', role: 'user', content: 'x', ts, turnIndex });
     const interrupt = (n: number, timeoutMs: number) =>
-      ev(runId, n, 'interrupt.requested', {
+      runEventDoc(runId, n, 'interrupt.requested', {
         runId, nodeId: 'talk', interruptId: `${runId}:talk:${n}`, kind: 'approval', key: `${runId}:talk:${n}`, data: {},
         timeoutMs, requestedAt: '2026-11-22T00:00:02.000Z',
       }, 'talk');
     const log = [
-      ev(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } }),
-      ev(runId, 1, 'node.started', { nodeId: 'talk', typeId: 'core.conversationGate' }, 'talk'),
+      runEventDoc(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } }),
+      runEventDoc(runId, 1, 'node.started', { nodeId: 'talk', typeId: 'core.conversationGate' }, 'talk'),
       interrupt(2, 1e15),
-      ev(runId, 3, 'conversation.opened', { conversationId: `${runId}:talk:0`, initialTurn: turn(0, 1e300) }, 'talk'),
-      ev(runId, 4, 'conversation.exchanged', { conversationId: `${runId}:talk:0`, turnIndex: 1, turn: turn(1, -1e300) }, 'talk'),
+      runEventDoc(runId, 3, 'conversation.opened', { conversationId: `${runId}:talk:0`, initialTurn: turn(0, 1e300) }, 'talk'),
+      runEventDoc(runId, 4, 'conversation.exchanged', { conversationId: `${runId}:talk:0`, turnIndex: 1, turn: turn(1, -1e300) }, 'talk'),
       interrupt(5, 1e300),
     ];
     expect(await apply(log)).toEqual([{ runId, sequence: 5 }]);

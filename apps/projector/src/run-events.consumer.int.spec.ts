@@ -7,6 +7,7 @@ import { readHostConfig, rootModule, startPlatform, type Platform } from '@openw
 import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
 import { ProjectorModule } from './projector.module';
 import { repairBrokenRuns } from './rebuild/rebuild-projections';
+import { noopRun } from './run-event-docs.spec';
 
 // The projector over the real platform in distributed mode: a Kafka topic of its own (a fresh
 // namespace) and a fresh Postgres database. An event the projector cannot store (a check constraint
@@ -19,27 +20,7 @@ let platform: Platform;
 let app: INestApplicationContext;
 const namespace = `it-proj-${randomUUID().slice(0, 8)}`;
 
-const ev = (runId: string, sequence: number, type: RunEventDoc['type'], payload: unknown = {}, nodeId?: string): RunEventDoc => ({
-  eventId: `${runId}:${sequence}`,
-  runId,
-  type,
-  payload,
-  sequence,
-  timestamp: new Date(Date.UTC(2026, 10, 22, 0, 0, sequence)).toISOString(),
-  ...(nodeId ? { nodeId } : {}),
-});
 
-/** A run of three noop nodes; `poisoned` puts the marker the test's constraint refuses in node b's outputs. */
-const noopRun = (runId: string, poisoned = false): RunEventDoc[] => [
-  ev(runId, 0, 'run.started', { workflowId: 'wf', owner: { tenant: 't1' } }),
-  ev(runId, 1, 'node.started', { nodeId: 'a', typeId: 'core.noop' }, 'a'),
-  ev(runId, 2, 'node.completed', { nodeId: 'a', outputs: {} }, 'a'),
-  ev(runId, 3, 'node.started', { nodeId: 'b', typeId: 'core.noop' }, 'b'),
-  ev(runId, 4, 'node.completed', { nodeId: 'b', outputs: poisoned ? { poison: true } : {} }, 'b'),
-  ev(runId, 5, 'node.started', { nodeId: 'c', typeId: 'core.noop' }, 'c'),
-  ev(runId, 6, 'node.completed', { nodeId: 'c', outputs: {} }, 'c'),
-  ev(runId, 7, 'run.completed', { outputs: {} }),
-];
 
 const publish = (events: readonly RunEventDoc[]) =>
   platform.bus.publish(
