@@ -19,6 +19,12 @@ import { AgentProviders } from './agent-providers';
 import { oweAgentTurns, type ClaimedTurn } from './agent-turn.store';
 import { annotateConversation } from '@openwop/observability';
 
+/** A run's engine state from its stored document; undefined when there is no such run. */
+function stateOf(document: object | null | undefined): RunRecord | undefined {
+  const state = runStateFromDocument(document ?? undefined);
+  return state.status === 'none' ? undefined : state;
+}
+
 /** How long streamed tokens wait before they are appended together as `output.chunk` events. */
 const FLUSH_MS = 40;
 
@@ -83,9 +89,12 @@ export class AgentTurnHandler {
         await appendToOutbox(manager, messages);
         return outcome;
       });
-    // Decided by an engine of the previous release, which streamed it inside its consumer.
-    if (await storedReply(this.ds, ConsumerGroups.engine, command.id)) return settled('stale');
-    const state = await this.current(d.runId);
+    // Decided by an engine of the previous release, which streamed it inside its consumer. The
+    // claim read this and the run's state already (one statement for both); a turn handed over
+    // without them reads them here.
+    const decidedBefore = turn.decidedBefore ?? (await storedReply(this.ds, ConsumerGroups.engine, command.id)) !== undefined;
+    if (decidedBefore) return settled('stale');
+    const state = turn.runState !== undefined ? stateOf(turn.runState) : await this.current(d.runId);
     const view = state?.conversations?.[d.conversationId];
     const prompt = state && agentPrompt(state, d.conversationId, d.speakerId);
     if (
@@ -143,8 +152,7 @@ export class AgentTurnHandler {
       'SELECT state FROM engine_runs WHERE run_id = $1',
       [runId],
     );
-    const state = runStateFromDocument(rows[0]?.state);
-    return state.status === 'none' ? undefined : state;
+    return stateOf(rows[0]?.state);
   }
 
   /**

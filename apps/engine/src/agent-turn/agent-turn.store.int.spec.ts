@@ -78,6 +78,20 @@ describe('engine_agent_turns (Postgres)', () => {
     expect(await transaction(ds, (m) => settleTurn(m, 'w2', retaken))).toBe(false); // settled once
   });
 
+  it("a claim carries its run's state and whether an engine of the previous release decided the turn, so the worker reads neither", async () => {
+    await ds.query(
+      `INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ('run-s1', 't1', 'w', '{"marker": 1}'::jsonb, 0)`,
+    );
+    await ds.query(`INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s2:a:0', '{"ok": true}'::jsonb)`);
+    await ds.query(`INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s3:a:0', NULL)`);
+    await owe(turn('s1', 0), turn('s2', 0), turn('s3', 0));
+    const claimed = await claim('w1');
+    const by = (id: string) => claimed.find((t) => t.turnId === id)!;
+    expect(by('agent:s1:a:0')).toMatchObject({ runState: { marker: 1 }, decidedBefore: false });
+    expect(by('agent:s2:a:0')).toMatchObject({ runState: null, decidedBefore: true });
+    expect(by('agent:s3:a:0')).toMatchObject({ runState: null, decidedBefore: false }); // no reply stored: not decided
+  });
+
   it('a released turn is due again after its delay, for any worker', async () => {
     await owe(turn('c1', 0));
     const [t] = await claim('w1');

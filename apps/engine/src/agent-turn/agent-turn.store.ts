@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { AgentTurnCommand } from '@openwop/contracts';
+import { ConsumerGroups, type AgentTurnCommand } from '@openwop/contracts';
 import { afterCommit, returnedRows } from '@openwop/platform-db';
 
 /** An owed agent turn as a worker claimed it. */
@@ -8,6 +8,13 @@ export interface ClaimedTurn {
   readonly command: AgentTurnCommand;
   /** The claim's number (1 for the first): a claim that lost its lease no longer owns the row. */
   readonly attempt: number;
+  /**
+   * Read by the claiming statement, so the worker needs no statement of its own before it streams:
+   * the run's engine state document as it was at the claim (undefined: no such run), and whether an
+   * engine of the previous release decided the turn as an `agent.turn` command (its stored reply).
+   */
+  readonly runState?: object | null;
+  readonly decidedBefore?: boolean;
 }
 
 /** The wake-ups of this process's turn workers (process-local; every worker polls besides). */
@@ -42,19 +49,23 @@ interface RawClaim {
   turn_id: string;
   command: AgentTurnCommand;
   attempts: number;
+  run_state: object | null;
+  decided_before: boolean;
 }
 
 /**
  * Claims up to `limit` due turns for `owner` under a lease of `leaseMs`: new ones, and ones whose
  * lease ran out (the worker holding them died). `FOR UPDATE SKIP LOCKED`: two workers never claim
  * one row at once. A turn waits while an earlier turn of its conversation is still owed, so a
- * conversation's replies are produced in order.
+ * conversation's replies are produced in order. Each claimed turn comes with its run's state and
+ * whether `decidedBy` (the engine's consumer group) holds a reply for it (see {@link ClaimedTurn}).
  */
 export async function claimTurns(
   m: EntityManager,
   owner: string,
   leaseMs: number,
   limit: number,
+  decidedBy: string = ConsumerGroups.engine,
 ): Promise<ClaimedTurn[]> {
   const rows = returnedRows(
     await m.query<RawClaim[] | [RawClaim[], number]>(
@@ -66,11 +77,20 @@ export async function claimTurns(
              AND NOT EXISTS (SELECT 1 FROM engine_agent_turns e
                               WHERE e.conversation_id = c.conversation_id AND e.after_turn_index < c.after_turn_index)
            ORDER BY c.due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-      RETURNING t.turn_id, t.command, t.attempts`,
-      [owner, leaseMs, limit],
+      RETURNING t.turn_id, t.command, t.attempts,
+        (SELECT r.state FROM engine_runs r WHERE r.run_id = t.run_id) AS run_state,
+        EXISTS (SELECT 1 FROM processed_messages p
+                 WHERE p.consumer = $4 AND p.message_id = t.turn_id AND p.reply IS NOT NULL) AS decided_before`,
+      [owner, leaseMs, limit, decidedBy],
     ),
   );
-  return rows.map((r) => ({ turnId: r.turn_id, command: r.command, attempt: Number(r.attempts) }));
+  return rows.map((r) => ({
+    turnId: r.turn_id,
+    command: r.command,
+    attempt: Number(r.attempts),
+    runState: r.run_state,
+    decidedBefore: r.decided_before === true,
+  }));
 }
 
 /** Extends the leases `owner` still holds on `turnIds`. */

@@ -52,7 +52,7 @@ const PRINCIPAL = 'system:engine';
 /**
  * Runs owed agent turns (ADR 0037) off the command consumer, so a slow model holds no partition:
  * every engine instance polls `engine_agent_turns` (the {@link PollLoop} of the durable timers,
- * kicked when this process commits an owed turn or a slot frees), claims due turns with
+ * kicked when this process commits an owed turn, or when a slot frees while due turns wait for one), claims due turns with
  * `FOR UPDATE SKIP LOCKED` under a lease, up to `AGENT_TURN_CONCURRENCY` at once, and runs each with
  * {@link AgentTurnHandler.execute}. Leases of streaming turns are renewed on every tick once a
  * third of the lease has passed. A turn that throws is given back with a growing delay; after
@@ -66,6 +66,12 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
   private readonly inFlight = new Map<string, { turn: ClaimedTurn; done: Promise<void> }>();
   private readonly abort = new AbortController();
   private lastRenewal = Date.now();
+  /**
+   * The last claim filled every free slot, so due turns may be waiting for one: a turn that ends
+   * then claims at once. Otherwise a slot that frees waits for the next commit's wake-up or poll,
+   * and costs no claiming statement.
+   */
+  private starved = false;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -117,6 +123,7 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
       const claimed = await transaction(this.ds, (m) => claimTurns(m, this.owner, this.options.leaseMs, free));
       for (const turn of claimed) this.start(turn);
       total += claimed.length;
+      this.starved = claimed.length === free;
       if (claimed.length < free) return total;
     }
   }
@@ -124,7 +131,7 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
   private start(turn: ClaimedTurn): void {
     const done = this.run(turn).finally(() => {
       this.inFlight.delete(turn.turnId);
-      this.loop.kick(); // a slot is free
+      if (this.starved) this.loop.kick(); // a slot is free for a turn that waits for one
     });
     this.inFlight.set(turn.turnId, { turn, done });
   }
