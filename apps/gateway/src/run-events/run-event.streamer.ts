@@ -28,8 +28,14 @@ export function keepaliveMsFrom(env: Readonly<Record<string, string | undefined>
   }
   return value;
 }
-/** Re-read interval when no feed notice arrives. */
+/** Re-read interval when no feed notice arrives and notices may be lost (the feed is not live). */
 const FALLBACK_MS = 500;
+/**
+ * Re-read interval when no feed notice arrives while the feed is live (it lost no notice since
+ * before the last read): only a bound on a notice lost in a way the feed cannot see. At 500 ms,
+ * 64 idle streams re-read the store 128 times a second (docs/performance.md, round 11).
+ */
+const LIVE_FALLBACK_MS = 5_000;
 /** Events read per query while catching up. */
 const PAGE = 500;
 
@@ -52,7 +58,7 @@ export interface StreamRequest {
 /**
  * Serves `GET /v1/runs/{runId}/events` as server-sent events: the backlog after the cursor, then
  * new events as the projector commits them (feed notices, with a re-read every 500 ms as the
- * fallback), a `:keepalive` comment every 15 s (`SSE_KEEPALIVE_MS`), and the end of the response once the run's
+ * fallback, every 5 s while the feed is live), a `:keepalive` comment every 15 s (`SSE_KEEPALIVE_MS`), and the end of the response once the run's
  * terminal event was seen. `values` mode sends a `state.snapshot` baseline, then one snapshot
  * after each read holding an `updates`-tier event. Frames are named by event type in every mode,
  * mixed ones included (ADR 0022). With `bufferMs` the frames go out as `event: batch` arrays.
@@ -111,6 +117,7 @@ export class RunEventStreamer {
     // Resuming past the end of a finished run: nothing will ever follow.
     if (isTerminalRunStatus(run.status) && cursor >= run.lastSequence) return;
     while (!signal.aborted && writer.isOpen) {
+      const liveSince = this.feed.liveSince;
       notices.reset();
       const batch = await this.runs.eventsAfter(run.runId, cursor, PAGE);
       let terminal = false;
@@ -129,7 +136,9 @@ export class RunEventStreamer {
       if (terminal) return;
       await sink.flushIfDue();
       if (batch.length === PAGE) continue;
-      await notices.wait(Math.min(FALLBACK_MS, sink.msUntilDue() ?? FALLBACK_MS), signal);
+      // Live since before the read: every notice after it arrives, so the re-read is only a backstop.
+      const fallback = liveSince !== undefined && this.feed.liveSince === liveSince ? LIVE_FALLBACK_MS : FALLBACK_MS;
+      await notices.wait(Math.min(fallback, sink.msUntilDue() ?? fallback), signal);
     }
   }
 
