@@ -143,8 +143,7 @@ export class CommandSeam<C extends SeamCommand> {
     } catch {
       return undefined; // the bus refuses it, as for any malformed command
     }
-    const routes = this.options.routes as unknown as Readonly<Record<string, CommandRoute<C> | undefined>>;
-    const route = Object.hasOwn(routes, command.type) ? routes[command.type] : undefined;
+    const route = this.routeOf(command);
     if (!route?.decide || route.shortcut) return undefined;
     const decide = route.decide;
     return { id: command.id, decide: (manager) => refusingDomainErrors(() => decide(manager, command)) };
@@ -164,9 +163,14 @@ export class CommandSeam<C extends SeamCommand> {
     await this.route(command).unapplied?.(command, notice);
   }
 
-  private route(command: C): CommandRoute<C> {
+  /** The route of the command's type, if there is one. */
+  private routeOf(command: C): CommandRoute<C> | undefined {
     const routes = this.options.routes as unknown as Readonly<Record<string, CommandRoute<C> | undefined>>;
-    const route = Object.hasOwn(routes, command.type) ? routes[command.type] : undefined;
+    return Object.hasOwn(routes, command.type) ? routes[command.type] : undefined;
+  }
+
+  private route(command: C): CommandRoute<C> {
+    const route = this.routeOf(command);
     // The parser admits only routed types; a gap here is a wiring bug, retried then dead-lettered.
     if (!route) throw new Error(`CommandSeam of ${this.options.consumer}: no route for ${command.type}`);
     return route;
