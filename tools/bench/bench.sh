@@ -17,7 +17,10 @@
 # The floor's row is its CPU per cycle: HOPS_PER_CYCLE × CPU per hop + TX_PER_CYCLE × CPU per transaction.
 # A row whose cycles failed (e.g. the shared server out of connections) is marked ERRORS: failed
 # cycles cost CPU but do not count as cycles, so its figures are not comparable.
-# Env: N, CONC, REPS, WARMUP, MODES (default "embedded oneproc distributed"), PEERS, FLOOR.
+# Every row of ours also counts, exactly, what its host processes sent over the sequential
+# repetitions (warm-up excluded): Postgres statements, commits and Kafka produce requests per cycle
+# (the count-requests.cjs preload, tools/bench/seq-counts.mts; COUNT=0 runs the hosts without it).
+# Env: N, CONC, REPS, WARMUP, MODES (default "embedded oneproc distributed"), PEERS, FLOOR, COUNT.
 # The last line is machine-readable (c20 is c<CONC>; "none" where a row did not run):
 #   summary: ours_oneproc_c20=<cycles/s> best_peer_c20=<cycles/s of the best durable peer, not
 #     langgraph-memory> ratio_oneproc=<oneproc/best> ours_dist_c20=<cycles/s> restate_c20=<cycles/s>
@@ -25,13 +28,18 @@
 #     ratio_dist_cpu_floor=<dist cpu/floor> ours_embedded_c20=<cycles/s>
 #     ours_oneproc_seq=<cycles/s> best_peer_seq=<cycles/s> ratio_oneproc_seq=<oneproc/best>
 #     ours_oneproc_resume_p50_ms=<ms> best_peer_resume_p50_ms=<lowest durable peer's> ratio_oneproc_resume_p50=<ours/peer>
-#     oneproc_cpu_ms_per_cycle=<ms> ours_c20=… ratio=… ours_seq_resume_p50_ms=… (the earlier keys:
+#     oneproc_cpu_ms_per_cycle=<ms> oneproc_statements_per_cycle=<n> oneproc_commits_per_cycle=<n>
+#     embedded_statements_per_cycle=<n> embedded_commits_per_cycle=<n> dist_statements_per_cycle=<n>
+#     dist_commits_per_cycle=<n> dist_hops_per_cycle=<Kafka produce requests per cycle, all services>
+#     ours_c20=… ratio=… ours_seq_resume_p50_ms=… (the earlier keys:
 #     the distributed stack when it ran, else the embedded host)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 PATH="$(bash tools/node/ensure-node.sh):$PATH"
 export PATH N="${N:-500}" CONC="${CONC:-20}" REPS="${REPS:-3}" WARMUP="${WARMUP:-20}"
+export BENCH_COUNT=1
+[[ "${COUNT:-1}" == 0 ]] && BENCH_COUNT=0
 # shellcheck source=tools/bench/hosts.sh
 source "$root/tools/bench/hosts.sh"
 work="$root/.infra/bench"
@@ -62,7 +70,7 @@ for mode in $modes; do
   if [[ "$mode" == distributed ]]; then warm_broker; fi
   bench_with_host "$mode" node tools/bench/cpu-wrap.mts -- node tools/bench/hitl-bench.mts | tee "$work/$mode.result"
 done
-grep -h '^MEDIAN\|^CPU ' "$work"/*.result > "$work/ours.medians" || true
+grep -h '^MEDIAN\|^CPU \|^COUNTS ' "$work"/*.result > "$work/ours.medians" || true
 : > "$work/floor.result"
 if [[ "${FLOOR:-1}" != 0 ]]; then
   warm_broker

@@ -24,6 +24,7 @@ const read = (file) => {
 function parse(text) {
   const rows = [];
   const cpu = new Map();
+  const counts = new Map();
   for (const line of text.split('\n')) {
     const m = /^MEDIAN (\S+) (seq|c\d+)\s*:.*?(?:err=(\d+) )?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(line);
     if (m) {
@@ -32,8 +33,14 @@ function parse(text) {
     }
     const c = /^CPU (\S+) : ([\d.]+) ms\/cycle over (\d+) cycles \| ?(.*)$/.exec(line);
     if (c) cpu.set(c[1].replace(/^openwop-/, ''), { total: Number(c[2]), cycles: Number(c[3]), parts: c[4] });
+    // seq-counts.mts: exact per-cycle counts of the host's processes over the sequential repetitions.
+    const k = /^COUNTS (\S+) seq : statements=([\d.]+) commits=([\d.]+) produce=([\d.]+) fetch=([\d.]+) over (\d+) cycles/.exec(line);
+    if (k) {
+      const [, name, statements, commits, produce, fetch, cycles] = k;
+      counts.set(name.replace(/^openwop-/, ''), { statements: Number(statements), commits: Number(commits), produce: Number(produce), fetch: Number(fetch), cycles: Number(cycles) });
+    }
   }
-  return { rows, cpu };
+  return { rows, cpu, counts };
 }
 
 const [oursFile, peersFile, floorFile] = process.argv.slice(2);
@@ -75,6 +82,16 @@ for (const [name, v] of byName) {
       (v.seq?.errors || v.conc?.errors ? `  ERRORS seq ${v.seq?.errors ?? 0}, ${conc} ${v.conc?.errors ?? 0} (see .infra/bench)` : ''),
   );
 }
+if (ours.counts.size) {
+  console.log('');
+  console.log(`counts per sequential cycle (exact; the host's processes, warm-up excluded)`);
+  console.log(`${'host'.padEnd(36)} ${'statements'.padStart(11)} ${'commits'.padStart(8)} ${'produce'.padStart(8)} ${'fetch'.padStart(8)}  cycles`);
+  for (const name of order) {
+    const k = ours.counts.get(name);
+    if (!k) continue;
+    console.log(`${LABEL[name].padEnd(36)} ${fmt(k.statements, 2).padStart(11)} ${fmt(k.commits, 2).padStart(8)} ${fmt(k.produce, 2).padStart(8)} ${fmt(k.fetch, 2).padStart(8)}  ${k.cycles}`);
+  }
+}
 if (floorCpu !== undefined) {
   console.log(`${'plumbing floor (bench:floor)'.padEnd(36)} ${''.padStart(13)} ${''.padStart(18)} ${''.padStart(13)} ${''.padStart(27)} ${fmt(floorCpu, 2).padStart(13)}  ${floor[0].replace(/^floor: /, '')}`);
 }
@@ -112,6 +129,13 @@ const kv = {
   best_peer_resume_p50_ms: fmt(bestP50?.value, 2),
   ratio_oneproc_resume_p50: ratio(one?.seq?.p50, bestP50?.value),
   oneproc_cpu_ms_per_cycle: fmt(cpu.get('oneproc')?.total, 2),
+  oneproc_statements_per_cycle: fmt(ours.counts.get('oneproc')?.statements, 2),
+  oneproc_commits_per_cycle: fmt(ours.counts.get('oneproc')?.commits, 2),
+  embedded_statements_per_cycle: fmt(ours.counts.get('embedded')?.statements, 2),
+  embedded_commits_per_cycle: fmt(ours.counts.get('embedded')?.commits, 2),
+  dist_statements_per_cycle: fmt(ours.counts.get('distributed')?.statements, 2),
+  dist_commits_per_cycle: fmt(ours.counts.get('distributed')?.commits, 2),
+  dist_hops_per_cycle: fmt(ours.counts.get('distributed')?.produce, 2),
   [`ours_${conc}`]: fmt(legacy?.conc?.rate),
   ratio: ratio(legacy?.conc?.rate, bestConc?.value),
   ours_seq_resume_p50_ms: fmt(legacy?.seq?.p50, 2),

@@ -21,18 +21,28 @@ if (require.main === module) {
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
     const c = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     const kafka = Object.entries(c.kafka).map(([api, k]) => `${api}=${(k / n).toFixed(2)}`).join(' ');
-    console.log(`${file.replace(/\.json$/, '').padEnd(28)} pg ${(c.pg / n).toFixed(1).padStart(5)}/cycle | kafka ${kafka}`);
+    console.log(`${file.replace(/\.json$/, '').padEnd(28)} pg ${(c.pg / n).toFixed(1).padStart(5)}/cycle, commits ${((c.commits ?? 0) / n).toFixed(2)} | kafka ${kafka}`);
     const top = Object.entries(c.pgText).sort((a, b) => b[1] - a[1]).slice(0, 8);
     for (const [text, k] of top) console.log(`    ${(k / n).toFixed(2).padStart(6)}  ${text}`);
   }
 } else {
-  const counts = { kafka: {}, pg: 0, pgText: {} };
+  const counts = { kafka: {}, pg: 0, commits: 0, pgText: {} };
+  // A commit is a COMMIT of an explicit transaction, or a statement that writes outside one (an
+  // autocommitted INSERT, UPDATE, DELETE or NOTIFY, a data-modifying CTE included).
+  const inTransaction = new WeakSet();
+  const writes = (sql) => /\b(INSERT|UPDATE|DELETE|MERGE|NOTIFY|pg_notify)\b/i.test(sql.replace(/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b/gi, ''));
   require('./request-hooks.cjs').hookRequests({
     kafka(api) {
       counts.kafka[api] = (counts.kafka[api] ?? 0) + 1;
     },
-    pg(sql) {
+    pg(sql, client) {
       counts.pg += 1;
+      if (/^\s*(BEGIN|START\s+TRANSACTION)\b/i.test(sql)) inTransaction.add(client);
+      else if (/^\s*(COMMIT|END)\b/i.test(sql)) {
+        counts.commits += 1;
+        inTransaction.delete(client);
+      } else if (/^\s*ROLLBACK\s*;?\s*$/i.test(sql)) inTransaction.delete(client);
+      else if (!inTransaction.has(client) && writes(sql)) counts.commits += 1;
       const text = sql.replace(/\s+/g, ' ').slice(0, 70);
       counts.pgText[text] = (counts.pgText[text] ?? 0) + 1;
     },
@@ -40,9 +50,13 @@ if (require.main === module) {
   process.on('SIGUSR2', () => {
     const dir = process.env.COUNT_DIR ?? '/tmp/openwop-counts';
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `${process.env.INSTANCE_ID ?? process.pid}.json`), JSON.stringify(counts));
+    // Written whole, then renamed: a reader waiting for the file never sees half of it.
+    const file = path.join(dir, `${process.env.INSTANCE_ID ?? process.pid}.json`);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(counts));
+    fs.renameSync(`${file}.tmp`, file);
     counts.kafka = {};
     counts.pg = 0;
+    counts.commits = 0;
     counts.pgText = {};
   });
 }

@@ -4,7 +4,9 @@
  * repetitions after WARMUP cycles). An adapter supplies start (resolves once the run is suspended
  * and visible) and resume (resolves once the resumed run is completed and visible).
  */
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { SequentialCounts } from './seq-counts.mts';
 
 export interface CycleAdapter {
   start(id: string): Promise<void>;
@@ -102,11 +104,15 @@ export async function runBench(name: string, adapter: CycleAdapter): Promise<{ s
   const tag = `${name}-${process.pid}-${Date.now().toString(36)}`;
   console.log(`# ${name}: N=${N} CONC=${CONC} REPS=${REPS} WARMUP=${WARMUP} DEADLINE_MS=${DEADLINE_MS}`);
   await phase(adapter, `${tag}-warm`, WARMUP, 1, DEADLINE_MS);
+  // The host's statements, commits and Kafka requests over the sequential repetitions only (COUNT_DIR).
+  const counts = SEQ ? SequentialCounts.fromEnv() : undefined;
   const seq: PhaseResult[] = [];
   const conc: PhaseResult[] = [];
   for (let r = 0; r < REPS; r++) {
     if (SEQ) {
+      await counts?.begin();
       const s = await phase(adapter, `${tag}-s${r}`, N, 1, DEADLINE_MS);
+      await counts?.end(s.done);
       console.log(`  rep${r} seq : ${fmt(s)}`);
       seq.push(s);
     }
@@ -121,6 +127,10 @@ export async function runBench(name: string, adapter: CycleAdapter): Promise<{ s
   };
   const summary = { seq: SEQ ? med(seq) : med(conc), conc: med(conc) };
   if (SEQ) console.log(`MEDIAN ${name} seq : ${fmt(summary.seq)}`);
+  if (counts) {
+    writeFileSync(`${process.env['COUNT_DIR']}.statements.txt`, counts.statementsByText() + '\n');
+    console.log(counts.line(name));
+  }
   console.log(`MEDIAN ${name} c${CONC}: ${fmt(summary.conc)}`);
   return summary;
 }

@@ -12,6 +12,10 @@
 # port, default 18300), INSTANCES (distributed), BENCH_PG (the Postgres server of oneproc and
 # distributed, default postgres://postgres@127.0.0.1:5432). The distributed stack keeps its pids and logs in
 # WORKDIR/stack (STACK_DIR).
+# BENCH_COUNT=1 (npm run bench sets it unless COUNT=0): the host's processes load
+# tools/bench/count-requests.cjs, and CMD gets COUNT_DIR, where they write what they counted on
+# SIGUSR2 (tools/bench/seq-counts.mts reads it: statements, commits and Kafka requests per
+# sequential cycle).
 
 BENCH_PG="${BENCH_PG:-postgres://postgres@127.0.0.1:5432}"
 
@@ -36,24 +40,31 @@ bench_wait_ready() {
 bench_with_host() {
   local mode="$1" port="${BENCH_PORT:-18181}" rc=0
   shift
+  # The preload is for the host's processes only, never for the load generator.
+  local host_opts="${NODE_OPTIONS:-}" count_dir=""
+  if [[ "${BENCH_COUNT:-0}" == 1 ]]; then
+    host_opts="${host_opts:+$host_opts }--require $PWD/tools/bench/count-requests.cjs"
+    count_dir="$BENCH_WORK/counts-$mode"
+  fi
   case "$mode" in
     embedded)
-      env -u DATABASE_URL PORT=$port OPENWOP_DATA_DIR="$BENCH_WORK/pgdata" node apps/embedded/dist/main.js >"$BENCH_WORK/embedded.log" 2>&1 &
+      env -u DATABASE_URL NODE_OPTIONS="$host_opts" COUNT_DIR="$count_dir" PORT=$port OPENWOP_DATA_DIR="$BENCH_WORK/pgdata" \
+        node apps/embedded/dist/main.js >"$BENCH_WORK/embedded.log" 2>&1 &
       local pid=$!
       bench_wait_ready "http://127.0.0.1:$port" || { kill "$pid"; return 1; }
-      WOP_URL="http://127.0.0.1:$port" NAME=openwop-embedded CPU_PIDS="host:$pid" CPU_POSTGRES=0 CPU_KAFKA=0 \
+      WOP_URL="http://127.0.0.1:$port" NAME=openwop-embedded CPU_PIDS="host:$pid" CPU_POSTGRES=0 CPU_KAFKA=0 COUNT_DIR="$count_dir" \
         "$@" || rc=$?
       kill "$pid"; wait "$pid" || true
       ;;
     oneproc)
       local db="openwop_bench1_$$"
       psql "$BENCH_PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
-      PORT=$port DATABASE_URL="$BENCH_PG/$db" OPENWOP_DATA_DIR="$BENCH_WORK/oneproc-data" \
+      NODE_OPTIONS="$host_opts" COUNT_DIR="$count_dir" PORT=$port DATABASE_URL="$BENCH_PG/$db" OPENWOP_DATA_DIR="$BENCH_WORK/oneproc-data" \
         node apps/embedded/dist/main.js \
         >"$BENCH_WORK/oneproc.log" 2>&1 &
       local pid=$!
       if bench_wait_ready "http://127.0.0.1:$port"; then
-        WOP_URL="http://127.0.0.1:$port" NAME=openwop-oneproc CPU_PIDS="host:$pid" CPU_POSTGRES=1 CPU_KAFKA=0 \
+        WOP_URL="http://127.0.0.1:$port" NAME=openwop-oneproc CPU_PIDS="host:$pid" CPU_POSTGRES=1 CPU_KAFKA=0 COUNT_DIR="$count_dir" \
           "$@" || rc=$?
       else
         rc=1
@@ -68,7 +79,7 @@ bench_with_host() {
       port=$((port + 1))
       # Its own pid and log directory and metrics ports, apart from a stack someone else runs.
       export STACK_DIR="$BENCH_WORK/stack"
-      DATABASE_URL="$BENCH_PG/$db" OPENWOP_NAMESPACE="bench$run_id" PORT=$port \
+      NODE_OPTIONS="$host_opts" COUNT_DIR="$count_dir" DATABASE_URL="$BENCH_PG/$db" OPENWOP_NAMESPACE="bench$run_id" PORT=$port \
         METRICS_BASE_PORT="${BENCH_METRICS_PORT:-18300}" INSTANCES="${INSTANCES:-1}" \
         bash tools/stack/stack.sh up >"$BENCH_WORK/stack.log" 2>&1 || rc=$?
       if ((rc == 0)); then
@@ -78,7 +89,7 @@ bench_with_host() {
         for f in "$sd"/*.pid; do
           pids+=" $(basename "$f" .pid | sed 's/-[0-9]*$//'):$(cat "$f")"
         done
-        WOP_URL="http://127.0.0.1:$port" NAME=openwop-distributed CPU_PIDS="$pids" CPU_POSTGRES=1 CPU_KAFKA=1 \
+        WOP_URL="http://127.0.0.1:$port" NAME=openwop-distributed CPU_PIDS="$pids" CPU_POSTGRES=1 CPU_KAFKA=1 COUNT_DIR="$count_dir" \
           "$@" || rc=$?
       fi
       bash tools/stack/stack.sh down >>"$BENCH_WORK/stack.log" 2>&1 || true

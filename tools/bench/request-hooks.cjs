@@ -1,7 +1,7 @@
 /**
  * Hooks for the `--require` preloads of the bench tools (`count-requests.cjs`, `timeline.cjs`):
- * `on.kafka(apiName)` runs as each kafkajs request of the app leaves and `on.pg(text)` as each
- * node-postgres statement does; a function either returns is called when the request is answered.
+ * `on.kafka(apiName)` runs as each kafkajs request of the app leaves and `on.pg(text, client)` as each
+ * node-postgres statement does (the client that sends it: one session); a function either returns is called when the request is answered.
  * The packages are the app's own (resolved from the working directory the app runs in).
  */
 function hookRequests(on) {
@@ -19,7 +19,7 @@ function hookRequests(on) {
   const { Client } = require(require.resolve('pg', fromApp));
   const query = Client.prototype.query;
   Client.prototype.query = function (q, ...rest) {
-    const answered = on.pg(typeof q === 'string' ? q : (q?.text ?? '?'));
+    const answered = on.pg(typeof q === 'string' ? q : (q?.text ?? '?'), this);
     if (!answered) return query.call(this, q, ...rest);
     // TypeORM passes a callback; a query object can carry one; otherwise pg returns a promise.
     const callback = rest.findIndex((x) => typeof x === 'function');
