@@ -63,6 +63,22 @@ describe('escalation on the interrupt timer', () => {
     ]);
   });
 
+  it('a gate the timer gets to after its whole chain fell due fires every step, in order, each once, before the default', async () => {
+    // The open came 10 s after the request (say the instance owning its partition was killed): the
+    // reminder (300 ms), the reassignment (600 ms) and the deadline (900 ms) are all overdue at once.
+    await open('late', { requestedAt: new Date(Date.now() - 10_000).toISOString() });
+    await waitFor(() => commandsOf('late').some((c) => c.type === 'run.resume'), { timeoutMs: 10_000, what: 'the default action' });
+    await waitFor(() => facts.filter((f) => f.runId === 'late').length >= 2, { what: 'the audit facts' });
+    expect(stepsOf('late')).toEqual(['interrupt.reminded', 'interrupt.reassigned', 'run.resume']);
+    expect(commandsOf('late').map((c) => c.id)).toEqual(['escalate:late:gate:0:0', 'escalate:late:gate:0:1', 'resume:late:gate:0']);
+    expect(commandsOf('late')[1]).toMatchObject({ data: { payload: { step: 1, approvers: ['lead'], previousApprovers: ['alice'] } } });
+    expect(await stateOf('late:gate:0')).toMatchObject({ status: 'expired', escalated: 2, interrupt: { data: { approversList: ['lead'] } } });
+    expect(facts.filter((f) => f.runId === 'late').map((f) => [f.action, f.route])).toEqual([
+      ['reassign', 'escalation'],
+      ['expire', 'escalation'],
+    ]);
+  });
+
   it('an answer before a step cancels the rest of the schedule', async () => {
     await open('answered', { timeoutMs: 60_000 });
     await waitFor(() => stepsOf('answered').includes('interrupt.reminded'), { timeoutMs: 10_000, what: 'the reminder' });

@@ -93,7 +93,8 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
    */
   async tick(): Promise<number> {
     if (!(await this.anythingDue(this.clock.now()))) return 0;
-    // Escalation steps first: a step due before the deadline is decided before the expiry.
+    // Escalation steps first: every step due is decided, in order, before the expiry; the expiry
+    // itself decides any still due (a row that became due between the passes) before its default.
     const escalated = await this.fireDue('escalation_due_at', (m, state, now) =>
       this.escalator.escalate(
         m,

@@ -55,7 +55,8 @@ export interface ExpireInterrupt {
 
 /**
  * The durable timer reached step `step` of the interrupt's escalation policy (a reminder or a
- * reassignment, ADR 0034). Decided once: only the next undone step, and only once it is due.
+ * reassignment, ADR 0034). Decided once: only when `step` is the next undone step, and then that
+ * step and every later one already due, in order, each its own event.
  */
 export interface EscalateInterrupt {
   readonly type: 'EscalateInterrupt';

@@ -1,7 +1,7 @@
 import { assertNever, instantAfter, type Decider } from '@openwop/kernel';
-import { readApprovalGate } from './approval/approval-gate';
 import { resolveApproval } from './approval/approval.resolution';
-import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy } from './escalation/escalation.policy';
+import { dueEscalationEvents } from './escalation/escalation.decision';
+import { nextEscalationStep, openedAtMs, readEscalationPolicy } from './escalation/escalation.policy';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
 import { assertEligibleApprover } from './approver-eligibility';
@@ -167,46 +167,28 @@ function assertMatches(schema: unknown, value: unknown, name: string): void {
     throw new InvalidResumeValue(`resumeValue does not match the interrupt ${name}`, violations);
 }
 
-/** A deadline only ends a pending interrupt; a stale timer on a decided one is a no-op. */
+/**
+ * A deadline only ends a pending interrupt; a stale timer on a decided one is a no-op. The timeout is
+ * the escalation's last step (ADR 0034): every step due by now that is not done yet is decided
+ * first, in order, each its own event, so an expiry that comes late (the timer was down past the
+ * whole chain) never skips one.
+ */
 function expire(command: ExpireInterrupt, state: InterruptState): InterruptEvent[] {
   if (state.status !== 'pending' || state.interrupt.interruptId !== command.interruptId) return [];
-  return [{ type: 'interrupt.expired', data: { expiredAt: command.context.now } }];
+  const { now } = command.context;
+  return [...dueEscalationEvents(state, now), { type: 'interrupt.expired', data: { expiredAt: now } }];
 }
 
 /**
- * One escalation step (ADR 0034), decided once: only on a pending interrupt, only the next undone
- * step (`escalated`), only once it is due. A stale or early timer decides nothing.
+ * Escalation (ADR 0034), each step decided once: only on a pending interrupt, only from the next
+ * undone step (`escalated`, which the command names), only once it is due. Every step due by now
+ * is decided, in order, each its own event: a timer that gets to the interrupt late fires the whole
+ * overdue part of the chain. A stale, duplicate or early timer decides nothing.
  */
 function escalate(command: EscalateInterrupt, state: InterruptState): InterruptEvent[] {
   if (state.status !== 'pending' || state.interrupt.interruptId !== command.interruptId) return [];
-  const { context } = command;
-  const { interrupt } = state;
-  const openedAt = openedAtMs(interrupt.requestedAt, context.now);
-  const due = nextEscalationStep(readEscalationPolicy(interrupt.data), openedAt, state.escalated ?? 0);
-  if (!due || due.index !== command.step || !isDue(due.dueAt, context.now)) return [];
-  const ageMs = Math.max(0, Date.parse(context.now) - openedAt);
-  const current = readApprovalGate(interrupt.data).approversList;
-  if (due.step.kind === 'remind') {
-    return [
-      {
-        type: 'interrupt.reminded',
-        data: { step: due.index, ageMs, ...(current !== undefined ? { approvers: [...current] } : {}), remindedAt: context.now },
-      },
-    ];
-  }
-  const previous = current;
-  return [
-    {
-      type: 'interrupt.reassigned',
-      data: {
-        step: due.index,
-        ageMs,
-        approvers: [...due.step.approvers],
-        ...(previous !== undefined ? { previousApprovers: [...previous] } : {}),
-        reassignedAt: context.now,
-      },
-    },
-  ];
+  if ((state.escalated ?? 0) !== command.step) return [];
+  return dueEscalationEvents(state, command.context.now);
 }
 
 /** The due time of the interrupt's next escalation step, while it is pending; undefined otherwise. */

@@ -12,6 +12,7 @@ import { appendToOutbox } from '@openwop/platform-db';
 import { expireFact } from '../common/audit-facts.outbox';
 import { contextOf } from '../common/command-reply.util';
 import { resumeMessages, type Cause } from '../common/engine-commands.outbox';
+import { escalationStepMessages } from '../common/escalation-steps.outbox';
 import { InterruptRepository } from '../common/interrupt.repository';
 import { interruptEnded } from '../common/interrupt.telemetry';
 import { ConversationGate } from '../converse/conversation.gate';
@@ -25,7 +26,9 @@ export interface ExpireInterruptResult {
 /**
  * `interrupt.expire`: a pending interrupt past its deadline ends with outcome `timeout` and the
  * engine gets `run.resume` (an approval gate then resolves rejected, fail closed); anything else
- * is a no-op. Used by the command topic and by the durable timer, on rows the caller locked.
+ * is a no-op. The escalation steps not done yet (a timer that got there late) are decided first, in
+ * the same transaction, and their messages precede the resume (ADR 0034). Used by the command topic
+ * and by the durable timer, on rows the caller locked.
  */
 @Injectable()
 export class ExpireInterruptHandler {
@@ -71,6 +74,8 @@ export class ExpireInterruptHandler {
     await this.interrupts.save(manager, next);
     interruptEnded(next.interrupt, 'timeout', context.now);
     await appendToOutbox(manager, [
+      // The escalation steps still due, each once and in order, before the default (ADR 0034).
+      ...escalationStepMessages(state.interrupt, events, context.principal, context.now, cause),
       ...closing,
       ...resumeMessages(next, cause),
       expireFact(next.interrupt, context.principal, context.now),

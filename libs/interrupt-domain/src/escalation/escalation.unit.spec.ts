@@ -100,6 +100,53 @@ describe('interrupt decider: escalation', () => {
     expect(escalationDueAt(fold([gate(), ...resolved]))).toBeUndefined();
   });
 
+  describe('a timer that gets to the gate late (down past the whole chain, or the gate opened late)', () => {
+    // A reminder at 3 s, a reassignment at 6 s, a second reminder at 7 s and the default at 9 s: all
+    // overdue when the timer gets to the row at 10 s.
+    const chain = { reminders: [{ afterMs: 3000 }, { afterMs: 7000 }], reassign: { afterMs: 6000, approvers: ['lead'] }, defaultAction: 'reject' };
+    const lateGate = () =>
+      opened('approval', approvalData({ approversList: ['alice'], escalation: chain }), { timeoutMs: 9000, deadlineAt: at(9000) });
+    const expireAt = (nowMs: number) =>
+      ({ type: 'ExpireInterrupt', interruptId: 'r1:gate:0', context: ctx('system:interrupt-timer', { now: at(nowMs) }) }) as const;
+    const chainEvents = [
+      { type: 'interrupt.reminded', data: { step: 0, ageMs: 10_000, approvers: ['alice'], remindedAt: at(10_000) } },
+      { type: 'interrupt.reassigned', data: { step: 1, ageMs: 10_000, approvers: ['lead'], previousApprovers: ['alice'], reassignedAt: at(10_000) } },
+      // After the reassignment, the reminder names the new approvers.
+      { type: 'interrupt.reminded', data: { step: 2, ageMs: 10_000, approvers: ['lead'], remindedAt: at(10_000) } },
+    ];
+
+    it('the expiry decides every overdue step, in order, each its own event, before the default', () => {
+      const events = given(lateGate()).when(expireAt(10_000)).events();
+      expect(events).toEqual([...chainEvents, { type: 'interrupt.expired', data: { expiredAt: at(10_000) } }]);
+      expect(fold([lateGate(), ...events])).toMatchObject({ status: 'expired', escalated: 3, interrupt: { data: { approversList: ['lead'] } } });
+    });
+
+    it('the escalation pass decides every overdue step from the next undone one; then the expiry decides only the default', () => {
+      const steps = given(lateGate()).when(escalate(0, 10_000)).events();
+      expect(steps).toEqual(chainEvents);
+      expect(escalationDueAt(fold([lateGate(), ...steps]))).toBeUndefined();
+      given(lateGate(), ...steps).when(expireAt(10_000)).then([{ type: 'interrupt.expired', data: { expiredAt: at(10_000) } }]);
+    });
+
+    it('a step already done is never decided again (a restart mid-chain), and a stale step number decides nothing', () => {
+      const first = given(lateGate()).when(escalate(0, 3500)).events();
+      expect(first).toEqual([{ type: 'interrupt.reminded', data: { step: 0, ageMs: 3500, approvers: ['alice'], remindedAt: at(3500) } }]);
+      // A duplicate of the first step's command, late: step 0 is done, so nothing.
+      given(lateGate(), ...first).when(escalate(0, 10_000)).then([]);
+      const rest = given(lateGate(), ...first).when(expireAt(10_000)).events();
+      expect(rest.map((e) => [e.type, 'step' in e.data ? e.data.step : undefined])).toEqual([
+        ['interrupt.reassigned', 1],
+        ['interrupt.reminded', 2],
+        ['interrupt.expired', undefined],
+      ]);
+    });
+
+    it('only the steps due by now: an expiry before a step is due leaves that step out', () => {
+      const events = given(lateGate()).when(expireAt(6500)).events();
+      expect(events.map((e) => e.type)).toEqual(['interrupt.reminded', 'interrupt.reassigned', 'interrupt.expired']);
+    });
+  });
+
   it('the due time follows the steps done, and is absent for a gate without a policy', () => {
     expect(escalationDueAt(fold([gate()]))).toBe(at(2000));
     const reminded = given(gate()).when(escalate(0, 2000)).events();
