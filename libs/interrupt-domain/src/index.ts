@@ -47,6 +47,7 @@ export {
   InterruptCancelled,
   InterruptGone,
   BearerResolutionRequired,
+  QuorumVoteNeedsPrincipal,
   InvalidResumeValue,
   CorrelationMismatch,
   InterruptClaimed,

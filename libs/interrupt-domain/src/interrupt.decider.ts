@@ -139,7 +139,7 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
   const { context } = command;
   if (command.via === 'token' && requiresBearer(interrupt)) throw new BearerResolutionRequired(interrupt.interruptId);
   assertEligibleApprover(interrupt, context);
-  if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context);
+  if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context, command.via);
   const submitted = command.resumeValue === undefined ? null : command.resumeValue;
   if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, submitted);
   const resumeValue = interrupt.kind === 'external-event' ? checkExternalEvent(interrupt, submitted) : submitted;

@@ -57,6 +57,22 @@ export class BearerResolutionRequired extends DomainError {
   }
 }
 
+/**
+ * A vote through a signed link (the token route, the page behind it) on a gate that needs more than
+ * one approver: a link is a bearer credential that names no person, so its vote cannot be one of the
+ * distinct principals a quorum counts (ADR 0005). Whoever holds the link votes with their own
+ * credential on the run-scoped route instead, where the vote is theirs and counts once.
+ */
+export class QuorumVoteNeedsPrincipal extends DomainError {
+  constructor(interruptId: string, requiredApprovals: number) {
+    super(
+      'forbidden',
+      `Interrupt ${interruptId} needs ${requiredApprovals} distinct approvers, and a signed link names no approver, so it cannot vote on it. Vote as yourself: POST /v1/runs/{runId}/interrupts/{nodeId} with your own API key (Authorization: Bearer).`,
+      { interruptId, requiredApprovals, reason: 'quorum_vote_requires_principal' },
+    );
+  }
+}
+
 /** The resume value breaks the interrupt's rules; nothing is recorded and the interrupt stays pending. */
 export class InvalidResumeValue extends DomainError {
   constructor(

@@ -1,6 +1,6 @@
 import type { ApprovalResume } from '@openwop/contracts';
-import type { CommandContext } from '../interrupt.commands';
-import { InvalidResumeValue } from '../interrupt.errors';
+import type { CommandContext, ResolveInterrupt } from '../interrupt.commands';
+import { InvalidResumeValue, QuorumVoteNeedsPrincipal } from '../interrupt.errors';
 import type { ApprovalVote, InterruptEvent } from '../interrupt.events';
 import type { PendingInterrupt } from '../interrupt.state';
 import { schemaViolations } from '../json-schema.validator';
@@ -17,15 +17,24 @@ export type ApprovalGateResume = ApprovalResume & { readonly votes?: readonly Om
  * a vote either waits for quorum or closes the gate with the closing vote as the resume value.
  * `resumeSchema` checks what the approver submitted (normalized, before the host stamps
  * `decidedBy`/`decidedAt`/`votes`: the spec's resume layer).
- * @throws {@link InvalidResumeValue}
+ *
+ * One person counts once (ADR 0005): on a quorum gate (`requiredApprovals > 1`) every vote is a
+ * principal's, whatever the route (`via`), and a principal votes once. A signed link names no person,
+ * so a vote through it on a quorum gate is refused ({@link QuorumVoteNeedsPrincipal}); this is the one
+ * place every route's vote passes, so no route can count one person twice.
+ * @throws {@link InvalidResumeValue}, {@link QuorumVoteNeedsPrincipal}
  */
 export function resolveApproval(
   state: PendingInterrupt,
   value: unknown,
   context: CommandContext,
+  via?: ResolveInterrupt['via'],
 ): InterruptEvent[] {
   const gate = readApprovalGate(state.interrupt.data);
   const submission = parseApprovalSubmission(value, gate);
+  if (submission.action !== 'ask' && gate.requiredApprovals > 1 && !namesAPerson(via)) {
+    throw new QuorumVoteNeedsPrincipal(state.interrupt.interruptId, gate.requiredApprovals);
+  }
   const { principal, now } = context;
   if (submission.decidedBy !== undefined && submission.decidedBy !== principal) {
     throw InvalidResumeValue.at(
@@ -72,4 +81,13 @@ export function resolveApproval(
     recorded,
     { type: 'interrupt.resolved', data: { resumeValue, resolvedBy: principal, resolvedAt: now } },
   ];
+}
+
+/**
+ * Whether a resolve through `via` is attributed to a person: every route but a signed link carries
+ * the authenticated principal (the API key's, also for bulk and the legacy route; an agent's own).
+ * A link's principal is `token:<kid>`, the key that signed it, the same for everyone holding a link.
+ */
+function namesAPerson(via: ResolveInterrupt['via']): boolean {
+  return via !== 'token';
 }

@@ -311,6 +311,87 @@ describe('approval gate', () => {
       expect(error.message).toMatch(/already voted/);
     });
 
+    describe('one person counts once, whatever the route', () => {
+      const viaLink = (value: unknown) => resolveWith(value, 'token:k-1', { via: 'token' });
+
+      it.each([
+        ['accept', { action: 'accept' }],
+        ['reject', { action: 'reject' }],
+        ['a legacy decision', { decision: 'approved' }],
+      ])('refuses a signed-link %s on a quorum gate with 403 forbidden, and records nothing', (_, value) => {
+        const error = given(gate({ requiredApprovals: 2 }))
+          .when(viaLink(value))
+          .thenRefuses('forbidden', {
+            interruptId: 'r1:gate:0',
+            requiredApprovals: 2,
+            reason: 'quorum_vote_requires_principal',
+          });
+        expect(error.message).toMatch(/own API key/);
+      });
+
+      it('the attack: an API vote, then a link vote, leaves the gate pending with one vote; a second principal closes it', () => {
+        const start = gate({ requiredApprovals: 2 });
+        const afterApi = [
+          start,
+          ...given(start)
+            .when(resolveWith({ action: 'accept' }, 'alice', { via: 'api' }))
+            .events(),
+        ];
+        given(...afterApi)
+          .when(viaLink({ action: 'accept' }))
+          .thenRefuses('forbidden');
+        const still = given(...afterApi).state;
+        expect(still).toMatchObject({ status: 'pending', notes: [{ decidedBy: 'alice' }] });
+        expect(
+          given(...afterApi)
+            .when(resolveWith({ action: 'accept' }, 'bob', { via: 'api' }))
+            .next(),
+        ).toMatchObject({ status: 'resolved', resolvedBy: 'bob' });
+      });
+
+      it('refuses a link vote on an attested quorum gate too (a link attests for nobody)', () => {
+        given(gate({ requiredApprovals: 2, voterAttribution: 'attested' }))
+          .when(viaLink({ action: 'accept', voter: 'carol' }))
+          .thenRefuses('forbidden');
+      });
+
+      it('refuses a link vote under majority as under single-veto', () => {
+        given(gate({ requiredApprovals: 3, rejectionPolicy: 'majority' }))
+          .when(viaLink({ action: 'reject' }))
+          .thenRefuses('forbidden');
+      });
+
+      it('a link may still ask on a quorum gate (a question is not a vote), and still answers a single-approver gate', () => {
+        expect(
+          given(gate({ requiredApprovals: 2 }))
+            .when(viaLink({ action: 'ask', question: 'Which draft?' }))
+            .next().status,
+        ).toBe('pending');
+        expect(
+          given(gate())
+            .when(viaLink({ action: 'accept' }))
+            .next(),
+        ).toMatchObject({ status: 'resolved', resolvedBy: 'token:k-1' });
+      });
+
+      it.each(['api', 'legacy-approvals', undefined] as const)(
+        'a principal counts once across routes: a vote via %s after one via api is "already voted"',
+        (via) => {
+          const start = gate({ requiredApprovals: 2 });
+          const events = [
+            start,
+            ...given(start)
+              .when(resolveWith({ action: 'accept' }, 'alice', { via: 'api' }))
+              .events(),
+          ];
+          const error = given(...events)
+            .when(resolveWith({ action: 'accept' }, 'alice', via ? { via } : {}))
+            .thenRefuses('validation_error');
+          expect(error.message).toMatch(/already voted/);
+        },
+      );
+    });
+
     it('single-veto (default): one reject closes the gate rejected', () => {
       const [a, b] = votes(
         gate({ requiredApprovals: 3 }),
