@@ -9,7 +9,9 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // at its 6 s timeout logs interrupt.reminded, interrupt.reassigned and the timeout's resolution in
 // that order, each once, even when every process holding the interrupt timer is killed -9 between
 // steps; an allow-listed loopback webhook receives the reminder; an answer before a step cancels
-// the rest; a bad policy is refused at registration with the path of each problem.
+// the rest; a bad policy is refused at registration with the path of each problem. A timer that is
+// down past the whole chain (issue 29 item 6) still fires every step, in order, each once, before
+// the default.
 
 interface Answer {
   readonly status: number;
@@ -297,4 +299,93 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
       'interrupt.resolved',
     ]);
   }, 90_000);
+  it('a timer down past the whole chain fires every step, in order, each once, before the default', async () => {
+    // The new approver is told too: a second hook hears the reassignment.
+    const hook = await call(gw(), 'POST', '/v1/webhooks', {
+      url: `http://127.0.0.1:${receiver.port}/reassigned`,
+      events: ['interrupt.reassigned'],
+    });
+    expect(hook.status).toBe(201);
+    const holder = mode === 'embedded' ? 'embedded' : 'interrupt';
+    const killHolders = async () => {
+      const victims = hut.host.processes.filter((p) => p.name === holder);
+      expect(victims.length).toBeGreaterThan(0);
+      for (const v of victims) {
+        await v.kill('SIGKILL');
+        hut.host.processes.splice(hut.host.processes.indexOf(v), 1);
+      }
+      return victims.length;
+    };
+    let killed: number;
+    let runId: string;
+    if (mode === 'distributed') {
+      // The fault run's case: every interrupt instance is gone when the gate is requested, so it
+      // opens only once they are back, with its whole chain and its deadline already due.
+      killed = await killHolders();
+      runId = await startRun();
+    } else {
+      // One process holds everything: the gate opens, then the timer dies with it.
+      runId = await startRun();
+      await waitFor(
+        async () =>
+          (await query(hut.db.url, `SELECT 1 FROM interrupts WHERE run_id = $1 AND status = 'pending'`, [runId])).length > 0
+            ? true
+            : undefined,
+        { timeoutMs: 30_000, what: 'the gate open' },
+      );
+      killed = await killHolders();
+    }
+    const [requested] = await waitFor(
+      async () => {
+        const rows = await query<{ at: string }>(
+          hut.db.url,
+          `SELECT doc->>'timestamp' AS at FROM run_events WHERE run_id = $1 AND type = 'interrupt.requested'`,
+          [runId],
+        );
+        return rows.length > 0 ? rows : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the gate requested' },
+    );
+    // Nobody runs the timer while the reminder (2 s), the reassignment (4 s) and the deadline (6 s) fall due.
+    const allDue = Date.parse(requested!.at) + 6_000 + 500;
+    await waitFor(() => (Date.now() > allDue ? true : undefined), { timeoutMs: 15_000, what: 'the whole chain to fall due' });
+    for (let i = 0; i < killed; i++) await hut.host.restart(holder);
+
+    await waitFor(async () => ((await statusOf(runId)) === 'failed' ? true : undefined), {
+      timeoutMs: 60_000,
+      what: `run ${runId} ended by the default reject`,
+    });
+    const log = await waitFor(
+      async () => {
+        const events = await logOf(runId);
+        return events.some((e) => e.type === 'run.failed') ? events : undefined;
+      },
+      { what: 'the run log up to run.failed' },
+    );
+    // Every step once, in order, before the timeout's resolution: none skipped because it came late.
+    const steps = log.filter((e) => STEP_TYPES.includes(e.type));
+    expect(steps.map((e) => e.type)).toEqual(STEP_TYPES);
+    expect(steps[0]!.payload).toMatchObject({ step: 0, approvers: ['alice'] });
+    expect(steps[1]!.payload).toMatchObject({ step: 1, approvers: ['lead'], previousApprovers: ['alice'] });
+    expect(steps[2]!.payload).toMatchObject({ action: 'timeout', reason: 'timeout' });
+    const audit = await waitFor(
+      async () => {
+        const rows = await query<{ action: string; route: string }>(
+          hut.db.url,
+          `SELECT record->>'action' AS action, record->>'route' AS route FROM audit_records WHERE record->>'runId' = $1 ORDER BY seq`,
+          [runId],
+        );
+        return rows.length >= 2 ? rows : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the audit records of the escalation' },
+    );
+    expect(audit).toEqual([
+      { action: 'reassign', route: 'escalation' },
+      { action: 'expire', route: 'escalation' },
+    ]);
+    // Both webhooks heard their step of this run once: whoever may answer was reminded, the new approver told.
+    const heard = () => receiver.bodies.filter((b) => b.runId === runId).map((b) => b.event.type);
+    await waitFor(() => (heard().length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'both steps delivered' });
+    expect(heard().sort()).toEqual(['interrupt.reassigned', 'interrupt.reminded']);
+  }, 150_000);
 });
