@@ -47,7 +47,7 @@ bench_init "$work"
 modes="${MODES:-embedded oneproc distributed}"
 
 # The broker is a JVM: started cold, its CPU per request is several times its steady cost until the
-# JIT has compiled its hot paths (docs/performance.md, round 11). A production broker is warm, so
+# JIT has compiled its hot paths (docs/performance-log.md, round 11). A production broker is warm, so
 # the local broker is started once, right before the first row that uses it (the distributed row or
 # the floor), and warmed by one unmeasured floor run (BROKER_WARMUP=0 skips the warm-up); the rows
 # after it find it warm. It is stopped before the peers run (they do not use it).

@@ -6,12 +6,12 @@
  *     messages in flight;
  *  2. one decision-shaped Postgres transaction (BEGIN with a `SELECT … FOR UPDATE`, an UPDATE, an
  *     INSERT, COMMIT, fsync on), CONC at a time over CONC connections, in one client process.
- * A HITL cycle of the five-service stack needs a known number of each (docs/performance.md), so the
+ * A HITL cycle of the five-service stack needs a known number of each (docs/performance-log.md), so the
  * two figures give the floor its CPU per cycle cannot go below, whatever the services do.
  * Env: KAFKA_BROKERS (default 127.0.0.1:9092), DATABASE_URL (default the local Postgres, database
  * postgres), HOPS (default 3), CONC (default 20), MESSAGES (default 3000), TRANSACTIONS (default 3000),
  * HOPS_PER_CYCLE (9.4) and TX_PER_CYCLE (10.5): what one HITL cycle of the distributed stack needs,
- * counted at c20 with count-requests.cjs (docs/performance.md, round 4).
+ * counted at c20 with count-requests.cjs (docs/performance-log.md, round 4).
  * Prints one line per part and a `floor:` line whose cpu_ms_per_cycle is
  * HOPS_PER_CYCLE × ms_per_hop + TX_PER_CYCLE × ms_per_tx. Linux only (CPU from /proc).
  */

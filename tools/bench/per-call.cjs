@@ -9,7 +9,7 @@
  *                                                  through ds.query (a pool checkout each), the pg
  *                                                  pool's query, and a held runner (a transaction's path)
  * `query` needs DATABASE_URL (a database it may use; default postgres://postgres@127.0.0.1:5432/postgres).
- * Env ITER (assert, default 10000), NQ (query, default 8000). Round 11 of docs/performance.md.
+ * Env ITER (assert, default 10000), NQ (query, default 8000). Round 11 of docs/performance-log.md.
  */
 const path = require('node:path');
 const [what, treeArg] = process.argv.slice(2);

@@ -43,7 +43,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
       fromBeginning: true,
       // Off every request's path: gathering a fetch's messages for a moment makes a batch (one
       // statement) of many cycles' events, so the notifier costs next to nothing per cycle while
-      // no subscription matches (docs/performance.md, round 8).
+      // no subscription matches (docs/performance-log.md, round 8).
       gatherMs: NOTIFIER_GATHER_MS,
       // An outage of any length delays the deliveries; a dead-lettered event would lose its
       // webhooks (transient failures: the bus's `isTransientFailure`).

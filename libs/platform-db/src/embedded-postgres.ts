@@ -18,7 +18,7 @@ export interface EmbeddedPostgres {
  * Starts PGlite (on disk at `dataDir`, or in memory when `dataDir` is undefined) and gives
  * node-postgres a connection to it in this process ({@link PgliteConnection}): no socket server,
  * no loopback writes, one PGlite call per statement. A transaction measured 614 µs through PGlite's
- * socket server and 393 µs in process (docs/performance.md, round 3).
+ * socket server and 393 µs in process (docs/performance-log.md, round 3).
  *
  * PGlite has one session: the pool has one client, and keeps it (no idle timeout). A folder on
  * disk is locked for this process first ({@link lockDataDir}): a second host started on the same

@@ -509,7 +509,7 @@ function withTrace(
  * bus's producer carries concurrent publishes in one request). Consecutive runs of one topic instead
  * would make rows that alternate topics (a timer batch: `run.resume`, its audit fact, the next
  * `run.resume`, …) one produce round trip each: 500 rows took 10–20 s to relay in a storm of
- * 99,000 expiries (docs/performance.md, round 11).
+ * 99,000 expiries (docs/performance-log.md, round 11).
  */
 function byTopic<R extends { readonly topic: string }>(rows: readonly R[]): R[][] {
   const groups = new Map<string, R[]>();

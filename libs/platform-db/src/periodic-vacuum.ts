@@ -23,7 +23,7 @@ export async function needsOwnVacuum(ds: DataSource, embedded: boolean): Promise
  *   while holding no row;
  * - the statistics never change, so the plans each connection cached for its prepared statements
  *   while the tables were empty (sequential scans) are never made again, and each statement reads
- *   the whole table (docs/performance.md, round 5). A vacuum updates the table's size in the
+ *   the whole table (docs/performance-log.md, round 5). A vacuum updates the table's size in the
  *   catalog, which makes every connection plan again.
  *
  * A pass is a database-wide `VACUUM` (unchanged pages cost a visibility-map check), then an
@@ -83,7 +83,7 @@ export class PeriodicVacuum {
    * analyze does (more than 50 rows + 10 % of the table): a `VACUUM` alone updates a table's size but
    * never its column statistics, so a table that grew from empty keeps the planner's defaults. The
    * inbox then sorted every pending interrupt of a tenant for each page (431 ms for 15,000 rows)
-   * instead of reading 51 entries of its index (docs/performance.md, round 10). "Changed" is
+   * instead of reading 51 entries of its index (docs/performance-log.md, round 10). "Changed" is
    * Postgres' count of modified rows where it keeps one (a server), and otherwise (PGlite keeps no
    * such count) a size that moved by that much since this process last analyzed the table.
    */

@@ -34,7 +34,7 @@ export function statementName(text: string, parameters: number): string | undefi
  * A node-postgres client class whose parametrized statements (`query(text, values)`, what TypeORM's
  * `query` sends) are named prepared statements: a connection parses and plans each text once, then
  * only binds and executes it. Measured on this machine: ~45 µs of Postgres CPU per statement instead
- * of 70–100 µs, and ~25 % less wall time per round trip (docs/performance.md, round 3).
+ * of 70–100 µs, and ~25 % less wall time per round trip (docs/performance-log.md, round 3).
  *
  * While `enabled()` is false statements stay unnamed: migrations run then, so no statement this
  * process prepared outlives a schema change it made. Statements list their columns, so a column

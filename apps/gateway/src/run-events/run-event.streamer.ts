@@ -33,7 +33,7 @@ const FALLBACK_MS = 500;
 /**
  * Re-read interval when no feed notice arrives while the feed is live (it lost no notice since
  * before the last read): only a bound on a notice lost in a way the feed cannot see. At 500 ms,
- * 64 idle streams re-read the store 128 times a second (docs/performance.md, round 11).
+ * 64 idle streams re-read the store 128 times a second (docs/performance-log.md, round 11).
  */
 const LIVE_FALLBACK_MS = 5_000;
 /** Events read per query while catching up. */

@@ -124,7 +124,7 @@ export class InterruptRepository {
    * first starts where the one before it ended: a storm expires its rows in place, and until a
    * vacuum their entries stay in the partial index, so a scan from its start would read every row
    * decided so far again (a claim of 200 took 20–190 ms once 60,000 had expired; round 11 of
-   * docs/performance.md). Rows left behind (locked by another instance) are the next tick's.
+   * docs/performance-log.md). Rows left behind (locked by another instance) are the next tick's.
    */
   async claimDueBatch(
     manager: EntityManager,

@@ -37,7 +37,7 @@ export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationSh
       topics: [Topics.auditFacts],
       fromBeginning: true,
       // No request waits on the chain: gathering a fetch's facts for a moment appends many
-      // decisions in one transaction (docs/performance.md, round 8).
+      // decisions in one transaction (docs/performance-log.md, round 8).
       gatherMs: AUDIT_GATHER_MS,
       // Each fact is a decision already taken: an outage of any length delays the chain, never
       // dead-letters a link of it (transient failures: the bus's `isTransientFailure`).

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The outbox by key, in id order: every decision asks whether older rows of its keys still wait
  * (`appendToOutbox`). Without it that check read the whole heap, dead rows included, so it slowed
- * with every message published since the table was last vacuumed (docs/performance.md, round 5).
+ * with every message published since the table was last vacuumed (docs/performance-log.md, round 5).
  */
 export class OutboxKeyIndex1700000000900 implements MigrationInterface {
   name = 'OutboxKeyIndex1700000000900';
