@@ -130,7 +130,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       // rebind.test is public when registered and loopback when delivered to (RFC 0093 §A.1).
       WEBHOOK_TEST_DNS: JSON.stringify({
         'rebind.test': { register: ['93.184.216.34'], deliver: ['127.0.0.1'] },
+        'internal.test': { register: ['10.1.2.3'] },
+        'bench.test': { register: ['93.184.216.34', '198.18.0.9'] },
       }),
+      WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT: '4',
       WEBHOOK_DELIVERY_TIMEOUT_MS: '2000',
       WEBHOOK_LEASE_MS: '3500',
       WEBHOOK_POLL_MS: '200',
@@ -305,6 +308,17 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       'https://localhost/',
       'https://metadata.google.internal/',
       'http://example.com/',
+      // IANA special-purpose ranges that are not globally reachable, in URL spellings.
+      'https://198.18.0.1/',
+      'https://0xc6.0x12.0.1/',
+      'https://192.0.2.1/',
+      'https://203.0.113.9/',
+      'https://100.64.0.1/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:8.8.8.8]/',
+      'https://[fec0::1]/',
+      'https://[2001:db8::1]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
     ]) {
       const reg = await register({ url, events: ['run.completed'] });
       expect({ url, status: reg.status, error: reg.json.error }).toEqual({
@@ -312,6 +326,18 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
         status: 400,
         error: 'webhook_url_rejected',
       });
+    }
+    // A name that resolves to a private address is refused without saying which address.
+    for (const host of ['internal.test', 'bench.test']) {
+      const reg = await register({ url: `https://${host}/hook`, events: ['run.completed'] });
+      expect(reg.status).toBe(400);
+      expect(reg.json).toEqual(
+        expect.objectContaining({
+          error: 'webhook_url_rejected',
+          details: { reason: 'denied_address', detail: `host ${host} is not a public address` },
+        }),
+      );
+      expect(JSON.stringify(reg.json)).not.toMatch(/10\.1\.2\.3|198\.18|private|benchmarking/);
     }
     expect((await register({ events: ['run.completed'] })).json.error).toBe('validation_error');
     expect((await register({ url: `http://127.0.0.1:${receiver.port}/x`, events: [] })).json.error).toBe(
@@ -356,7 +382,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       },
       { timeoutMs: 30_000, what: 'the rebinding delivery dead-lettered' },
     );
-    expect(dead.lastError).toMatch(/egress refused: address 127\.0\.0\.1 is loopback/);
+    // What the name resolved to is not the tenant's to learn, not even through a delivery's error.
+    expect(dead.lastError).toBe('egress refused: host rebind.test is not a public address');
     expect(dead.attempts).toBe(3);
     expect(receiver.at('/rebind')).toEqual([]);
     expect(receiver.connections).toBe(connectionsBefore);
@@ -385,6 +412,149 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     expect(receiver.connections).toBe(connectionsBefore);
     expect((await call(gw(), 'DELETE', `/v1/webhooks/${webhookId}`)).status).toBe(204);
   }, 90_000);
+
+  /** A registration with an `Idempotency-Key`, through the gateway at `gateway`. */
+  const registerKeyed = async (gateway: string, payload: unknown, idempotencyKey: string, apiKey: string) => {
+    const res = await fetch(`${gateway}/v1/webhooks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': idempotencyKey,
+      },
+      body: JSON.stringify(payload),
+    });
+    return {
+      status: res.status,
+      replay: res.headers.get('openwop-idempotent-replay'),
+      json: (await res.json()) as Record<string, unknown>,
+    };
+  };
+
+  it('a registration replayed under its Idempotency-Key answers without the secret, which no record holds', async () => {
+    const payload = { url: `http://127.0.0.1:${receiver.port}/keyed`, events: ['run.completed'] };
+    const idempotencyKey = `wh-${Date.now()}`;
+    const first = await registerKeyed(gw(), payload, idempotencyKey, TEST_KEYS.t1);
+    expect(first.status).toBe(201);
+    expect(first.replay).toBe('false');
+    const secret = first.json.secret as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+
+    // The stored answer: everything but the secret, nowhere in the table.
+    const stored = await query<{ response_status: number; response_body: string }>(
+      hut.db.url,
+      "SELECT response_status, response_body FROM idempotency_records WHERE endpoint = 'POST /v1/webhooks' AND state = 'completed'",
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.response_status).toBe(201);
+    const { secret: _shown, ...withoutSecret } = first.json;
+    expect(JSON.parse(stored[0]!.response_body)).toEqual(withoutSecret);
+    const anywhere = await query<{ n: string }>(
+      hut.db.url,
+      "SELECT count(*)::text AS n FROM idempotency_records WHERE position($1 in coalesce(response_body, '') || coalesce(response_headers::text, '')) > 0",
+      [secret],
+    );
+    expect(anywhere[0]!.n).toBe('0');
+
+    // Another key of the tenant, the same Idempotency-Key and body, on another gateway where there is one:
+    // the same status and body, the fingerprint, and no secret.
+    const other = hut.host.gateways[hut.host.gateways.length - 1]!;
+    for (const [gateway, apiKey] of [
+      [other, TEST_KEYS.t1b],
+      [gw(), TEST_KEYS.t1],
+    ] as const) {
+      const replayed = await registerKeyed(gateway, payload, idempotencyKey, apiKey);
+      expect(replayed.status).toBe(201);
+      expect(replayed.replay).toBe('true');
+      expect(replayed.json).toEqual(withoutSecret);
+      expect(replayed.json.secretFingerprint).toBe(first.json.secretFingerprint);
+      expect(JSON.stringify(replayed.json)).not.toContain(secret);
+    }
+    const subscriptions = await query<{ n: string }>(
+      hut.db.url,
+      'SELECT count(*)::text AS n FROM webhook_subscriptions WHERE url = $1',
+      [payload.url],
+    );
+    expect(subscriptions[0]!.n).toBe('1'); // replayed, not registered again
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${first.json.webhookId as string}`)).status).toBe(204);
+  }, 60_000);
+
+  it('caps the subscriptions of a tenant, advertised in discovery, exactly under concurrent registrations on every gateway', async () => {
+    const discovery = (await (await fetch(`${gw()}/.well-known/openwop`)).json()) as {
+      extensions: { limits: Record<string, number> };
+    };
+    expect(discovery.extensions.limits.maxWebhookSubscriptionsPerTenant).toBe(4);
+    const t2Count = async () =>
+      Number(
+        (
+          await query<{ n: string }>(
+            hut.db.url,
+            "SELECT count(*)::text AS n FROM webhook_subscriptions WHERE tenant = 't2'",
+          )
+        )[0]!.n,
+      );
+    expect(await t2Count()).toBe(0);
+    // t1 holds one: its subscriptions do not count against t2's cap.
+    const t1Own = await register({
+      url: `http://127.0.0.1:${receiver.port}/cap-t1`,
+      events: ['run.completed'],
+    });
+    expect(t1Own.status).toBe(201);
+
+    const gateways = hut.host.gateways;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        call(
+          gateways[i % gateways.length]!,
+          'POST',
+          '/v1/webhooks',
+          { url: `http://127.0.0.1:${receiver.port}/cap-${i}`, events: ['run.completed'] },
+          TEST_KEYS.t2,
+        ),
+      ),
+    );
+    const created = answers.filter((a) => a.status === 201);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(created).toHaveLength(4);
+    expect(refused).toHaveLength(8);
+    for (const r of refused) {
+      expect(r.status).toBe(422);
+      expect(r.json).toEqual(
+        expect.objectContaining({ error: 'webhook_limit_exceeded', details: { limit: 4, scope: 'tenant' } }),
+      );
+      expect(r.json.message).toEqual(expect.stringContaining('4 webhook subscriptions'));
+    }
+    expect(await t2Count()).toBe(4);
+
+    // Unregistering frees a place, which one registration then takes.
+    const freed = created[0]!.json.webhookId as string;
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${freed}`, undefined, TEST_KEYS.t2)).status).toBe(204);
+    const again = await call(
+      gw(),
+      'POST',
+      '/v1/webhooks',
+      { url: `http://127.0.0.1:${receiver.port}/cap-again`, events: ['run.completed'] },
+      TEST_KEYS.t2,
+    );
+    expect(again.status).toBe(201);
+    const past = await call(
+      gw(),
+      'POST',
+      '/v1/webhooks',
+      { url: `http://127.0.0.1:${receiver.port}/cap-past`, events: ['run.completed'] },
+      TEST_KEYS.t2,
+    );
+    expect(past.status).toBe(422);
+    expect(await t2Count()).toBe(4);
+
+    for (const id of [
+      ...created.slice(1).map((a) => a.json.webhookId as string),
+      again.json.webhookId as string,
+    ]) {
+      expect((await call(gw(), 'DELETE', `/v1/webhooks/${id}`, undefined, TEST_KEYS.t2)).status).toBe(204);
+    }
+    expect((await call(gw(), 'DELETE', `/v1/webhooks/${t1Own.json.webhookId as string}`)).status).toBe(204);
+  }, 60_000);
 
   it('a durable delivery outlives kill -9 of the notifier making it and arrives, deduplicated by (webhook, sequence)', async () => {
     receiver.hold('/durable');

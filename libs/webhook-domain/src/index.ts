@@ -18,6 +18,17 @@ export {
   type WebhookTarget,
 } from './egress-policy';
 export {
+  DENIED_IPV4_BLOCKS,
+  DENIED_IPV6_BLOCKS,
+  NAT64_WELL_KNOWN,
+  type DeniedBlock,
+} from './special-purpose-addresses';
+export {
+  DEFAULT_MAX_WEBHOOKS_PER_TENANT,
+  MAX_WEBHOOKS_PER_TENANT_ENV,
+  maxWebhooksPerTenant,
+} from './subscription-limit';
+export {
   deliveryIdOf,
   runTagsOf,
   subscriptionMatches,

@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   capability_required: 422,
   /** `POST /v1/runs/{runId}:fork` with a `fromSeq` the source's event log does not hold (replay.md §Endpoint). */
   sequence_not_found: 422,
+  /** `POST /v1/webhooks` past the tenant's cap (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`); `details.limit`, `details.scope`. */
+  webhook_limit_exceeded: 422,
   internal_error: 500,
   unavailable: 503,
 } as const satisfies Record<string, number>;

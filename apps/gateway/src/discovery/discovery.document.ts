@@ -12,6 +12,7 @@ import {
   type ConversationLimits,
 } from '@openwop/contracts';
 import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
+import { maxWebhooksPerTenant } from '@openwop/webhook-domain';
 import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
@@ -57,6 +58,7 @@ function specLimits(all: Record<string, number>): Record<string, number> {
 export function buildDiscoveryDocument(
   limits: ConversationLimits = conversationLimits(),
   routes: readonly GatewayRoute[] = GATEWAY_ROUTES,
+  maxWebhookSubscriptionsPerTenant: number = maxWebhooksPerTenant(),
 ): Record<string, unknown> {
   const conversation = {
     conversationPrimitive: limits.conversationPrimitive !== false,
@@ -65,7 +67,7 @@ export function buildDiscoveryDocument(
       maxParticipants: limits.maxParticipants,
     },
   };
-  const hostLimits = { ...advertisedLimits(), maxParticipants: limits.maxParticipants };
+  const hostLimits = { ...advertisedLimits(), maxParticipants: limits.maxParticipants, maxWebhookSubscriptionsPerTenant };
   const retentionSeconds = Math.floor(IDEMPOTENCY_RETENTION_MS / 1000);
   return {
     protocol: 'openwop',

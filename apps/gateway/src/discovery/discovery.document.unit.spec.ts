@@ -48,6 +48,12 @@ describe('discovery document conversation capabilities', () => {
     }
   });
 
+  it('advertises the per-tenant webhook cap it enforces under extensions.limits (100 unless configured)', () => {
+    const limitsOf = (doc: Record<string, unknown>) => (doc.extensions as { limits: Record<string, number> }).limits;
+    expect(limitsOf(buildDiscoveryDocument({ maxParticipants: 8 })).maxWebhookSubscriptionsPerTenant).toBe(100);
+    expect(limitsOf(buildDiscoveryDocument({ maxParticipants: 8 }, GATEWAY_ROUTES, 7)).maxWebhookSubscriptionsPerTenant).toBe(7);
+  });
+
   it('advertises the bulk decision cap of libs/contracts in extensions.limits, in bulkDecisions and in the OpenAPI document', () => {
     const extensions = buildDiscoveryDocument({ maxParticipants: 8 }).extensions as {
       limits: Record<string, number>;

@@ -466,13 +466,14 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     body: { required: true, schema: ref('RegisterWebhookRequest') },
     responses: {
       201: {
-        description: 'Registered.',
+        description:
+          'Registered. A replay under the same `Idempotency-Key` answers the same status and body without `secret` (`openwop-Idempotent-Replay: true`).',
         schema: {
           type: 'object',
-          required: ['webhookId', 'secret', 'secretFingerprint', 'signatureAlgorithm'],
+          required: ['webhookId', 'secretFingerprint', 'signatureAlgorithm'],
           properties: {
             webhookId: { type: 'string' },
-            secret: { type: 'string', description: '64 hex characters; shown only here.' },
+            secret: { type: 'string', description: '64 hex characters; shown only in the first answer, never in a replay.' },
             secretFingerprint: { type: 'string', description: 'First 8 hex of sha256(secret).' },
             signatureAlgorithm: { type: 'string', enum: ['v1'] },
             tenantId: { type: 'string' },
@@ -481,7 +482,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         },
       },
     },
-    errors: ['validation_error', 'webhook_url_rejected'],
+    errors: ['validation_error', 'webhook_url_rejected', 'webhook_limit_exceeded'],
   },
   {
     method: 'GET',

@@ -84,6 +84,17 @@ export function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/**
+ * The success body as the idempotency record keeps it: without the top-level `fields` a route
+ * shows once (`@ShownOnce`, shown-once.decorator.ts). Anything but an object is kept as it is.
+ */
+export function withoutShownOnce(body: unknown, fields: readonly string[]): unknown {
+  if (fields.length === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) if (!fields.includes(name)) kept[name] = value;
+  return kept;
+}
+
 /** Whether a failure status is retryable-class (RFC 0093 §C): recorded, never replayed. */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;

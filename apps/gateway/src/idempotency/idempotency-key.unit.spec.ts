@@ -6,6 +6,7 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
   requestDigest,
+  withoutShownOnce,
 } from './idempotency-key';
 
 describe('parseIdempotencyKey', () => {
@@ -101,5 +102,22 @@ describe('outcome classes', () => {
   it('leaves no record for a malformed request or an auth failure', () => {
     for (const status of [400, 401, 403]) expect(isUnrecordedStatus(status)).toBe(true);
     for (const status of [404, 409, 422, 503]) expect(isUnrecordedStatus(status)).toBe(false);
+  });
+});
+
+describe('withoutShownOnce', () => {
+  it('drops the fields a route shows once and keeps the rest as it was', () => {
+    const body = { webhookId: 'wh_1', secret: 'f'.repeat(64), secretFingerprint: 'a1b2c3d4', durable: false };
+    expect(withoutShownOnce(body, ['secret'])).toEqual({ webhookId: 'wh_1', secretFingerprint: 'a1b2c3d4', durable: false });
+    expect(JSON.stringify(withoutShownOnce(body, ['secret']))).not.toContain('f'.repeat(64));
+    expect(body.secret).toBe('f'.repeat(64)); // the first answer still carries it
+  });
+
+  it('keeps a body with nothing to drop, and anything that is not an object, unchanged', () => {
+    const body = { runId: 'r1' };
+    expect(withoutShownOnce(body, [])).toBe(body);
+    expect(withoutShownOnce(undefined, ['secret'])).toBeUndefined();
+    expect(withoutShownOnce([1, 2], ['secret'])).toEqual([1, 2]);
+    expect(withoutShownOnce('text', ['secret'])).toBe('text');
   });
 });

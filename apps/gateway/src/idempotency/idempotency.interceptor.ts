@@ -35,7 +35,9 @@ import {
   MUTATING_METHODS,
   parseIdempotencyKey,
   requestDigest,
+  withoutShownOnce,
 } from './idempotency-key';
+import { SHOWN_ONCE_FIELDS } from './shown-once.decorator';
 
 /** Response headers that belong to one delivery, not to the answer: never stored or replayed. */
 const UNREPLAYED_HEADERS: ReadonlySet<string> = new Set([
@@ -51,6 +53,12 @@ const UNREPLAYED_HEADERS: ReadonlySet<string> = new Set([
   IDEMPOTENT_REPLAY_HEADER.toLowerCase(),
 ]);
 
+/** How a route answers success: its status, and the body fields it shows once (`@ShownOnce`). */
+interface SuccessShape {
+  readonly status: number;
+  readonly shownOnce: readonly string[];
+}
+
 /** First and longest pause between two looks at a record another request is executing. */
 const POLL_FIRST_MS = 25;
 const POLL_MAX_MS = 250;
@@ -65,6 +73,8 @@ const POLL_MAX_MS = 250;
  * - the same key with another body or path gets `409 idempotency_key_mismatch`, no stored body;
  * - while the first is still executing, a duplicate waits for its answer, and past the wait gets
  *   `409 idempotency_in_flight` with `Retry-After`;
+ * - fields a route shows once (`@ShownOnce`, e.g. a webhook's generated secret) are never
+ *   written to the record: a replay answers the same status and body without them;
  * - retryable-class outcomes (`429`, `5xx`) are recorded, never replayed: a retry executes again;
  *   a malformed request (`400`) leaves no record at all; a malformed key is `400` before anything.
  * Routes served without an API key (signed-token resolution) are scoped by their path parameters
@@ -108,13 +118,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const successStatus =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
-    return from(this.execute(scope, digest, successStatus, req, res, next));
+    const shownOnce = this.reflector.get<readonly string[] | undefined>(SHOWN_ONCE_FIELDS, context.getHandler()) ?? [];
+    return from(this.execute(scope, digest, { status: successStatus, shownOnce }, req, res, next));
   }
 
   private async execute(
     scope: IdempotencyScope,
     digest: string,
-    successStatus: number,
+    success: SuccessShape,
     req: Request,
     res: Response,
     next: CallHandler,
@@ -125,7 +136,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const claim = await claimIdempotencyKey(this.dataSource, scope, digest, owner, this.leaseMs);
       switch (claim.kind) {
         case 'claimed':
-          return this.executeOnce(scope, owner, successStatus, req, res, next);
+          return this.executeOnce(scope, owner, success, req, res, next);
         case 'replay':
           return replay(claim.response, res);
         case 'mismatch':
@@ -151,7 +162,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async executeOnce(
     scope: IdempotencyScope,
     owner: string,
-    successStatus: number,
+    success: SuccessShape,
     req: Request,
     res: Response,
     next: CallHandler,
@@ -174,10 +185,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
       throw error;
     }
+    // What the route shows once (a generated secret) is never written to the record.
+    const kept = withoutShownOnce(body, success.shownOnce);
     await this.settle(scope, owner, 'completed', {
-      status: successStatus,
+      status: success.status,
       headers: replayableHeaders(res),
-      body: body === undefined ? '' : JSON.stringify(body),
+      body: kept === undefined ? '' : JSON.stringify(kept),
     });
     return body;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DATA_SOURCE } from '@openwop/platform-nest';
-import { returnedRows } from '@openwop/platform-db';
+import { returnedRows, transaction } from '@openwop/platform-db';
 import type { DataSource } from 'typeorm';
 
 /** A subscription as reads show it: never its secret, only the fingerprint. */
@@ -59,22 +59,40 @@ export const DELIVERY_STATUSES = ['pending', 'in_flight', 'delivered', 'failed',
 export class WebhookRepository {
   constructor(@Inject(DATA_SOURCE) private readonly ds: DataSource) {}
 
-  async insert(s: NewSubscription): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO webhook_subscriptions (webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, created_by)
-       VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9)`,
-      [
-        s.webhookId,
+  /**
+   * Inserts the subscription unless its tenant already holds `cap` of them; whether it was
+   * inserted. Race-free across gateway instances: a transaction-scoped advisory lock per tenant
+   * orders the tenant's registrations, and the insert itself is conditional on the count it sees
+   * (a statement that starts after the lock sees every registration committed before it), so two
+   * registrations of one tenant never both take the last place. Other tenants never wait.
+   */
+  async insertWithin(s: NewSubscription, cap: number): Promise<boolean> {
+    return transaction(this.ds, async (m) => {
+      await m.query("SELECT pg_advisory_xact_lock(hashtextextended('webhook_subscriptions:' || $1, 0))", [
         s.tenant,
-        s.url,
-        JSON.stringify(s.events),
-        JSON.stringify(s.tags),
-        s.sealedSecret,
-        s.secretFingerprint,
-        s.durable,
-        s.createdBy,
-      ],
-    );
+      ]);
+      const inserted = returnedRows(
+        await m.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
+          `INSERT INTO webhook_subscriptions (webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, created_by)
+           SELECT $1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9
+           WHERE (SELECT count(*) FROM webhook_subscriptions WHERE tenant = $2) < $10
+           RETURNING webhook_id`,
+          [
+            s.webhookId,
+            s.tenant,
+            s.url,
+            JSON.stringify(s.events),
+            JSON.stringify(s.tags),
+            s.sealedSecret,
+            s.secretFingerprint,
+            s.durable,
+            s.createdBy,
+            cap,
+          ],
+        ),
+      );
+      return inserted.length > 0;
+    });
   }
 
   /** Deletes the subscription (its deliveries with it); whether there was one in `tenant`. */

@@ -1,22 +1,31 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { newWebhookSecret, secretFingerprint, SIGNATURE_ALGORITHM } from '@openwop/webhook-domain';
+import {
+  maxWebhooksPerTenant,
+  newWebhookSecret,
+  secretFingerprint,
+  SIGNATURE_ALGORITHM,
+} from '@openwop/webhook-domain';
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
 import { createValidationPipe } from '../common/validation.pipe';
+import { ShownOnce } from '../idempotency/shown-once.decorator';
 import { RegisterWebhookRequestDto } from './register-webhook.request.dto';
 import { WebhookEgressCheck } from './webhook-egress.check';
 import { ListWebhooksQueryDto, UnregisterWebhookQueryDto } from './webhook-queries.dto';
 import { WebhookRepository, type WebhookView } from './webhook.repository';
 import { WebhookSecretSealer } from './webhook-secret.sealer';
 
-/** The answer of a registration: the only time the secret is shown. */
+/**
+ * The answer of a registration: the only time the secret is shown. A replay of the registration
+ * under its `Idempotency-Key` answers the same without `secret` (`@ShownOnce`).
+ */
 export interface RegisteredWebhook {
   readonly webhookId: string;
-  readonly secret: string;
+  readonly secret?: string;
   readonly secretFingerprint: string;
   readonly signatureAlgorithm: string;
   readonly tenantId: string;
@@ -26,12 +35,16 @@ export interface RegisteredWebhook {
 /**
  * Webhook subscriptions (webhooks.md): register, list, read, unregister, each in the caller's
  * tenant (`tenantId`, when given, must be the key's own: `403 forbidden` otherwise). The secret is
- * returned once, at registration; reads and logs name it by fingerprint.
+ * returned once, at registration; reads, logs and idempotent replays name it by fingerprint. A
+ * tenant holds at most `WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT` subscriptions (default 100;
+ * discovery `extensions.limits.maxWebhookSubscriptionsPerTenant`): past it, `422
+ * webhook_limit_exceeded`.
  */
 @ApiTags('webhooks')
 @Controller()
 export class WebhooksController {
   private readonly logger = new Logger('Webhooks');
+  private readonly cap = maxWebhooksPerTenant();
 
   constructor(
     private readonly webhooks: WebhookRepository,
@@ -42,9 +55,10 @@ export class WebhooksController {
   @Post('/v1/webhooks')
   @HttpCode(201)
   @RequireScope('webhooks:manage')
+  @ShownOnce('secret')
   @ApiCreatedResponse({
     description:
-      '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again.',
+      '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again: a replay under the same `Idempotency-Key` answers without it.',
   })
   async register(
     @Body(createValidationPipe()) body: RegisterWebhookRequestDto,
@@ -56,17 +70,27 @@ export class WebhooksController {
     const fingerprint = secretFingerprint(secret);
     const webhookId = `wh_${randomBytes(12).toString('hex')}`;
     const durable = body.durable === true;
-    await this.webhooks.insert({
-      webhookId,
-      tenant,
-      url: body.url,
-      events: [...new Set(body.events)],
-      tags: [...new Set(body.tags ?? [])],
-      sealedSecret: this.sealer.seal(secret, { webhookId, tenant }),
-      secretFingerprint: fingerprint,
-      durable,
-      createdBy: caller.principal,
-    });
+    const inserted = await this.webhooks.insertWithin(
+      {
+        webhookId,
+        tenant,
+        url: body.url,
+        events: [...new Set(body.events)],
+        tags: [...new Set(body.tags ?? [])],
+        sealedSecret: this.sealer.seal(secret, { webhookId, tenant }),
+        secretFingerprint: fingerprint,
+        durable,
+        createdBy: caller.principal,
+      },
+      this.cap,
+    );
+    if (!inserted) {
+      throw new ApiError(
+        'webhook_limit_exceeded',
+        `Tenant ${tenant} already holds ${this.cap} webhook subscriptions, the most this host allows; unregister one first.`,
+        { limit: this.cap, scope: 'tenant' },
+      );
+    }
     this.logger.log(
       `webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (secret ${fingerprint}, ${durable ? 'durable' : 'best effort'})`,
     );

@@ -19,6 +19,7 @@ import { InterruptEscalations1700000001700 } from './1700000001700-interrupt-esc
 import { WebhookDeliveryRetention1700000001800 } from './1700000001800-webhook-delivery-retention';
 import { EngineAgentTurns1700000001900 } from './1700000001900-engine-agent-turns';
 import { InterruptClaimExpiry1700000002010 } from './1700000002010-interrupt-claim-expiry';
+import { IdempotencyShownOnce1700000002120 } from './1700000002120-idempotency-shown-once';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   WebhookDeliveryRetention1700000001800,
   EngineAgentTurns1700000001900,
   InterruptClaimExpiry1700000002010,
+  IdempotencyShownOnce1700000002120,
 ];
