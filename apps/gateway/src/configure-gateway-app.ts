@@ -19,6 +19,11 @@ export interface GatewayAppOptions {
 /**
  * Applies the gateway's HTTP settings to an app that imports {@link GatewayModule}; both the
  * distributed `main.ts` and the embedded launcher call it before `listen`:
+ * - case-sensitive routing: `/v1/runs` is served, `/V1/RUNS` is not (400 outside a version root,
+ *   404 under it), so a route has one spelling and what the router matched is what a log records
+ *   (ADR 0015). Nest creates the Express router in `NestFactory.create`, before this runs, and the
+ *   router reads its flag when each route is registered (at `init`), so the flag is set on it here;
+ *   a route registered before that would keep the old rule, which throws;
  * - telemetry first (`observability/http-telemetry.middleware.ts`): each request's trace context,
  *   `http.server.request.duration` and one access log line, refused requests included;
  * - one intake for bodies (`common/body-intake.ts`), before any parser: a body in a media type
@@ -37,6 +42,7 @@ export interface GatewayAppOptions {
  */
 export function configureGatewayApp(app: NestExpressApplication, options: GatewayAppOptions = {}): NestExpressApplication {
   app.disable('x-powered-by');
+  routeCaseSensitively(app);
   app.use(httpTelemetry);
   app.use(refuseUnsupportedMediaTypes);
   // `json`/`text` are the parsers Nest would add; registered here (named `jsonParser`, so Nest adds
@@ -49,4 +55,17 @@ export function configureGatewayApp(app: NestExpressApplication, options: Gatewa
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   if (options.enableShutdownHooks) app.enableShutdownHooks();
   return app;
+}
+
+/** See {@link configureGatewayApp}: routes match case-sensitively. */
+function routeCaseSensitively(app: NestExpressApplication): void {
+  const express = app.getHttpAdapter().getInstance() as {
+    set(setting: string, value: boolean): void;
+    router: { caseSensitive?: boolean; stack: readonly { route?: unknown }[] };
+  };
+  if (express.router.stack.some((layer) => layer.route !== undefined)) {
+    throw new Error('configureGatewayApp must run before the routes are registered (before app.init/listen)');
+  }
+  express.set('case sensitive routing', true);
+  express.router.caseSensitive = true;
 }

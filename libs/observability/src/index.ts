@@ -2,7 +2,8 @@ export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attri
 export { appLogger, JsonLogger, RedactingConsoleLogger, logLine, redactConsole, routeProcessOutput } from './json.logger';
 export { HttpMetricName, recordHttpServerRequest, type HttpServerRequest } from './http.metrics';
 export { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
-export { REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
+export { isSecretName, REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
+export { pathOfRoute, routeLiterals, shapeOfUnmatchedPath } from './route-path';
 export {
   countConversationTurn,
   countDeadLetter,

@@ -6,7 +6,8 @@ const MIN_SECRET_LENGTH = 8;
 
 /**
  * The secret shapes redacted from any text that reaches a log line:
- * - a callback URL's token segment: `/v1/interrupts/<token>` (a route template `:token` stays);
+ * - a callback URL's token segment: `/v1/interrupts/<token>` (a route template `:token` and the
+ *   `*` of an unmatched path's shape stay);
  * - a signed resolution token anywhere: `base64url(canonical JSON payload).base64url(HMAC)`; the
  *   payload is a JSON object, so it starts `eyJ` (`{"`), also the payload part alone once long;
  * - an `Authorization` scheme value: `Bearer <key>`, `Basic <credentials>`;
@@ -15,7 +16,7 @@ const MIN_SECRET_LENGTH = 8;
  * - a credential in a query string (`?token=`, `&api_key=`, …).
  */
 const PATTERNS: readonly (readonly [RegExp, string])[] = [
-  [/(\/v1\/interrupts\/)(?!:)[^\s/?#"'<>\\`]+/g, `$1${REDACTED}`],
+  [/(\/v1\/interrupts\/)(?![:*])[^\s/?#"'<>\\`]+/g, `$1${REDACTED}`],
   [/\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?/g, REDACTED],
   [/\b(Bearer|Basic)(\s+)[^\s"',;]+/gi, `$1$2${REDACTED}`],
   [
@@ -31,6 +32,11 @@ const SECRET_FIELD =
   /^(?:(?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|password|secret|token|[a-z]*[-_]?(?:token|secret)|callback[-_]?url)$/i;
 
 const secrets = new Set<string>();
+
+/** Whether a field, header or route parameter named `name` holds a credential (`token`, `*secret`, `apiKey`, …). */
+export function isSecretName(name: string): boolean {
+  return SECRET_FIELD.test(name);
+}
 
 /**
  * Adds literal secrets (configured API keys, signing keys in their encodings) that are redacted

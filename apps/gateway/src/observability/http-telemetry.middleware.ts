@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
-import { recordHttpServerRequest, redactSecrets, tracingEnabled } from '@openwop/observability';
+import { recordHttpServerRequest, tracingEnabled } from '@openwop/observability';
 import type { NextFunction, Request, Response } from 'express';
+import { loggablePath, matchedRouteOf } from './loggable-path';
 
 const accessLog = new Logger('http');
 
@@ -21,19 +22,23 @@ const INVALID_TRACE_ID = '0'.repeat(32);
  *   under a span context that records nothing, so log lines still carry a `trace_id`. Either way
  *   the response's `traceparent` names it;
  * - on the answer: `http.server.request.duration` (method, matched route, status; never the path),
- *   the span's route, status and end, and one access log line (`method`, `route`, `path` with any
- *   token redacted, `status`, `duration_ms`, and the line's `trace_id`).
- * The route is the matched template (`POST /v1/runs/:runId/interrupts/:nodeId`), never ids.
+ *   the span's route, status and end, and one access log line (`method`, `route`, `path`, `status`,
+ *   `duration_ms`, and the line's `trace_id`).
+ * The route is the matched template (`POST /v1/runs/:runId/interrupts/:nodeId`), never ids. The
+ * path (log line and the span's `url.path`) is never the raw URL: {@link loggablePath} builds it
+ * from the match, the `:token` parameter `[redacted]`; before routing the span holds the path's
+ * shape (literal route words only), replaced by the matched path at the end.
  */
 export function httpTelemetry(req: Request, res: Response, next: NextFunction): void {
   const started = process.hrtime.bigint();
-  const path = redactSecrets(req.originalUrl.split('?')[0] ?? '/');
+  const unrouted = loggablePath(req);
   const parent = propagation.extract(context.active(), req.headers);
   const span = tracingEnabled()
     ? trace.getTracer('openwop').startSpan(
         req.method,
-        // The path may carry a bearer credential (`/v1/interrupts/{token}`): the trace backend gets it redacted.
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': path } },
+        // The path may carry a bearer credential (`/v1/interrupts/{token}`, in any spelling): the
+        // trace backend gets only its shape until the router has matched it.
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': unrouted } },
         parent,
       )
     : untracedSpan(req.headers.traceparent);
@@ -48,6 +53,8 @@ export function httpTelemetry(req: Request, res: Response, next: NextFunction): 
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const routePath = (req.route as { path?: unknown } | undefined)?.path;
     const route = typeof routePath === 'string' ? routePath : undefined;
+    const path = matchedRouteOf(req) !== undefined ? loggablePath(req) : unrouted;
+    span.setAttribute('url.path', path);
     // `finish` once the answer is written; `close` alone when the client went away first.
     const status = res.writableFinished ? res.statusCode : 499;
     if (route !== undefined) {

@@ -15,9 +15,24 @@ Logger.overrideLogger(json);
 
 const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiIsImtpZCI6ImsxIn0.' + 'Q'.repeat(43);
 
-/** Runs one request through the middleware; `route` is what Express matched, if anything. */
-async function served(method: string, originalUrl: string, route: string | undefined, statusCode: number, headers: Record<string, string> = {}) {
-  const req = { method, originalUrl, headers, protocol: 'http', route: undefined as { path: string } | undefined } as unknown as Request & { route?: { path: string } };
+/** The routes of the app the requests reach (its router's route layers). */
+const app = {
+  router: { stack: ['/v1/runs', '/v1/runs/:runId', '/v1/interrupts/:token', '/{*path}'].map((path) => ({ route: { path } })) },
+};
+
+/**
+ * Runs one request through the middleware; `route` is what Express matched, if anything, with
+ * `params` as the router decoded them.
+ */
+async function served(
+  method: string,
+  originalUrl: string,
+  route: string | undefined,
+  statusCode: number,
+  headers: Record<string, string> = {},
+  params: Record<string, string> = {},
+) {
+  const req = { method, originalUrl, headers, protocol: 'http', app, route: undefined as { path: string } | undefined } as unknown as Request & { route?: { path: string } };
   const responseHeaders: Record<string, string> = {};
   const res = Object.assign(new EventEmitter(), {
     statusCode,
@@ -25,7 +40,7 @@ async function served(method: string, originalUrl: string, route: string | undef
     setHeader: (name: string, value: string) => void (responseHeaders[name] = value),
   }) as unknown as Response;
   const next: NextFunction = () => {
-    if (route !== undefined) req.route = { path: route };
+    if (route !== undefined) Object.assign(req, { route: { path: route }, params });
   };
   lines.length = 0;
   httpTelemetry(req, res, next);
@@ -44,7 +59,7 @@ function scrape(): Promise<string> {
 
 describe('httpTelemetry', () => {
   it('names the span by the route and records the path with the token of a callback URL cut out', async () => {
-    const { span } = await served('POST', `/v1/interrupts/${TOKEN}?x=1`, '/v1/interrupts/:token', 500);
+    const { span } = await served('POST', `/v1/interrupts/${TOKEN}?x=1`, '/v1/interrupts/:token', 500, {}, { token: TOKEN });
     expect(span.name).toBe('POST /v1/interrupts/:token');
     expect(span.attributes).toMatchObject({
       'url.path': '/v1/interrupts/[redacted]',
@@ -54,18 +69,35 @@ describe('httpTelemetry', () => {
     expect(JSON.stringify(span.attributes)).not.toContain(TOKEN.split('.')[1]);
   });
 
-  it('redacts the path of a request no route matched (an error before routing)', async () => {
-    const { span } = await served('POST', `/v1/interrupts/${TOKEN}`, undefined, 400);
+  it('records only the literal route words of a path no route matched (an error before routing, the not-found route)', async () => {
+    const { span, access } = await served('POST', `/v1/interrupts/${TOKEN}`, undefined, 400);
     expect(span.name).toBe('POST');
-    expect(span.attributes['url.path']).toBe('/v1/interrupts/[redacted]');
+    expect(span.attributes['url.path']).toBe('/v1/interrupts/*');
+    expect(access[0]!.path).toBe('/v1/interrupts/*');
+    const odd = `/V1/INTERRUPTS/%65${TOKEN.slice(1)}`;
+    for (const route of [undefined, '/{*path}']) {
+      const unmatched = await served('GET', `${odd}?token=x`, route, 404, {}, { path: odd });
+      expect(unmatched.span.attributes['url.path']).toBe('/*/*/*');
+      expect(unmatched.access[0]!.path).toBe('/*/*/*');
+      expect(JSON.stringify([unmatched.access, unmatched.span.attributes])).not.toContain(TOKEN.slice(8, 40));
+    }
   });
 
-  it('keeps ordinary paths as they are', async () => {
-    expect((await served('GET', '/v1/runs/r-1', '/v1/runs/:runId', 200)).span.attributes['url.path']).toBe('/v1/runs/r-1');
+  it('builds the path from the match, not the raw URL: an odd spelling that reaches the token route logs no token', async () => {
+    const odd = `/v1/interrupts/%65${TOKEN.slice(1).replace('.', '%2E')}`;
+    const { span, access } = await served('GET', odd, '/v1/interrupts/:token', 200, {}, { token: TOKEN });
+    expect(span.attributes['url.path']).toBe('/v1/interrupts/[redacted]');
+    expect(access[0]).toMatchObject({ route: '/v1/interrupts/:token', path: '/v1/interrupts/[redacted]' });
+    expect(JSON.stringify([access, span.attributes])).not.toContain(TOKEN.split('.')[1]);
+  });
+
+  it('keeps ordinary parameters, URL-encoded', async () => {
+    expect((await served('GET', '/v1/runs/r-1', '/v1/runs/:runId', 200, {}, { runId: 'r-1' })).span.attributes['url.path']).toBe('/v1/runs/r-1');
+    expect((await served('GET', '/v1/runs/a%2Fb', '/v1/runs/:runId', 200, {}, { runId: 'a/b' })).access[0]!.path).toBe('/v1/runs/a%2Fb');
   });
 
   it('writes one access line per request with the trace id the response names, the route and no token', async () => {
-    const { span, headers, access } = await served('POST', `/v1/interrupts/${TOKEN}`, '/v1/interrupts/:token', 200);
+    const { span, headers, access } = await served('POST', `/v1/interrupts/${TOKEN}`, '/v1/interrupts/:token', 200, {}, { token: TOKEN });
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       level: 'log',
@@ -88,7 +120,7 @@ describe('httpTelemetry', () => {
   });
 
   it('records http.server.request.duration by method, route and status, in seconds', async () => {
-    await served('GET', '/v1/runs/r-2', '/v1/runs/:runId', 404);
+    await served('GET', '/v1/runs/r-2', '/v1/runs/:runId', 404, {}, { runId: 'r-2' });
     const text = await scrape();
     expect(text).toContain('# TYPE http_server_request_duration_seconds histogram');
     expect(text).toMatch(
