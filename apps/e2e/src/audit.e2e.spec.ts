@@ -269,6 +269,45 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
     expect([bad.status, bad.code]).toEqual([400, 'validation_error']);
   });
 
+  it('reads from/to as RFC 3339 date-times at the edge: every other spelling is 400, never 500', async () => {
+    const all = linesOf((await exportText(KEYS.t1)).text);
+    expect(all.length).toBeGreaterThan(1);
+    const spellings = [
+      '2026',
+      '2026-W01',
+      '2026-W01-1',
+      '2026-001T25',
+      '2026-001',
+      '2026-01-31',
+      '20260131T090000Z',
+      '2026-01-31T09:00:00',
+      '2026-02-30T00:00:00Z',
+      '2026-01-31T24:00:00Z',
+      '+202026-01-31T09:00:00Z',
+      '',
+    ];
+    for (const name of ['from', 'to']) {
+      for (const value of spellings) {
+        const res = await fetch(`${base}/v1/audit?${name}=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${KEYS.t1}` } });
+        const body = (await res.json()) as { error: string; message: string; details?: unknown };
+        expect([name, value, res.status, body.error]).toEqual([name, value, 400, 'validation_error']);
+        expect(JSON.stringify(body.details)).toContain(`/${name}`);
+        expect(JSON.stringify(body.details)).toContain('RFC 3339');
+      }
+    }
+    const repeated = await exportText(KEYS.t1, '?from=2026-01-31T09:00:00Z&from=2026-01-31T09:00:00Z');
+    expect(repeated.status).toBe(400);
+    // Valid spellings: any zone, lower-case t/z, a fraction; one instant whatever the spelling.
+    const second = all[1]!.at;
+    const shifted = new Date(Date.parse(second) + 3_600_000).toISOString().replace('Z', '+01:00');
+    for (const from of [second, shifted, second.replace('T', 't').replace('Z', 'z')]) {
+      const got = await exportText(KEYS.t1, `?from=${encodeURIComponent(from)}&limit=1`);
+      expect([from, got.status, linesOf(got.text).map((l) => l.seq)]).toEqual([from, 200, [2]]);
+    }
+    const none = await exportText(KEYS.t1, `?to=${encodeURIComponent('2000-01-01T00:00:00.000000001-12:00')}`);
+    expect([none.status, none.text]).toEqual([200, '']);
+  });
+
   it('an export verifies with wop audit verify; an edited, a removed and a reordered record each fail it', async () => {
     const exported = spawnWop(['audit', 'export'], { WOP_URL: base, WOP_API_KEY: KEYS.t1 });
     expect((await exported.exit).code).toBe(0);

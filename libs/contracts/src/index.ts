@@ -228,6 +228,7 @@ export {
   conversationStepProblems,
   type ConversationStepProblem,
 } from './agent-conversation-config';
+export { parseInstant } from './instant';
 export {
   encodeKeysetCursor,
   parseKeysetCursor,

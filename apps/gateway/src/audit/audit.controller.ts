@@ -54,6 +54,6 @@ export class AuditController {
   }
 }
 
-function window(q: AuditQueryDto): { from?: string; to?: string } {
+function window(q: AuditQueryDto): { from?: Date; to?: Date } {
   return { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.to !== undefined ? { to: q.to } : {}) };
 }

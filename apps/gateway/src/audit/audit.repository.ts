@@ -5,8 +5,8 @@ import { DATA_SOURCE } from '@openwop/platform-nest';
 
 export interface AuditWindow {
   readonly after: number;
-  readonly from?: string;
-  readonly to?: string;
+  readonly from?: Date;
+  readonly to?: Date;
   readonly limit: number;
 }
 
@@ -31,7 +31,7 @@ export class AuditRepository {
           AND ($4::timestamptz IS NULL OR r.at < $4::timestamptz)
         ORDER BY r.seq
         LIMIT $5`,
-      [tenant, window.after, window.from ?? null, window.to ?? null, window.limit],
+      [tenant, window.after, window.from?.toISOString() ?? null, window.to?.toISOString() ?? null, window.limit],
     );
     // `at` is the hashed record's own text (the column is its timestamptz, for the window).
     return rows.map((r) => ({
