@@ -1,8 +1,8 @@
 import { comparableRunEvent, type RunEventDoc } from '@openwop/contracts';
 import { OpenWopClient } from '@openwop/sdk';
-import { TEST_KEYS } from '@openwop/testing';
+import { TEST_API_KEYS_JSON, TEST_KEYS } from '@openwop/testing';
 import { MODES, type HostUnderTest } from './host-matrix';
-import { refusal, waitStatus } from './e2e-kit';
+import { query, refusal, waitStatus } from './e2e-kit';
 
 interface ForkResponse {
   readonly runId: string;
@@ -14,6 +14,13 @@ interface ForkResponse {
 }
 
 const forkPath = (runId: string) => `/v1/runs/${runId}:fork`;
+
+/** A key of tenant t1 that may start and read runs but not answer interrupts (no `approvals:respond`). */
+const FORKER = 'test_forker_' + 'g'.repeat(24);
+const KEYS = JSON.stringify([
+  ...(JSON.parse(TEST_API_KEYS_JSON) as unknown[]),
+  { key: FORKER, scopes: ['runs:create', 'runs:read', 'manifest:read'], tenant: 't1', id: 'key-forker', principal: 'forker' },
+]);
 const comparable = (events: readonly RunEventDoc[]) =>
   events
     .map(comparableRunEvent)
@@ -26,7 +33,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('POST /v1/runs/{runI
   let approvedRunId: string;
 
   beforeAll(async () => {
-    hut = await MODES[mode]();
+    hut = await MODES[mode]({ WOP_API_KEYS: KEYS });
     client = new OpenWopClient({ baseUrl: hut.host.gateways[0]!, apiKey: TEST_KEYS.t1 });
     approvedRunId = (await client.createRun({ workflowId: 'conformance-approval' })).runId;
     await waitStatus(client, approvedRunId, 'waiting-approval');
@@ -129,6 +136,47 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('POST /v1/runs/{runI
     await client.call('POST', `/v1/runs/${fork.runId}/interrupts/gate`, { action: 'reject' });
     await waitStatus(client, fork.runId, 'failed');
     expect((await client.getRun(approvedRunId)).status).toBe('completed');
+  });
+
+  it('a fork that reuses a recorded approval needs approvals:respond; one from before the gate asks again and does not', async () => {
+    const forker = new OpenWopClient({ baseUrl: hut.host.gateways[hut.host.gateways.length - 1]!, apiKey: FORKER });
+    const source = await client.listEvents(approvedRunId);
+    const resolvedAt = source.find((e) => e.type === 'interrupt.resolved')!.sequence;
+    // The engine records a run in the transaction that decides it: a refused fork leaves no row.
+    const engineRuns = async () => (await query<{ n: number }>(hut.db.url, 'SELECT count(*)::int AS n FROM engine_runs'))[0]!.n;
+    const runsBefore = await engineRuns();
+    // A replay answers the gate from the record; a branch from past the resolution inherits it.
+    for (const body of [{ mode: 'replay' }, { mode: 'replay', fromSeq: resolvedAt + 1 }, { mode: 'branch', fromSeq: resolvedAt + 1 }]) {
+      const refused = await refusal(forker.call('POST', forkPath(approvedRunId), body));
+      expect([refused.status, refused.code, refused.details]).toEqual([
+        403,
+        'forbidden',
+        { scopeRequired: 'approvals:respond', sourceRunId: approvedRunId, reusedInterrupts: 1, resolvedAtSequence: resolvedAt },
+      ]);
+      expect(refused.message).toContain('approvals:respond');
+    }
+    // Nothing was started by the refusals.
+    expect(await engineRuns()).toBe(runsBefore);
+
+    // From before the gate's answer: the fork asks again, and only a key that may answer does.
+    const asksAgain = await forker.call<ForkResponse>('POST', forkPath(approvedRunId), { mode: 'branch', fromSeq: resolvedAt });
+    await waitStatus(client, asksAgain.runId, 'waiting-approval');
+    const forkEvents = await client.listEvents(asksAgain.runId);
+    expect(forkEvents.map((e) => e.type)).not.toContain('interrupt.resolved');
+    const denied = await refusal(forker.call('POST', `/v1/runs/${asksAgain.runId}/interrupts/gate`, { action: 'accept' }));
+    expect([denied.status, denied.code]).toEqual([403, 'forbidden']);
+    await client.call('POST', `/v1/runs/${asksAgain.runId}/interrupts/gate`, { action: 'accept' });
+    await waitStatus(client, asksAgain.runId, 'completed');
+
+    // A source with no answered interrupt replays for it, as before.
+    const plain = (await client.createRun({ workflowId: 'conformance-noop' })).runId;
+    await waitStatus(client, plain, 'completed');
+    const replayed = await forker.call<ForkResponse>('POST', forkPath(plain), { mode: 'replay' });
+    await waitStatus(client, replayed.runId, 'completed');
+
+    // The same replay by a key that may answer goes through (the first test's), and reuses the answer.
+    const allowed = await client.call<ForkResponse>('POST', forkPath(approvedRunId), { mode: 'replay' });
+    await waitStatus(client, allowed.runId, 'completed');
   });
 
   it('refuses: unknown run 404, another tenant 404, fromSeq not in the log 422, replay with an overlay 400, bad mode 400, missing scope 403', async () => {

@@ -1,4 +1,4 @@
-import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
 import { timerRecordOf } from './run-timers';
@@ -183,6 +183,12 @@ export class ForkRunData {
   @IsInt() @Min(0) fromSeq!: number;
   /** `branch`: the RunOptions to lay over the source's `run.started` metadata. */
   @IsOptional() @IsObject() overlay?: RunOptionsOverlay;
+  /**
+   * Whether the caller holds `approvals:respond` (the gateway always says). A fork that reuses a
+   * recorded interrupt resolution needs it (ADR 0008): without it the engine refuses `forbidden`.
+   * Absent (a previous release's gateway) counts as `false`: such a fork is refused, never let through.
+   */
+  @IsOptional() @IsBoolean() callerMayResolve?: boolean;
 
   // --- The previous release's shape (see above): accepted, never sent. ---
   /** @deprecated previous release only: the engine reads the source's workflow from its own record. */

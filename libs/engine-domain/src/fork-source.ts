@@ -26,6 +26,12 @@ export interface ForkSource {
   readonly history: RunEventDoc[];
   /** The resolutions the fork reuses by key: all of the source's in `replay`, those `< fromSeq` in `branch`. */
   readonly resolutions: Record<string, ForkResolution>;
+  /**
+   * The interrupts among {@link resolutions} (not the durable timers): someone's answer, or a gate's
+   * timeout, that the fork reuses instead of asking again, with the sequence of the source's
+   * `interrupt.resolved`. Non-empty means the fork needs `approvals:respond` ({@link assertForkMayReuse}).
+   */
+  readonly reusedInterrupts: readonly ReusedInterrupt[];
   /** `replay` only: the comparable projection of the events `>= fromSeq`. */
   readonly expected: ComparableRunEvent[];
   /**
@@ -52,6 +58,44 @@ export class ForkSourceNotFound extends DomainError {
   constructor(sourceRunId: string) {
     super('not_found', `Run ${sourceRunId} not found.`);
   }
+}
+
+/** An interrupt resolution a fork reuses: its key in the source and where the source resolved it. */
+export interface ReusedInterrupt {
+  readonly key: string;
+  readonly sequence: number;
+}
+
+/** The scope that answers an interrupt (auth.md §Scopes): reusing a recorded answer needs it too. */
+export const FORK_REUSE_SCOPE = 'approvals:respond';
+
+/**
+ * A fork that would reuse a recorded interrupt resolution, asked by a caller without
+ * `approvals:respond`: `403 forbidden`. The reused answer would let the fork run the nodes after the
+ * gate again, a new execution nobody approved (ADR 0008, revision 2026-11-29). `details`:
+ * `scopeRequired`, `sourceRunId`, `reusedInterrupts` (count) and `resolvedAtSequence`, the source's
+ * first reused resolution: a `branch` with `fromSeq` at or before it asks again and needs no more.
+ */
+export class ForkReusesResolutions extends DomainError {
+  constructor(sourceRunId: string, reused: readonly ReusedInterrupt[]) {
+    const first = Math.min(...reused.map((r) => r.sequence));
+    super(
+      'forbidden',
+      `This fork of run ${sourceRunId} reuses ${reused.length} recorded interrupt resolution(s) instead of asking again, which requires the ${FORK_REUSE_SCOPE} scope; ` +
+        `a branch with fromSeq <= ${first} asks again instead.`,
+      { scopeRequired: FORK_REUSE_SCOPE, sourceRunId, reusedInterrupts: reused.length, resolvedAtSequence: first },
+    );
+  }
+}
+
+/**
+ * Refuses a fork that reuses a recorded interrupt resolution unless its caller may answer
+ * interrupts (`callerMayResolve`: holds `approvals:respond` in the source's tenant).
+ *
+ * @throws {@link ForkReusesResolutions}
+ */
+export function assertForkMayReuse(sourceRunId: string, reused: readonly ReusedInterrupt[], callerMayResolve: boolean): void {
+  if (!callerMayResolve && reused.length > 0) throw new ForkReusesResolutions(sourceRunId, reused);
 }
 
 const CONVERSATION_TYPES: readonly string[] = ['conversation.opened', 'conversation.exchanged', 'conversation.closed'];
@@ -86,6 +130,7 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
     }
   }
   const conversations: Record<string, RecordedConversationEvent[]> = {};
+  const reusedInterrupts: ReusedInterrupt[] = [];
   for (const e of sorted) {
     if (mode === 'branch' && e.sequence >= fromSeq) continue;
     const timer = timerRecordOf(e);
@@ -104,6 +149,7 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
       key,
       p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true, ...by } : { value: p.resumeValue ?? null, ...by },
     );
+    reusedInterrupts.push({ key, sequence: e.sequence });
     const conversationId = Object.hasOwn(conversationOfKey, key) ? conversationOfKey[key]! : undefined;
     if (conversationId !== undefined && Object.hasOwn(recorded, conversationId))
       setOwn(conversations, conversationId, recorded[conversationId]!);
@@ -113,6 +159,7 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
     conversations,
     history: sorted.filter((e) => e.sequence < fromSeq),
     resolutions,
+    reusedInterrupts,
     expected:
       mode === 'replay'
         ? sorted

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DomainError } from '@openwop/kernel';
 import { TIMER_FIRED, type RunEventDoc, type RunEventType } from '@openwop/contracts';
-import { forkSourceOf, overlaidMetadata } from './fork-source';
+import { assertForkMayReuse, forkSourceOf, overlaidMetadata } from './fork-source';
 
 const ev = (sequence: number, type: RunEventType, payload: unknown, nodeId?: string): RunEventDoc => ({
   eventId: `r1:${sequence}`,
@@ -116,5 +116,29 @@ describe('overlaidMetadata: a branch lays its RunOptions over the source run.sta
       overlaidMetadata({ a: 1, configurable: { x: 1, y: 1 } }, { configurable: { y: 2 }, metadata: { b: 2 }, tags: ['t'] }),
     ).toEqual({ a: 1, b: 2, configurable: { x: 1, y: 2 }, tags: ['t'] });
     expect(overlaidMetadata(undefined, { tags: ['only'] })).toEqual({ tags: ['only'] });
+  });
+});
+
+describe('assertForkMayReuse: reusing a recorded answer needs approvals:respond (ADR 0008)', () => {
+  it('lists the interrupt resolutions a fork reuses, not the fired timers', () => {
+    const timer = ev(5, 'log.appended', { level: 'info', message: 'timer', fields: { event: TIMER_FIRED, timerKey: 'r1:wait:0' } });
+    expect(forkSourceOf([...SOURCE, timer], 2, 'replay').reusedInterrupts).toEqual([
+      { key: 'r1:a:0', sequence: 1 },
+      { key: 'r1:b:0', sequence: 3 },
+      { key: 'r1:c:0', sequence: 4 },
+    ]);
+    expect(forkSourceOf([...SOURCE, timer], 2, 'branch').reusedInterrupts).toEqual([{ key: 'r1:a:0', sequence: 1 }]);
+    expect(forkSourceOf([...SOURCE, timer], 1, 'branch').reusedInterrupts).toEqual([]);
+    expect(forkSourceOf([STARTED, timer], 0, 'replay').reusedInterrupts).toEqual([]);
+  });
+
+  it('refuses a fork that reuses one when the caller may not resolve, naming the scope and where to branch instead', () => {
+    const reused = forkSourceOf(SOURCE, 0, 'replay').reusedInterrupts;
+    const e = refusal(() => assertForkMayReuse('r1', reused, false));
+    expect(e.code).toBe('forbidden');
+    expect(e.details).toEqual({ scopeRequired: 'approvals:respond', sourceRunId: 'r1', reusedInterrupts: 3, resolvedAtSequence: 1 });
+    expect(e.message).toContain('approvals:respond');
+    expect(() => assertForkMayReuse('r1', reused, true)).not.toThrow();
+    expect(() => assertForkMayReuse('r1', forkSourceOf(SOURCE, 1, 'branch').reusedInterrupts, false)).not.toThrow();
   });
 });

@@ -69,11 +69,15 @@ export {
 export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 export { decideFork, type ForkRun, type ForkedFrom } from './replay';
 export {
+  assertForkMayReuse,
   forkSourceOf,
+  FORK_REUSE_SCOPE,
+  ForkReusesResolutions,
   overlaidMetadata,
   SequenceNotFound,
   ForkSourceNotFound,
   type ForkSource,
+  type ReusedInterrupt,
   type ForkStart,
 } from './fork-source';
 export {

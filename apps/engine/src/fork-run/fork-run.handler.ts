@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, ForkRunCommand, ForkRunData, ForkRunResult } from '@openwop/contracts';
 import {
+  assertForkMayReuse,
   decideFork,
   forkSourceOf,
   overlaidMetadata,
   type ForkRun,
+  type ReusedInterrupt,
   type RunRecord,
 } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
@@ -18,7 +20,10 @@ type Refused = { ok: false; reply: CommandReply<never> };
  * `run.fork`: start a fork of a source run (`replay.md`, ADR 0008). Everything comes from the
  * engine's own record of the source: its owner (a source of another tenant reads as absent), its
  * pinned workflow and its event log, split by `forkSourceOf` into the fixed history, the recorded
- * resolutions and, in `replay` mode, what to compare against. The fork's first stretch is committed
+ * resolutions and, in `replay` mode, what to compare against. A fork that reuses a recorded interrupt
+ * resolution is refused `forbidden` unless its caller holds `approvals:respond` (`callerMayResolve`,
+ * ADR 0008): decided here, on the engine's own log, so a resolution the projection has not shown yet
+ * counts too. The fork's first stretch is committed
  * like a started run's. A command of the previous release's shape (the log inside it) is decided from
  * its fields, as before, for one release (see {@link ForkRunData}).
  */
@@ -35,6 +40,11 @@ export class ForkRunHandler {
     }
     const split = d.history !== undefined ? previousReleaseSplit(d, source) : await this.split(manager, d, source);
     if (!split.ok) return split.reply;
+    const { reusedInterrupts, ...forkParts } = split.value;
+    const allowed = await refusingDomainErrors(() =>
+      Promise.resolve(assertForkMayReuse(d.sourceRunId, reusedInterrupts, d.callerMayResolve === true)),
+    );
+    if (!allowed.ok) return allowed.reply;
     const state = await loadRunForUpdate(manager, d.runId);
     const decided = await refusingDomainErrors(() =>
       decideFork(
@@ -45,7 +55,7 @@ export class ForkRunHandler {
           mode: d.mode,
           fromSeq: d.fromSeq,
           workflow: source.workflow,
-          ...split.value,
+          ...forkParts,
           // replay.md §Fork ownership: the fork belongs to the source's owner, not to whoever forked it.
           context: { ...commandContext(command), tenant: source.tenant, principal: source.principal },
         },
@@ -66,7 +76,7 @@ export class ForkRunHandler {
     const log = await loadRunLog(manager, d.sourceRunId, source.lastSequence);
     const split = await refusingDomainErrors(() => Promise.resolve(forkSourceOf(log, d.fromSeq, d.mode)));
     if (!split.ok) return split;
-    const { started, history, resolutions, expected, conversations } = split.value;
+    const { started, history, resolutions, reusedInterrupts, expected, conversations } = split.value;
     const metadata = overlaidMetadata(started.metadata, d.overlay);
     return {
       ok: true,
@@ -75,6 +85,7 @@ export class ForkRunHandler {
         ...(metadata ? { metadata } : {}),
         history,
         resolutions,
+        reusedInterrupts,
         expected,
         conversations,
       },
@@ -82,8 +93,10 @@ export class ForkRunHandler {
   }
 }
 
-/** What a fork takes beyond its ids, workflow and context. */
-type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'history' | 'resolutions' | 'expected' | 'conversations'>;
+/** What a fork takes beyond its ids, workflow and context, and the recorded interrupt answers it reuses. */
+type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'history' | 'resolutions' | 'expected' | 'conversations'> & {
+  readonly reusedInterrupts: readonly ReusedInterrupt[];
+};
 
 /** A `run.fork` of the previous release's shape: the gateway sent the source's log, split. */
 function previousReleaseSplit(d: ForkRunData, source: RunRecord): { ok: true; value: ForkSplit } | Refused {
@@ -107,6 +120,11 @@ function previousReleaseSplit(d: ForkRunData, source: RunRecord): { ok: true; va
       ...(d.metadata ? { metadata: d.metadata } : {}),
       history: d.history ?? [],
       resolutions: d.resolutions ?? {},
+      // The old shape does not tell an interrupt's answer from a fired timer's: every one counts.
+      reusedInterrupts: Object.keys(d.resolutions ?? {}).map((key) => ({
+        key,
+        sequence: d.history?.find((e) => e.type === 'interrupt.resolved' && (e.payload as { key?: unknown } | null)?.key === key)?.sequence ?? d.fromSeq,
+      })),
       expected: d.expected ?? [],
       ...(d.conversations ? { conversations: d.conversations } : {}),
     },

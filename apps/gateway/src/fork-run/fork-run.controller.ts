@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -38,6 +39,10 @@ export class ForkRunController {
   @ApiBadRequestResponse({
     description:
       'Malformed body, `replay` with a non-empty `runOptionsOverlay`, `branch` without `fromSeq` (`validation_error`).',
+  })
+  @ApiForbiddenResponse({
+    description:
+      'A scope is missing: `runs:create`/`runs:read`, or `approvals:respond` for a fork that reuses a recorded interrupt resolution (`forbidden`, `details.scopeRequired`, `details.resolvedAtSequence`).',
   })
   @ApiNotFoundResponse({ description: 'No such source run for this tenant (`not_found`).' })
   @ApiUnprocessableEntityResponse({

@@ -20,7 +20,9 @@ export interface CreatedFork extends ForkRunResponseDto {
  * Forks a run (replay.md, ADR 0008): checks the request, sends `run.fork {sourceRunId, fromSeq, mode,
  * overlay?}` to the engine, which answers it from its own record of the source (the caller's tenant
  * only: `404` otherwise; `422` for a `fromSeq` past its log), then waits until the projector has the
- * fork's first stretch, like `POST /v1/runs`.
+ * fork's first stretch, like `POST /v1/runs`. A fork that would reuse a recorded interrupt
+ * resolution (any `replay` of a source that resolved one; a `branch` from past one) also needs
+ * `approvals:respond`: the engine refuses it `403 forbidden` otherwise.
  */
 @Injectable()
 export class ForkRunHandler {
@@ -35,7 +37,8 @@ export class ForkRunHandler {
 
   /**
    * @throws an `ApiError` `validation_error` (400) or `unavailable` (503); a `DomainError` with the
-   * engine's code otherwise: `not_found` (source absent or another tenant's), `sequence_not_found` (422).
+   * engine's code otherwise: `not_found` (source absent or another tenant's), `sequence_not_found` (422),
+   * `forbidden` (403: it reuses a recorded resolution and the caller lacks `approvals:respond`).
    */
   async handle(sourceRunId: string, body: ForkRunRequestDto, caller: Caller): Promise<CreatedFork> {
     const request = parseForkRequest(body);
@@ -49,6 +52,9 @@ export class ForkRunHandler {
         mode: request.mode,
         fromSeq: request.fromSeq,
         ...(request.overlay ? { overlay: request.overlay } : {}),
+        // A fork that reuses a recorded answer needs the scope that answers (ADR 0008); the engine
+        // decides on its own log whether this one does.
+        callerMayResolve: caller.scopes.has('approvals:respond'),
       },
       caller,
     );
