@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,12 +13,14 @@ import {
   type TestDatabase,
 } from '@openwop/testing';
 
-// The SDK as a user gets it: `npm pack` of libs/sdk, installed with `npm install --offline` into an
-// empty folder outside the repository (with @types/node packed from the repo's node_modules beside
-// it, for `fetch` and `process`), then a typed script and the README's example, type-checked with
-// the repo's TypeScript compiler (library checks on) and run with Node against an embedded host.
-// A file missing from the tarball fails the install, the type check or the run; a type that became
-// `any` fails the `@ts-expect-error` lines.
+// The SDK as a user gets it: `npm pack` of libs/sdk, then the README's own setup commands run as
+// they stand in an empty folder outside the repository (a new ES module project, the tarball, the
+// newest `typescript` and `@types/node` from the registry, `tsc --init --types node`), then the
+// README's example, a typed script and a strict caller, type-checked with that project's compiler
+// and `tsc --init`'s strict defaults (exactOptionalPropertyTypes on), again with library checks on
+// and with the repo's compiler, and run with Node against an embedded host. A file missing from the
+// tarball fails the install, the type check or the run; a type that became `any` fails the
+// `@ts-expect-error` lines; an option that stops accepting `undefined` fails the strict caller.
 
 const exec = promisify(execFile);
 
@@ -53,15 +55,24 @@ async function pack(folder: string, dest: string): Promise<PackResult> {
   return result!;
 }
 
-/** The README's example: the ```ts block after the marker comment, as it stands. */
-function readmeExample(): string {
+/** The ```lang block after the README's marker comment `marker`, as it stands. */
+function readmeBlock(marker: string, lang: 'ts' | 'sh'): string {
   const readme = readFileSync(resolve(REPO_ROOT, 'libs/sdk/README.md'), 'utf8');
-  const marker = readme.indexOf('sdk-package.e2e.spec.ts type-checks and runs this block');
-  const start = readme.indexOf('```ts\n', marker);
-  const end = readme.indexOf('\n```', start + 6);
-  if (marker < 0 || start < 0 || end < 0) throw new Error('libs/sdk/README.md has no marked ```ts example');
-  return readme.slice(start + 6, end + 1);
+  const at = readme.indexOf(marker);
+  const start = readme.indexOf('```' + lang + '\n', at);
+  const end = readme.indexOf('\n```', start + 4 + lang.length);
+  if (at < 0 || start < 0 || end < 0) throw new Error(`libs/sdk/README.md has no \`\`\`${lang} block after "${marker}"`);
+  return readme.slice(start + 4 + lang.length, end + 1);
 }
+
+/** The README's example. */
+const readmeExample = (): string => readmeBlock('sdk-package.e2e.spec.ts type-checks and runs this block', 'ts');
+
+/** The README's setup commands (a new project with the tarball, TypeScript and `tsc --init`). */
+const readmeSetup = (): string => readmeBlock('sdk-package.e2e.spec.ts runs these commands', 'sh');
+
+/** The folder the README's setup commands make and enter. */
+const PROJECT = 'wop-example';
 
 /** The typed script run in the consumer folder; prints one JSON line of what it saw. */
 const CHECK_SCRIPT = `
@@ -148,7 +159,46 @@ export function typeChecks(frame: RunStreamEvent, approval: PendingInterruptOf<'
 }
 `;
 
-describe('@openwop/sdk as a packed tarball, installed offline outside the repository', () => {
+/**
+ * Compile-time only: a caller in a strict project (exactOptionalPropertyTypes) passes `T | undefined`
+ * for every optional option of every method. An option typed `?: T` instead of `?: T | undefined`
+ * fails tsc here with TS2379, as the README's example did with `apiKey: process.env.OPENWOP_API_KEY`.
+ */
+const STRICT_CALLER = `
+import { OpenWopClient, streamRunEvents, type StreamTransport } from '@openwop/sdk';
+
+export async function strictCaller(
+  s: string | undefined,
+  n: number | undefined,
+  signal: AbortSignal | undefined,
+  record: Record<string, unknown> | undefined,
+  transport: StreamTransport,
+): Promise<void> {
+  const client = new OpenWopClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: s, fetch: n ? fetch : undefined });
+  const runId = 'r';
+  await client.createRun(
+    { workflowId: 'w', inputs: record, metadata: record, tags: s ? [s] : undefined, callbackUrl: s, configurable: record },
+    { idempotencyKey: s },
+  );
+  await client.listRuns({ status: s, workflowId: s, limit: n, cursor: s });
+  await client.forkRun(runId, { mode: 'replay', fromSeq: n, runOptionsOverlay: record });
+  await client.listEvents(runId, { after: n, streamMode: s });
+  await client.pollEvents(runId, { after: n, timeoutMs: n, streamMode: s, signal });
+  const streamOptions = { after: n, streamMode: s, signal, maxReconnects: n, reconnectDelayMs: n, bufferMs: n };
+  for await (const frame of client.streamEvents(runId, streamOptions)) void frame;
+  for await (const frame of streamRunEvents(transport, streamOptions)) void frame;
+  await client.waitForStatus(runId, 'completed', { timeoutMs: n, signal });
+  const kind: 'approval' | undefined = s ? 'approval' : undefined;
+  await client.waitForInterrupt(runId, { nodeId: s, kind, timeoutMs: n, signal });
+  await client.resolveApproval(runId, 'gate', { decision: 'approved', feedback: s });
+  await client.listInterrupts({ kind: s, runId: s, minAgeMs: n, maxAgeMs: n, limit: n, cursor: s });
+  await client.sendTurn(runId, 'chat', 'hello', { messageId: s, from: s });
+  await client.closeConversation(runId, 'chat', { outcome: record });
+  await client.getConversation(runId, 'c', { after: n, limit: n });
+}
+`;
+
+describe('@openwop/sdk as a packed tarball in a new strict TypeScript project, set up as its README says', () => {
   let db: TestDatabase;
   let host: RunningHost;
   let work: string;
@@ -158,20 +208,17 @@ describe('@openwop/sdk as a packed tarball, installed offline outside the reposi
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'openwop-sdk-package-'));
     const packs = join(work, 'packs');
-    consumer = join(work, 'consumer');
     mkdirSync(packs);
-    mkdirSync(consumer);
     // The tarball holds what the sources build to now.
     await sh(process.execPath, [TSC, '-b', 'libs/sdk/tsconfig.lib.json'], REPO_ROOT);
     sdk = await pack(resolve(REPO_ROOT, 'libs/sdk'), packs);
-    const types = await pack(resolve(REPO_ROOT, 'node_modules/@types/node'), packs);
-    const undici = await pack(resolve(REPO_ROOT, 'node_modules/undici-types'), packs);
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
-    await sh(
-      'npm',
-      ['install', '--offline', '--no-audit', '--no-fund', ...[sdk, types, undici].map((p) => join(packs, p.filename))],
-      consumer,
-    );
+    // The README's commands, with this tarball where they name the one `npm pack` writes to /tmp.
+    const setup = readmeSetup();
+    const readmeTarball = `/tmp/${sdk.filename}`;
+    if (!setup.includes(readmeTarball)) throw new Error(`the README's setup commands do not install ${readmeTarball}`);
+    await sh('bash', ['-euo', 'pipefail', '-c', setup.split(readmeTarball).join(join(packs, sdk.filename))], work);
+    consumer = join(work, PROJECT);
+    if (!existsSync(join(consumer, 'tsconfig.json'))) throw new Error(`the README's setup made no ${PROJECT}/tsconfig.json`);
     db = await createTestDatabase('e2e_sdk_package');
     host = await startEmbeddedHost({ databaseUrl: db.url });
   });
@@ -212,31 +259,38 @@ describe('@openwop/sdk as a packed tarball, installed offline outside the reposi
     expect(relative(REPO_ROOT, consumer).startsWith('..')).toBe(true);
   });
 
-  it('type-checks a typed script and the README example, runs them: approval found, resolved, run completed', async () => {
+  it("sets up the project with the registry's newest TypeScript and tsc --init's strict defaults", async () => {
+    const installed = JSON.parse(readFileSync(join(consumer, 'node_modules/typescript/package.json'), 'utf8')) as {
+      version: string;
+    };
+    const { stdout: latest } = await sh('npm', ['view', 'typescript', 'dist-tags.latest'], consumer);
+    expect(installed.version).toBe(latest.trim());
+    const { stdout } = await sh('npx', ['--no-install', 'tsc', '--showConfig'], consumer);
+    const { compilerOptions } = JSON.parse(stdout) as { compilerOptions: Record<string, unknown> };
+    expect(compilerOptions).toMatchObject({
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      verbatimModuleSyntax: true,
+      module: 'nodenext',
+      types: ['node'],
+    });
+    const manifest = JSON.parse(readFileSync(join(consumer, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.type).toBe('module');
+  });
+
+  it('type-checks the README example, a typed script and a strict caller, runs the first two: approval found, resolved, run completed', async () => {
     writeFileSync(join(consumer, 'check.ts'), CHECK_SCRIPT);
     writeFileSync(join(consumer, 'example.ts'), readmeExample());
-    writeFileSync(
-      join(consumer, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2023',
-          lib: ['ES2023'],
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          types: ['node'],
-          skipLibCheck: false,
-          outDir: 'out',
-          rootDir: '.',
-        },
-        include: ['check.ts', 'example.ts'],
-      }),
-    );
-    await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], consumer);
+    writeFileSync(join(consumer, 'strict.ts'), STRICT_CALLER);
+    // The project's own compiler and tsconfig.json, as the README says: `npx tsc`.
+    await sh('npx', ['--no-install', 'tsc'], consumer);
+    // The same with the SDK's declarations checked too, then with the repo's compiler (TypeScript 6).
+    await sh('npx', ['--no-install', 'tsc', '--noEmit', '--skipLibCheck', 'false'], consumer);
+    await sh(process.execPath, [TSC, '-p', 'tsconfig.json', '--noEmit', '--skipLibCheck', 'false'], consumer);
 
     const baseUrl = host.gateways[0]!;
-    const { stdout } = await sh(process.execPath, ['out/check.js', baseUrl, TEST_KEYS.t1], consumer);
+    const { stdout } = await sh(process.execPath, ['check.js', baseUrl, TEST_KEYS.t1], consumer);
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown> & { runId: string; types: string[] };
     expect(seen).toMatchObject({
       nodeId: 'gate',
@@ -254,7 +308,7 @@ describe('@openwop/sdk as a packed tarball, installed offline outside the reposi
     expect(seen.types).toEqual((await client.listEvents(seen.runId)).map((e) => e.type));
     expect(seen.types.at(-1)).toBe('run.completed');
 
-    const example = await sh(process.execPath, ['out/example.js'], consumer, {
+    const example = await sh(process.execPath, ['example.js'], consumer, {
       ...childEnv(),
       OPENWOP_URL: baseUrl,
       OPENWOP_API_KEY: TEST_KEYS.t1,

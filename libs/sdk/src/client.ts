@@ -109,7 +109,7 @@ export class OpenWopClient {
   }
 
   // ----------------------------------------------------------------- runs
-  createRun(body: CreateRunRequest, options: { idempotencyKey?: string } = {}): Promise<CreateRunResponse> {
+  createRun(body: CreateRunRequest, options: { idempotencyKey?: string | undefined } = {}): Promise<CreateRunResponse> {
     return this.call(
       'POST',
       '/v1/runs',
@@ -140,7 +140,7 @@ export class OpenWopClient {
   /** The run's whole log as JSON (`Accept: application/json`). */
   async listEvents(
     runId: string,
-    options: { after?: number; streamMode?: string } = {},
+    options: { after?: number | undefined; streamMode?: string | undefined } = {},
   ): Promise<RunEvent[]> {
     const body = await this.call<{ events: RunEvent[] }>(
       'GET',
@@ -155,7 +155,12 @@ export class OpenWopClient {
    */
   pollEvents(
     runId: string,
-    options: { after?: number; timeoutMs?: number; streamMode?: string; signal?: AbortSignal } = {},
+    options: {
+      after?: number | undefined;
+      timeoutMs?: number | undefined;
+      streamMode?: string | undefined;
+      signal?: AbortSignal | undefined;
+    } = {},
   ): Promise<PollResponse> {
     const { signal, ...query } = options;
     return this.request('GET', `/v1/runs/${enc(runId)}/events/poll${qs(query)}`, { ...(signal ? { signal } : {}) });
@@ -274,7 +279,7 @@ export class OpenWopClient {
   resolveApproval(
     runId: string,
     nodeId: string,
-    body: { decision: 'approved' | 'rejected'; feedback?: string } & Record<string, unknown>,
+    body: { decision: 'approved' | 'rejected'; feedback?: string | undefined } & Record<string, unknown>,
   ): Promise<ResolveResult> {
     return this.call('POST', `/v1/runs/${enc(runId)}/approvals/${enc(nodeId)}`, body);
   }
@@ -308,7 +313,7 @@ export class OpenWopClient {
     runId: string,
     nodeId: string,
     content: string,
-    options: { messageId?: string; from?: string } = {},
+    options: { messageId?: string | undefined; from?: string | undefined } = {},
   ): Promise<ResolveResult> {
     const turn = {
       messageId: options.messageId ?? randomUUID(),
@@ -341,7 +346,7 @@ export class OpenWopClient {
   getConversation(
     runId: string,
     conversationId: string,
-    query: { after?: number; limit?: number } = {},
+    query: { after?: number | undefined; limit?: number | undefined } = {},
   ): Promise<ConversationPage> {
     return this.call('GET', `/v1/runs/${enc(runId)}/conversations/${enc(conversationId)}${qs(query)}`);
   }

@@ -19,18 +19,18 @@ export interface ClientOptions {
   /** The host's base URL, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string;
   /** API key sent as `Authorization: Bearer`; token routes never send it. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** `fetch` to use (tests, proxies); the global one by default. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: typeof fetch | undefined;
 }
 
 export interface CreateRunRequest {
   readonly workflowId: string;
-  readonly inputs?: Record<string, unknown>;
-  readonly metadata?: Record<string, unknown>;
-  readonly tags?: string[];
-  readonly callbackUrl?: string;
-  readonly configurable?: Record<string, unknown>;
+  readonly inputs?: Record<string, unknown> | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+  readonly tags?: string[] | undefined;
+  readonly callbackUrl?: string | undefined;
+  readonly configurable?: Record<string, unknown> | undefined;
 }
 
 export interface CreateRunResponse {
@@ -90,10 +90,10 @@ export interface RunSummary {
 }
 
 export interface ListRunsQuery {
-  readonly status?: string;
-  readonly workflowId?: string;
-  readonly limit?: number;
-  readonly cursor?: string;
+  readonly status?: string | undefined;
+  readonly workflowId?: string | undefined;
+  readonly limit?: number | undefined;
+  readonly cursor?: string | undefined;
 }
 
 export interface RunPage {
@@ -117,12 +117,12 @@ export interface InterruptSummary {
 }
 
 export interface ListInterruptsQuery {
-  readonly kind?: string;
-  readonly runId?: string;
-  readonly minAgeMs?: number;
-  readonly maxAgeMs?: number;
-  readonly limit?: number;
-  readonly cursor?: string;
+  readonly kind?: string | undefined;
+  readonly runId?: string | undefined;
+  readonly minAgeMs?: number | undefined;
+  readonly maxAgeMs?: number | undefined;
+  readonly limit?: number | undefined;
+  readonly cursor?: string | undefined;
 }
 
 export interface InterruptPage {
@@ -152,8 +152,8 @@ export interface TokenInspection extends InterruptRecord {
 
 export interface ForkRunRequest {
   readonly mode: 'replay' | 'branch';
-  readonly fromSeq?: number;
-  readonly runOptionsOverlay?: Record<string, unknown>;
+  readonly fromSeq?: number | undefined;
+  readonly runOptionsOverlay?: Record<string, unknown> | undefined;
   readonly [field: string]: unknown;
 }
 
@@ -257,33 +257,33 @@ export type RunStreamEvent = RunEventFrame | SnapshotFrame | MessageChunkFrame |
 
 export interface StreamEventsOptions {
   /** Resume after this sequence (sent as `Last-Event-ID`). */
-  readonly after?: number;
+  readonly after?: number | undefined;
   /** `updates` (default), `values`, `messages`, `debug`, or a comma-separated mix. */
-  readonly streamMode?: string;
-  readonly signal?: AbortSignal;
+  readonly streamMode?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** Reconnections allowed in a row without receiving an event; 10 by default. */
-  readonly maxReconnects?: number;
+  readonly maxReconnects?: number | undefined;
   /** Wait before a reconnection (doubles per failed attempt, capped at 5 s); 250 ms by default. */
-  readonly reconnectDelayMs?: number;
+  readonly reconnectDelayMs?: number | undefined;
   /**
    * Ask the host to batch frames over this window (1..5000 ms; `?bufferMs=`): fewer, larger
    * writes. The batches are unpacked here, so the iteration yields the same frames either way.
    */
-  readonly bufferMs?: number;
+  readonly bufferMs?: number | undefined;
 }
 
 /** Options of {@link OpenWopClient.waitForStatus} and {@link OpenWopClient.waitForInterrupt}. */
 export interface WaitOptions {
   /** Give up after this long with {@link OpenWopTimeoutError}; 60 000 ms by default. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Stop waiting: the promise rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What {@link OpenWopClient.waitForInterrupt} matches; any pending interrupt of the run when empty. */
 export interface WaitForInterruptOptions<K extends InterruptKind = InterruptKind> extends WaitOptions {
-  readonly nodeId?: string;
-  readonly kind?: K;
+  readonly nodeId?: string | undefined;
+  readonly kind?: K | undefined;
 }
 
 /** An interrupt kind (`suspend-request.schema.json` `properties.kind`). */
