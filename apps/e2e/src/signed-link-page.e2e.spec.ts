@@ -193,6 +193,45 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     expect(String(received?.payload.decidedBy)).toMatch(/^token:/);
   });
 
+  it('a link to a gate that needs two people offers no vote, only the question, and says why', async () => {
+    await client.call('POST', '/v1/workflows', {
+      id: 'link-quorum',
+      name: 'Signed link, two approvers',
+      version: '1.0.0',
+      nodes: [
+        {
+          id: 'review',
+          typeId: 'core.approvalGate',
+          config: {
+            title: 'Two people approve this',
+            actions: ['accept', 'reject', 'ask'],
+            requiredApprovals: 2,
+          },
+        },
+      ],
+      edges: [],
+      triggers: [],
+      variables: [],
+      metadata: {},
+      settings: {},
+    });
+    const { runId, callbackUrl } = await startWithLinks('link-quorum');
+    const page = await open(callbackUrl, 'pending');
+    expect(await page.locator('main').getAttribute('data-intent')).toBe('resolve');
+    expect(await page.locator('[data-testid=quorum-note]').textContent()).toContain(
+      '2 people must approve this.',
+    );
+    const offered: (string | null)[] = [];
+    for (const button of await page.locator('[data-testid=approval-actions] button').all()) {
+      offered.push(await button.getAttribute('data-action'));
+    }
+    expect(offered).toEqual(['ask']);
+    await expectFitsPhone(page);
+    await shot(page, 'approval-quorum-phone');
+    await page.close();
+    expect((await client.call<Snapshot>('GET', `/v1/runs/${runId}`)).status).toBe('waiting-approval');
+  });
+
   it('the inspect-only link shows the same request read-only: no buttons, no form; JSON clients still get JSON', async () => {
     const { runId, callbackUrl, inspectUrl } = await startWithLinks('link-review');
     const page = await open(inspectUrl, 'pending');

@@ -98,6 +98,16 @@ const APPROVAL_ACTIONS = [
   { id: 'ask', label: 'Ask a question', style: '' },
 ];
 
+/** Why a link to a gate that needs several approvals offers no vote. */
+export function quorumNote(required) {
+  return h(
+    'p',
+    { class: 'notice notice-info', 'data-testid': 'quorum-note' },
+    h('strong', {}, `${required} people must approve this.`),
+    ' Each approver votes as themselves, with their own access (the wop command or the API), so a shared link cannot vote here.',
+  );
+}
+
 /** The actions the gate allows (`data.actions`; none listed = accept and reject). */
 export function allowedActions(data) {
   const listed = new Set(
@@ -135,7 +145,12 @@ export function approvalView(interrupt, { canAnswer, submit }) {
   ];
   if (!canAnswer) return h('div', {}, parts, readOnlyNote());
 
-  const actions = allowedActions(d);
+  // A gate that needs several people counts each person once: a shared link names nobody, so it
+  // can ask a question but not vote (ADR 0005).
+  const quorum = d.requiredApprovals > 1;
+  const actions = allowedActions(d).filter((a) => !quorum || a.id === 'ask');
+  if (quorum) parts.push(quorumNote(d.requiredApprovals));
+  if (actions.length === 0) return h('div', {}, parts);
   const feedback = h('textarea', {
     id: 'feedback',
     rows: 3,
@@ -220,7 +235,10 @@ export function approvalView(interrupt, { canAnswer, submit }) {
     'div',
     {},
     parts,
-    h('div', { class: 'field' }, h('label', { for: 'feedback' }, 'Note'), feedback),
+    // The note goes with a decision; a question alone has its own field.
+    actions.some((a) => a.id !== 'ask')
+      ? h('div', { class: 'field' }, h('label', { for: 'feedback' }, 'Note'), feedback)
+      : null,
     editBox,
     askBox,
     h('div', { class: 'actions', 'data-testid': 'approval-actions' }, buttons),
