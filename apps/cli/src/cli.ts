@@ -36,9 +36,13 @@ commands:
   conversations show <runId> [conversationId] | conversations ls <runId>
   cancel <runId> [--reason T]
   audit export [--from T] [--to T] [--after N]
-                                       the tenant's audit log (NDJSON) to stdout: wop audit export > audit.ndjson
-  audit verify <file> [--partial]      check an audit export offline: every edited, missing, reordered or
-                                       unlinked record is named; --partial for an export that starts after seq 1
+                                       the tenant's audit log (NDJSON) to stdout: wop audit export > audit.ndjson;
+                                       its first line is the chain head signed by the host (when it has a key)
+  audit verify <file> [--partial] [--public-key KEY]
+                                       check an audit export offline: every edited, missing, reordered or
+                                       unlinked record is named; --partial for an export that starts after seq 1;
+                                       --public-key (base64, PEM, or a file of either; GET /v1/audit/public-key)
+                                       also checks the signed head, so an export re-hashed after an edit fails
 
 options:
   --url URL        server (env WOP_URL, default http://127.0.0.1:8080)
@@ -72,7 +76,7 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   events: ['follow', 'after'],
   conversations: [],
   cancel: ['reason'],
-  audit: ['from', 'to', 'after', 'partial'],
+  audit: ['from', 'to', 'after', 'partial', 'public-key'],
 };
 
 const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeValue>>> = {

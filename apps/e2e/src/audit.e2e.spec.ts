@@ -1,6 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  auditSigningKeyFrom,
+  checkAuditHeadSignature,
+  generateAuditSigningKey,
+  rawPublicKey,
+  recordHash,
+  type SignedAuditHead,
+} from '@openwop/audit-chain';
 import { OpenWopClient } from '@openwop/sdk';
 import { testTokenKeysJson, waitFor } from '@openwop/testing';
 import { killLeftovers, spawnWop } from './cli-process';
@@ -14,6 +23,9 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // it, and a key without `audit:read` is refused.
 
 const KID = 'e2e-audit-k1';
+/** The host's audit signing key (a base64 Ed25519 seed) and the public key the test expects it to publish. */
+const AUDIT_SEED = randomBytes(32).toString('base64');
+const AUDIT_KEY = auditSigningKeyFrom(AUDIT_SEED, 'test');
 const ALL = [
   'manifest:read',
   'manifest:write',
@@ -87,7 +99,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
   };
 
   beforeAll(async () => {
-    hut = await MODES[mode]({ WOP_API_KEYS: API_KEYS, WOP_TOKEN_KEYS: testTokenKeysJson(KID) });
+    hut = await MODES[mode]({ WOP_API_KEYS: API_KEYS, WOP_TOKEN_KEYS: testTokenKeysJson(KID), OPENWOP_AUDIT_SIGNING_KEY: AUDIT_SEED });
     base = hut.host.gateways[0]!;
     t1 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t1 });
     t2 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t2 });
@@ -312,7 +324,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
     const exported = spawnWop(['audit', 'export'], { WOP_URL: base, WOP_API_KEY: KEYS.t1 });
     expect((await exported.exit).code).toBe(0);
     const text = exported.stdout();
-    const lines = text.split('\n').filter((l) => l !== '');
+    // The first line is the signed head (checked in the next test); these checks need the records only.
+    const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('{"type":"audit-head"'));
     expect(lines.length).toBeGreaterThanOrEqual(5);
     const write = (name: string, content: readonly string[]): string => {
       const path = join(dir, name);
@@ -355,5 +368,81 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
       stdout: expect.stringMatching(/^FAILED: 1 finding/),
       stderr: 'error: reordered: record 2 (line 3) comes after record 3 (line 2)\n',
     });
+  });
+
+  it('a signed head: the export verifies under the host public key; edited and re-hashed throughout, it fails', async () => {
+    // The public key is served without credentials, and is the one of the configured key.
+    const published = (await (await fetch(`${base}/v1/audit/public-key`)).json()) as { alg: string; kid: string; publicKey: string; pem: string };
+    expect(published).toEqual({ alg: 'Ed25519', kid: AUDIT_KEY.kid, publicKey: rawPublicKey(AUDIT_KEY.publicKey), pem: expect.stringContaining('BEGIN PUBLIC KEY') });
+    // Every gateway signs with it: the export's header and the head route verify.
+    for (const gateway of hut.host.gateways) {
+      const res = await fetch(`${gateway}/v1/audit`, { headers: { authorization: `Bearer ${KEYS.t1}` } });
+      const header = res.headers.get('openwop-audit-head');
+      await res.text();
+      const signed = JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as SignedAuditHead;
+      expect(signed.head.tenant).toBe('t1');
+      expect(checkAuditHeadSignature(signed, AUDIT_KEY.publicKey)).toEqual({ ok: true });
+      const head = await t1.call<SignedAuditHead>('GET', '/v1/audit/head');
+      expect(checkAuditHeadSignature(head, AUDIT_KEY.publicKey)).toEqual({ ok: true });
+    }
+    const blind = await refusal(new OpenWopClient({ baseUrl: base, apiKey: KEYS.blind }).call('GET', '/v1/audit/head'));
+    expect([blind.status, blind.details?.scopeRequired]).toEqual([403, 'audit:read']);
+
+    const exported = spawnWop(['audit', 'export'], { WOP_URL: base, WOP_API_KEY: KEYS.t1 });
+    expect((await exported.exit).code).toBe(0);
+    const [headLine, ...records] = exported.stdout().split('\n').filter((l) => l !== '');
+    const head = JSON.parse(headLine!) as SignedAuditHead;
+    expect(head).toMatchObject({ type: 'audit-head', alg: 'Ed25519', kid: AUDIT_KEY.kid, head: { tenant: 't1' } });
+    const last = JSON.parse(records.at(-1)!) as Line;
+    expect(head.head).toMatchObject({ seq: last.seq, hash: last.hash });
+
+    const write = (name: string, content: readonly string[]): string => {
+      const path = join(dir, name);
+      writeFileSync(path, `${content.join('\n')}\n`);
+      return path;
+    };
+    const keyFile = write('audit-public-key.pem', [published.pem.trim()]);
+    const verify = async (path: string, ...extra: string[]) => {
+      const p = spawnWop(['audit', 'verify', path, ...extra], {});
+      const { code } = await p.exit;
+      return { code, stdout: p.stdout(), stderr: p.stderr() };
+    };
+
+    const untouched = write('signed.ndjson', [headLine!, ...records]);
+    for (const key of [published.publicKey, keyFile]) {
+      expect(await verify(untouched, '--public-key', key)).toEqual({
+        code: 0,
+        stdout: expect.stringContaining(`signed head: seq ${last.seq} of tenant t1, key ${AUDIT_KEY.kid}, signed ${head.head.signedAt}: verified`),
+        stderr: '',
+      });
+    }
+
+    // Record 2 edited, then every hash from it on recomputed: the chain alone holds, the signed head does not.
+    const parsed = records.map((l) => JSON.parse(l) as Line);
+    let chainHash = parsed[0]!.hash;
+    const tampered = parsed.map((line, i) => {
+      if (i === 0) return line;
+      const record = i === 1 ? { ...line.record, who: 'mallory' } : line.record;
+      const hash = recordHash(line.seq, chainHash, record);
+      const out = { ...line, record, prev_hash: chainHash, hash };
+      chainHash = hash;
+      return out;
+    });
+    const tamperedLines = tampered.map((l) => JSON.stringify(l));
+    expect(tamperedLines[1]).toContain('"who":"mallory"');
+    const tamperedFile = write('rehashed.ndjson', [headLine!, ...tamperedLines]);
+    expect((await verify(tamperedFile)).code).toBe(0); // without the key, nothing tells
+    expect(await verify(tamperedFile, '--public-key', published.publicKey)).toEqual({
+      code: 1,
+      stdout: expect.stringMatching(/^FAILED: 1 finding/),
+      stderr: expect.stringMatching(new RegExp(`^error: head-mismatch: record ${last.seq} \\(line ${records.length + 1}\\) has hash [0-9a-f]{64}, the signed head says ${last.hash}`)),
+    });
+    // Without the head line, or under another key, it fails too.
+    expect(await verify(write('unsigned.ndjson', tamperedLines), '--public-key', published.publicKey)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('error: unsigned: the export carries no signed head'),
+    });
+    const other = rawPublicKey(auditSigningKeyFrom(generateAuditSigningKey(), 'other').publicKey);
+    expect(await verify(untouched, '--public-key', other)).toMatchObject({ code: 1, stderr: expect.stringContaining('error: bad-signature:') });
   });
 });

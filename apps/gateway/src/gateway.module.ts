@@ -1,5 +1,6 @@
 import { AdminPageController } from './admin/admin-page.controller';
 import { AuditController } from './audit/audit.controller';
+import { AuditSigner } from './audit/audit-signer';
 import { AuditRepository } from './audit/audit.repository';
 import { LinkPageController } from './link-page/link-page.controller';
 import { TokenLinkReadRepository } from './interrupt-tokens/token-link-read.repository';
@@ -129,6 +130,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     WebhookEgressCheck,
     WebhookSecretSealer,
     AuditRepository,
+    AuditSigner,
     CancelRunHandler,
     MultiPartySeamHandler,
   ],

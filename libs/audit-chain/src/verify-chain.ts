@@ -1,5 +1,7 @@
+import type { KeyObject } from 'node:crypto';
 import { recordHash } from './audit-chain';
 import { GENESIS_HASH, type AuditLine } from './audit-record';
+import { AUDIT_HEAD_TYPE, checkAuditHeadSignature, parseSignedAuditHead, type SignedAuditHead } from './signed-head';
 
 /** What is wrong with an export, precisely enough to find the record. `line` is 1-based in the file. */
 export type AuditFinding =
@@ -14,7 +16,15 @@ export type AuditFinding =
       readonly seq: number;
       readonly line: number;
       readonly message: string;
-    };
+    }
+  /** A public key was given and the export carries no signed head. */
+  | { readonly kind: 'unsigned'; readonly message: string }
+  /** The signed head does not verify under the given key (edited, or another key's). */
+  | { readonly kind: 'bad-signature'; readonly line: number; readonly message: string }
+  /** The export's record at the signed head's seq has another hash (or tenant): the chain was rewritten. */
+  | { readonly kind: 'head-mismatch'; readonly seq: number; readonly message: string }
+  /** The export does not hold the record the signed head names. */
+  | { readonly kind: 'head-missing'; readonly seq: number; readonly message: string };
 
 export interface VerifyOptions {
   /**
@@ -22,6 +32,23 @@ export interface VerifyOptions {
    * record's link is taken as given. Otherwise the chain must start at seq 1 on the genesis hash.
    */
   readonly partial?: boolean;
+  /**
+   * The host's audit public key (`GET /v1/audit/public-key`): the export must then carry a head
+   * signed by it, and hold that head's record with that hash. Without it a signed head is read but
+   * not checked.
+   */
+  readonly publicKey?: KeyObject;
+}
+
+/** The export's signed head, as read (and, with a public key, checked). */
+export interface VerifiedHead {
+  readonly kid: string;
+  readonly tenant: string;
+  readonly seq: number;
+  readonly hash: string;
+  readonly signedAt: string;
+  /** Its signature verified under the given key and the export matches it. */
+  readonly verified: boolean;
 }
 
 export interface VerifyResult {
@@ -32,6 +59,8 @@ export interface VerifyResult {
   readonly lastSeq?: number;
   /** The hash of the last record: compare it with the host's head to detect a cut-off tail. */
   readonly lastHash?: string;
+  /** The signed head line, when the export has one. */
+  readonly head?: VerifiedHead;
   readonly findings: readonly AuditFinding[];
 }
 
@@ -45,12 +74,28 @@ interface Parsed {
  * file: each record's hash against its content (an edit), the seq order (a reorder), gaps (a
  * removal), each record's `prev_hash` against its predecessor's hash (a re-hashed edit or a
  * splice), and one tenant throughout. Blank lines are ignored.
+ *
+ * Re-hashing every record after an edit passes all of these; a signed head does not. A line
+ * `{"type":"audit-head",…}` (the first line of `wop audit export`) is the host's signature over the
+ * chain's head when exported; with {@link VerifyOptions.publicKey} its signature is checked, and the
+ * export's record at its seq must carry its hash and tenant (`unsigned`, `bad-signature`,
+ * `head-mismatch`, `head-missing`). Records after the head's seq are checked as a chain but are not
+ * covered by the signature.
  */
 export function verifyAuditExport(text: string, options: VerifyOptions = {}): VerifyResult {
   const findings: AuditFinding[] = [];
   const parsed: Parsed[] = [];
+  let signed: { lineNo: number; head: SignedAuditHead } | undefined;
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return;
+    const headLine = asHeadLine(raw);
+    if (headLine !== undefined) {
+      const head = parseSignedAuditHead(headLine);
+      if (typeof head === 'string') findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: signed head: ${head}` });
+      else if (signed) findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: a second signed head (the first is line ${signed.lineNo})` });
+      else signed = { lineNo: i + 1, head };
+      return;
+    }
     const line = parseLine(raw);
     if (typeof line === 'string')
       findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: ${line}` });
@@ -127,14 +172,64 @@ export function verifyAuditExport(text: string, options: VerifyOptions = {}): Ve
   }
 
   const last = seqs.length > 0 ? bySeq.get(seqs[seqs.length - 1]!) : undefined;
+  const head = signed ? checkHead(signed, bySeq, tenant, options.publicKey, findings) : undefined;
+  if (!signed && options.publicKey)
+    findings.push({ kind: 'unsigned', message: 'the export carries no signed head: nothing ties it to the host key (export it with wop audit export)' });
   return {
     ok: findings.length === 0,
     records: parsed.length,
     ...(tenant !== undefined ? { tenant } : {}),
     ...(first !== undefined ? { firstSeq: first } : {}),
     ...(last ? { lastSeq: last.line.seq, lastHash: last.line.hash } : {}),
+    ...(head ? { head } : {}),
     findings,
   };
+}
+
+/** Checks the signed head against the key and the export's records, adding what fails to `findings`. */
+function checkHead(
+  signed: { lineNo: number; head: SignedAuditHead },
+  bySeq: ReadonlyMap<number, Parsed>,
+  tenant: string | undefined,
+  publicKey: KeyObject | undefined,
+  findings: AuditFinding[],
+): VerifiedHead {
+  const { kid, head } = signed.head;
+  const read = { kid, tenant: head.tenant, seq: head.seq, hash: head.hash, signedAt: head.signedAt };
+  if (!publicKey) return { ...read, verified: false };
+  const before = findings.length;
+  const signature = checkAuditHeadSignature(signed.head, publicKey);
+  if (!signature.ok) {
+    findings.push({ kind: 'bad-signature', line: signed.lineNo, message: `the signed head (line ${signed.lineNo}): ${signature.reason}` });
+    return { ...read, verified: false };
+  }
+  if (tenant !== undefined && head.tenant !== tenant) {
+    findings.push({ kind: 'head-mismatch', seq: head.seq, message: `the signed head is of tenant ${head.tenant}, the records of tenant ${tenant}` });
+  }
+  if (head.seq > 0) {
+    const at = bySeq.get(head.seq);
+    if (!at) {
+      findings.push({ kind: 'head-missing', seq: head.seq, message: `the export does not hold record ${head.seq}, the one the signed head names` });
+    } else if (at.line.hash !== head.hash) {
+      findings.push({
+        kind: 'head-mismatch',
+        seq: head.seq,
+        message: `record ${head.seq} (line ${at.lineNo}) has hash ${at.line.hash}, the signed head says ${head.hash}: records up to it were rewritten`,
+      });
+    }
+  }
+  return { ...read, verified: findings.length === before };
+}
+
+/** The parsed JSON of a signed-head line (`"type":"audit-head"`), else `undefined` (a record line, or not JSON). */
+function asHeadLine(raw: string): unknown {
+  if (!raw.includes(AUDIT_HEAD_TYPE)) return undefined;
+  try {
+    const v = JSON.parse(raw) as unknown;
+    return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === AUDIT_HEAD_TYPE ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function missing(fromSeq: number, toSeq: number): AuditFinding {

@@ -26,6 +26,7 @@ const VALUED = new Set([
   'reason',
   'from',
   'to',
+  'public-key',
 ]);
 
 /** Flags `wop` knows; anything else is a usage error. */

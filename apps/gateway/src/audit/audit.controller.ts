@@ -1,12 +1,13 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { lineText } from '@openwop/audit-chain';
+import { lineText, type SignedAuditHead } from '@openwop/audit-chain';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
-import { RequireScope } from '../auth/require-scope.decorator';
+import { Public, RequireScope } from '../auth/require-scope.decorator';
 import { createValidationPipe } from '../common/validation.pipe';
 import { AuditQueryDto, DEFAULT_AUDIT_LIMIT } from './audit-query.dto';
+import { AuditSigner, type AuditPublicKeyBody } from './audit-signer';
 import { AuditRepository } from './audit.repository';
 
 /** Records read from Postgres per round trip while streaming. */
@@ -14,16 +15,39 @@ const PAGE = 500;
 
 export const AUDIT_MEDIA_TYPE = 'application/x-ndjson';
 
+/** The response header of `GET /v1/audit` with the chain's head signed before the first page was read. */
+export const AUDIT_HEAD_HEADER = 'OpenWOP-Audit-Head';
+
 /**
  * `GET /v1/audit`: the caller's tenant's audit chain as NDJSON, one `{tenant, seq, at, record,
  * prev_hash, hash}` per line in seq order, streamed page by page (keyset on seq). `after` is the
  * last seq already held; `from`/`to` bound the decision time. `wop audit verify` checks a file of
- * these lines offline.
+ * these lines offline. With a signing key, the answer's `OpenWOP-Audit-Head` header is the head
+ * (base64url JSON) signed before the first page was read, so every record up to it is in reach;
+ * `GET /v1/audit/head` answers the same alone and `GET /v1/audit/public-key` (no credentials) the
+ * key to check it with.
  */
 @ApiTags('audit')
 @Controller()
 export class AuditController {
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly signer: AuditSigner,
+  ) {}
+
+  @Get('/v1/audit/head')
+  @RequireScope('audit:read')
+  @ApiOkResponse({ description: "The caller's tenant's chain head, signed now with the host's audit key." })
+  async head(@CurrentCaller() caller: Caller): Promise<SignedAuditHead> {
+    return this.signedHead(caller.tenant);
+  }
+
+  @Get('/v1/audit/public-key')
+  @Public()
+  @ApiOkResponse({ description: "The host's Ed25519 audit public key." })
+  publicKey(): AuditPublicKeyBody {
+    return this.signer.publicKey();
+  }
 
   @Get('/v1/audit')
   @RequireScope('audit:read')
@@ -36,9 +60,15 @@ export class AuditController {
     const limit = q.limit ?? DEFAULT_AUDIT_LIMIT;
     let after = q.after ?? 0;
     let sent = 0;
+    // The head first: every record it names is committed, so a full export holds it.
+    const head = this.signer.enabled ? await this.signedHead(caller.tenant) : undefined;
     // The first page is read before the status is sent: a failing read is still the error envelope.
     let lines = await this.audit.page(caller.tenant, { after, limit: Math.min(PAGE, limit), ...window(q) });
-    res.status(200).set({ 'Content-Type': AUDIT_MEDIA_TYPE, 'Cache-Control': 'no-store' });
+    res.status(200).set({
+      'Content-Type': AUDIT_MEDIA_TYPE,
+      'Cache-Control': 'no-store',
+      ...(head ? { [AUDIT_HEAD_HEADER]: Buffer.from(JSON.stringify(head)).toString('base64url') } : {}),
+    });
     for (;;) {
       if (lines.length > 0) res.write(`${lines.map(lineText).join('\n')}\n`);
       sent += lines.length;
@@ -51,6 +81,11 @@ export class AuditController {
       });
     }
     res.end();
+  }
+
+  private async signedHead(tenant: string): Promise<SignedAuditHead> {
+    const { seq, hash } = await this.audit.head(tenant);
+    return this.signer.sign({ tenant, seq, hash });
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { AuditFact, AuditLine } from '@openwop/audit-chain';
+import { EMPTY_HEAD, type AuditFact, type AuditLine, type ChainHead } from '@openwop/audit-chain';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 
 export interface AuditWindow {
@@ -42,5 +42,18 @@ export class AuditRepository {
       prev_hash: r.prev_hash,
       hash: r.hash,
     }));
+  }
+
+  /**
+   * The tenant's chain head: its last record's seq and hash (seq 0 and the genesis hash when it has
+   * none). Read from the records (the gateway's table to read, ADR 0040), not from `audit_heads`.
+   */
+  async head(tenant: string): Promise<ChainHead> {
+    const rows = await this.ds.query<{ seq: string; hash: string }[]>(
+      'SELECT r.seq::text AS seq, r.hash FROM audit_records r WHERE r.tenant = $1 ORDER BY r.seq DESC LIMIT 1',
+      [tenant],
+    );
+    const last = rows[0];
+    return last ? { seq: Number(last.seq), hash: last.hash } : EMPTY_HEAD;
   }
 }

@@ -127,6 +127,13 @@ export function buildDiscoveryDocument(
         chain: { hash: 'sha-256', canonicalization: 'json-sorted-keys', scope: 'tenant', genesis: '0'.repeat(64) },
         routes: [...AUDIT_ROUTES],
         verify: 'wop audit verify <file>',
+        // A head signed with the host's key (ADR 0032): an export re-hashed after an edit no longer matches it.
+        signedHead: {
+          alg: 'Ed25519',
+          head: 'GET /v1/audit/head',
+          publicKey: 'GET /v1/audit/public-key',
+          verify: 'wop audit verify <file> --public-key <key>',
+        },
       },
       limits: hostLimits,
     },

@@ -558,8 +558,35 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE }, description: 'Only records with a greater seq.' },
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 }, description: 'Most records in this answer.' },
     ],
-    responses: { 200: { description: 'One `AuditRecord` per line.', mediaType: 'application/x-ndjson', schema: ref('AuditRecord') } },
+    responses: {
+      200: {
+        description:
+          'One `AuditRecord` per line. With a signing key, the `OpenWOP-Audit-Head` header holds a `SignedAuditHead` (base64url JSON) signed before the first page was read.',
+        mediaType: 'application/x-ndjson',
+        schema: ref('AuditRecord'),
+      },
+    },
     errors: ['validation_error'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/audit/head',
+    scope: 'audit:read',
+    operationId: 'getAuditHead',
+    summary:
+      "The caller's tenant's chain head (last seq and hash) signed now with the host's Ed25519 audit key: an export that holds that record with that hash was not rewritten up to it (`wop audit verify --public-key`).",
+    tag: 'audit',
+    responses: { 200: { description: 'The signed head.', schema: ref('SignedAuditHead') } },
+    errors: ['unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/audit/public-key',
+    operationId: 'getAuditPublicKey',
+    summary: "The host's Ed25519 audit public key, which signs chain heads; served without credentials.",
+    tag: 'audit',
+    responses: { 200: { description: 'The public key.', schema: ref('AuditPublicKey') } },
+    errors: ['unavailable'],
   },
   {
     method: 'POST',

@@ -198,6 +198,38 @@ function componentSchemas(): Record<string, JsonSchema> {
         hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
       },
     },
+    SignedAuditHead: {
+      type: 'object',
+      description:
+        "A tenant chain's head signed with the host's audit key: Ed25519 over the canonical JSON (keys sorted) of `{purpose: 'openwop.audit-head.v1', kid, tenant, seq, hash, signedAt}`; `signature` is base64url. The first line of `wop audit export`.",
+      required: ['type', 'alg', 'kid', 'head', 'signature'],
+      properties: {
+        type: { type: 'string', enum: ['audit-head'] },
+        alg: { type: 'string', enum: ['Ed25519'] },
+        kid: { type: 'string', description: 'The first 16 hex digits of SHA-256 over the raw public key.' },
+        head: {
+          type: 'object',
+          required: ['tenant', 'seq', 'hash', 'signedAt'],
+          properties: {
+            tenant: { type: 'string' },
+            seq: { type: 'integer', minimum: 0, description: 'The last record when signed; 0 for an empty chain.' },
+            hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+            signedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        signature: { type: 'string' },
+      },
+    },
+    AuditPublicKey: {
+      type: 'object',
+      required: ['alg', 'kid', 'publicKey', 'pem'],
+      properties: {
+        alg: { type: 'string', enum: ['Ed25519'] },
+        kid: { type: 'string' },
+        publicKey: { type: 'string', description: 'The 32 raw bytes, base64url: what `wop audit verify --public-key` takes.' },
+        pem: { type: 'string', description: 'The same key as an SPKI PEM.' },
+      },
+    },
     WebhookDelivery: {
       type: 'object',
       required: ['deliveryId', 'webhookId', 'runId', 'eventId', 'sequence', 'eventType', 'status', 'attempts', 'maxAttempts'],
