@@ -1,8 +1,22 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
 import { assertRunEvent, ConsumerGroups, Topics, upcastRunEvent, type RunEventDoc } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { isTransientDatabaseFailure, transaction, type RunEventFeed } from '@openwop/platform-db';
+import {
+  isTransientDatabaseFailure,
+  PROJECTED_IN_DECISION,
+  transaction,
+  type DecisionProjection,
+  type RunEventFeed,
+} from '@openwop/platform-db';
 import {
   Attr,
   countProjectionFailure,
@@ -10,10 +24,16 @@ import {
   inSpan,
   observePendingInterrupts,
 } from '@openwop/observability';
-import { BUS, DATA_SOURCE, RUN_EVENT_FEED } from '@openwop/platform-nest';
+import { BUS, DATA_SOURCE, DECISION_PROJECTION, RUN_EVENT_FEED } from '@openwop/platform-nest';
 import { projectionErrorOf, type ProjectionError } from '@openwop/projection-domain';
 import { samplePendingInterrupts } from './pending-interrupts.metrics';
-import { applyRunEvents, groupByRun, markProjectionBroken, type ProjectedRun } from './run-event.projection';
+import {
+  applyRunEvents,
+  groupByRun,
+  markProjectionBroken,
+  type ApplyOptions,
+  type ProjectedRun,
+} from './run-event.projection';
 
 /**
  * Failures of one event (alone, after its batch failed) before the run's projection is marked
@@ -31,12 +51,20 @@ export const PROJECTION_ATTEMPTS = 3;
  * of order; `npm run projector:rebuild -- --repair` replays them once the cause is fixed. Only an
  * event that cannot be stored (its data, a contract, a bug) marks its run: while the database is
  * unavailable or refusing, the partition waits and catches up once it is back (ADR 0019).
+ *
+ * In one process (ADR 0039) the same code also runs in the engine's deciding transactions
+ * ({@link DecisionProjection}): an event that arrives marked {@link PROJECTED_IN_DECISION} was
+ * stored with its decision, so this consumer only tells the readers (the run-event feed, after that
+ * commit); an event without the mark (its projection failed in the decision, or was not tried)
+ * is projected here as before.
  */
 @Injectable()
-export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RunEventsConsumer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunEventsConsumer.name);
   private subscription: Subscription | undefined;
   private unobserve: (() => void) | undefined;
+  /** Set while this consumer's code projects in the process's decisions. */
+  private unregister: (() => void) | undefined;
   /**
    * Failures of the event in retry that were its own (not transient), by topic, partition and
    * offset: the bus's `attempt` also counts the calls an outage failed.
@@ -47,7 +75,16 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
+    @Optional() @Inject(DECISION_PROJECTION) private readonly inDecision: DecisionProjection | null = null,
   ) {}
+
+  /** Before any module's bootstrap: the engine's first decisions project already. */
+  onModuleInit(): void {
+    this.unregister = this.inDecision?.register(
+      (manager, events) => this.apply(manager, events),
+      (events, error) => this.leftToConsumer(events, error),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.unobserve = observePendingInterrupts(() => samplePendingInterrupts(this.ds));
@@ -65,6 +102,8 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unregister?.();
+    this.unregister = undefined;
     this.unobserve?.();
     await this.subscription?.stop();
   }
@@ -127,28 +166,61 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     );
   }
 
+  /** A decision's events could not be projected in its transaction: this consumer projects them. */
+  private leftToConsumer(events: readonly RunEventDoc[], error: unknown): void {
+    const first = events[0]!;
+    this.logger.warn(
+      `run ${first.runId}: events ${first.sequence}..${events[events.length - 1]!.sequence} not projected in their decision ` +
+        `(${error instanceof Error ? error.message : String(error)}); the projector's consumer projects them`,
+    );
+  }
+
   /**
-   * The waiting events of one partition in one transaction; readers hear once per run. Each run's
-   * share is one `openwop.projection.apply` span, named by the last event it applied.
+   * The waiting events of one partition in one transaction; readers hear once per run. Events a
+   * decision of this process projected already (marked, see {@link PROJECTED_IN_DECISION}) are only
+   * told: no transaction at all when every event of the batch is.
    */
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
-    const events = messages.map((m) => upcastRunEvent(assertRunEvent(m.value)));
-    const projected = await transaction(this.ds, async (manager) => {
-      const moved: ProjectedRun[] = [];
-      for (const [runId, runEvents] of groupByRun(events)) {
-        const last = runEvents[runEvents.length - 1]!;
-        const attributes = {
-          [Attr.runId]: runId,
-          [Attr.eventType]: last.type,
-          [Attr.eventSeq]: last.sequence,
-          [Attr.messagingBatchCount]: runEvents.length,
-        };
-        const apply = () =>
-          applyRunEvents(manager, runEvents, { onHeld: (id, held, error) => this.held(id, held, error) });
-        moved.push(...(await inSpan('openwop.projection.apply', attributes, apply)));
+    const told = new Map<string, number>();
+    const events: RunEventDoc[] = [];
+    for (const m of messages) {
+      const event = upcastRunEvent(assertRunEvent(m.value));
+      if (this.unregister && m.headers[PROJECTED_IN_DECISION] === '1') {
+        told.set(event.runId, Math.max(event.sequence, told.get(event.runId) ?? -1));
+      } else {
+        events.push(event);
       }
-      return moved;
-    });
-    await this.feed.publishedAll(projected);
+    }
+    const projected =
+      events.length === 0
+        ? []
+        : await transaction(this.ds, (manager) =>
+            this.apply(manager, events, (id, held, error) => this.held(id, held, error)),
+          );
+    await this.feed.publishedAll([...projected, ...[...told].map(([runId, sequence]) => ({ runId, sequence }))]);
+  }
+
+  /**
+   * Applies events in the caller's transaction: this consumer's, or in one process a decision's.
+   * Each run's share is one `openwop.projection.apply` span, named by the last event it applied.
+   */
+  private async apply(
+    manager: EntityManager,
+    events: readonly RunEventDoc[],
+    onHeld?: ApplyOptions['onHeld'],
+  ): Promise<ProjectedRun[]> {
+    const moved: ProjectedRun[] = [];
+    for (const [runId, runEvents] of groupByRun(events)) {
+      const last = runEvents[runEvents.length - 1]!;
+      const attributes = {
+        [Attr.runId]: runId,
+        [Attr.eventType]: last.type,
+        [Attr.eventSeq]: last.sequence,
+        [Attr.messagingBatchCount]: runEvents.length,
+      };
+      const apply = () => applyRunEvents(manager, runEvents, onHeld ? { onHeld } : {});
+      moved.push(...(await inSpan('openwop.projection.apply', attributes, apply)));
+    }
+    return moved;
   }
 }

@@ -25,3 +25,10 @@ export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoute
 export { PollLoop } from './poll-loop';
 export { returnedRows } from './returned-rows';
 export { DecidedThrough, MAX_DECIDED_THROUGH, type LocalDecider, type PreparedCommand, type RootMessage, type Unsettled } from './decided-through';
+export {
+  DecisionProjection,
+  PROJECTED_IN_DECISION,
+  type ProjectedInDecision,
+  type ProjectionLeftToConsumer,
+  type RunEventProjector,
+} from './decision-projection';

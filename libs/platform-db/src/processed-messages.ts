@@ -1,7 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { CommandReply } from '@openwop/contracts';
 import { ChainFailed, decideHeldThrough, type DecideThrough } from './decided-through';
-import { dropHeldAppends, holdAppends, writeHeldDecisions, type OutboxRelay } from './outbox';
+import { ProjectionFailedInDecision, projectedIn } from './decision-projection';
+import { dropHeldAppends, heldAppendsOf, holdAppends, writeHeldDecisions, type OutboxRelay } from './outbox';
 
 /**
  * Deletes dedupe rows older than `retentionMs`. The window must outlast how long a message can be
@@ -64,7 +65,10 @@ export async function storedReply(
  * this process are decided in the same transaction, each with its own record, in the same closing
  * statement ({@link decideHeldThrough}); if one of them refuses or throws, or an ordering check
  * fails, everything rolls back and the command is decided once more without chaining, so its
- * commands go through the outbox and the bus as they would without `through`.
+ * commands go through the outbox and the bus as they would without `through`. A decision that
+ * projected its events in the transaction (ADR 0039) while one of its commands to a seam of this
+ * process still goes through the bus is taken again without projecting: its readers must not see
+ * it before that command (an interrupt's open) is on the bus.
  */
 export async function decideOnce(
   ds: DataSource,
@@ -83,6 +87,13 @@ export async function decideOnce(
         const reply = await decide(manager);
         if (!reply.ok) throw new Refusal(reply);
         const chained = chain ? await decideHeldThrough(manager, chain, release) : [];
+        if (through && projectedIn(manager) && heldAppendsOf(manager)?.some((t) => through.decided.decider(t.message.topic))) {
+          // A command to a module of this process goes through the bus (an interrupt's open not
+          // decided through): readers must not see the decision's projection before it is on the
+          // bus. Taken again without projecting (ADR 0039); the projector's consumer applies the
+          // events once the relay published them, after the command.
+          throw new ProjectionFailedInDecision('a command to a module of this process goes through the bus');
+        }
         const records = [{ consumer, messageId: commandId, reply }, ...chained];
         const keys = chained.map((c) => c.message);
         const written = await writeHeldDecisions(manager, records, keys).catch((e: unknown) => {

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DecisionProjection, mayProjectIn, ProjectionFailedInDecision } from './decision-projection';
 
 /**
  * Runs `work` in one transaction, like `DataSource.transaction`, with one round trip less when the
@@ -12,16 +13,37 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
  * The statements of a connection run in the order they are issued, so the work's first statement
  * runs inside the transaction; TypeORM is told a transaction is active, so a nested
  * `manager.transaction` or an entity save inside `work` uses a savepoint instead of committing ours.
+ *
+ * In one process, the decisions `work` takes project their events in it ({@link DecisionProjection},
+ * ADR 0039). If that projection fails, the transaction rolls back and `work` runs once more, in a
+ * new transaction that does not project: the decision stands, its events go to the projector's
+ * consumer. `work` must be one that can be taken again (its effects are the transaction's).
  */
 export async function transaction<T>(
   ds: DataSource,
   work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const projects = DecisionProjection.of(ds.manager)?.active === true;
+  if (!projects) return transactionOnce(ds, work, false);
+  try {
+    return await transactionOnce(ds, work, true);
+  } catch (error) {
+    if (!(error instanceof ProjectionFailedInDecision)) throw error;
+    return transactionOnce(ds, work, false);
+  }
+}
+
+async function transactionOnce<T>(
+  ds: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+  project: boolean,
 ): Promise<T> {
   let used: EntityManager | undefined;
   try {
     const result = await inTransaction(ds, (manager) => {
       used = manager;
       committed.set(manager, []);
+      if (project) mayProjectIn(manager);
       return work(manager);
     });
     const after = used && committed.get(used);

@@ -22,7 +22,7 @@ import {
   type RunState,
 } from '@openwop/engine-domain';
 import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
-import { appendToOutbox, type OutboxMessage } from '@openwop/platform-db';
+import { appendToOutbox, DecisionProjection, PROJECTED_IN_DECISION, type OutboxMessage } from '@openwop/platform-db';
 import { childRunMessages } from '../child-runs/child-run.messages';
 import { syncRunTimer } from '../timers/run-timer.store';
 import { oweAgentTurns } from '../agent-turn/agent-turn.store';
@@ -63,9 +63,11 @@ export async function loadRunLog(manager: EntityManager, runId: string, lastSequ
 
 /**
  * Commits a decision inside the caller's transaction: the run's new state, its events in the engine's
- * own log, then the outbox rows —
+ * own log, in one process their projection (the run's snapshot and event list, ADR 0039), then the
+ * outbox rows —
  * the `interrupt.open` command first, so the interrupt service always holds an interrupt before any
- * reader of the run log can see it pending, then the run events, each checked against the wire schema.
+ * reader of the run log can see it pending, then the run events, each checked against the wire schema
+ * (marked when projected here, so the projector's consumer does not apply them again).
  */
 export async function commitDecision(
   manager: EntityManager,
@@ -92,6 +94,11 @@ export async function commitDecision(
      SELECT e->>'runId', (e->>'sequence')::integer, e FROM jsonb_array_elements($1::jsonb) AS e`,
     [JSON.stringify(decision.events)],
   );
+  const events = decision.events.map((e) => assertRunEvent(e));
+  // One process: the projector's code, in this transaction (if it fails, the transaction is taken
+  // again without it and the projector's consumer applies the events, ADR 0039).
+  const projected = await DecisionProjection.of(manager)?.project(manager, events);
+  const projectedThrough = projected?.find((p) => p.runId === next.runId)?.sequence ?? -1;
   await syncRunTimer(manager, prior, next);
   const messages: OutboxMessage[] = [];
   if (decision.openInterrupt) {
@@ -108,8 +115,10 @@ export async function commitDecision(
     annotateActiveSpan(interruptAttributes(open.data.kind, open.data.interruptId));
     messages.push({ topic: Topics.interruptCommands, key: next.runId, value: open });
   }
-  for (const e of decision.events)
-    messages.push({ topic: Topics.runEvents, key: next.runId, value: assertRunEvent(e) });
+  for (const e of events) {
+    const event = { topic: Topics.runEvents, key: next.runId, value: e };
+    messages.push(e.sequence <= projectedThrough ? { ...event, headers: { [PROJECTED_IN_DECISION]: '1' } } : event);
+  }
   const owed: AgentTurnCommand[] = [];
   for (const f of decision.followUps ?? []) {
     const m = followUpMessage(next, f, command);
