@@ -92,6 +92,8 @@ describe('the embedded host on a PGlite data folder', () => {
       startApp('embedded-second', 'apps/embedded/dist/main.js', { ...host.env, WOP_API_KEYS: '', WOP_DEV_API_KEY_FILE: keyFile, ...env }, /ready in \d+ ms/);
     await expect(second({})).rejects.toThrow(/is in use — is a host already running at http:\/\/127\.0\.0\.1:\d+\?/);
     await expect(second({ PORT: String(await freePort()) })).rejects.toThrow(/data folder .*pgdata is in use by another embedded host \(pid \d+\)/);
+    // An expected refusal is its message alone: no stack trace under it.
+    for (const env of [{}, { PORT: String(await freePort()) }] as Record<string, string>[]) await expect(second(env)).rejects.not.toThrow(/\n\s+at /);
     expect(existsSync(keyFile)).toBe(false); // refused before it made (or replaced) a key
     const runId = await startWaiting();
     expect((await resolve(runId)).status).toBe(200);

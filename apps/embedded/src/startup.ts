@@ -1,7 +1,26 @@
 import { createServer } from 'node:net';
 import type { LoggerService } from '@nestjs/common';
 import { API_KEYS_ENV, devApiKeyFile } from '@openwop/gateway';
+import { DataDirLockedError } from '@openwop/platform-db';
 import type { HostConfig } from '@openwop/platform-nest';
+
+/** The API port is taken (most often by a host that already runs). */
+export class PortInUseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PortInUseError';
+  }
+}
+
+/**
+ * What the host prints when it does not start: for a refusal it expects (the port in use, the data
+ * folder held by another host) the message alone, which says what to do; for anything else the
+ * stack too, which is what a bug report needs.
+ */
+export function startupFailureText(error: unknown): string {
+  if (error instanceof PortInUseError || error instanceof DataDirLockedError) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
 
 /**
  * Fails fast, before the database is opened, when the API port is taken: most often an embedded
@@ -13,7 +32,7 @@ export async function assertPortFree(config: Pick<HostConfig, 'host' | 'port' | 
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') return reject(error);
       reject(
-        new Error(
+        new PortInUseError(
           `${config.host}:${config.port} is in use — is a host already running at ${config.publicUrl}? ` +
             'Use that one (wop and the admin page talk to it), stop it first, or start this one with another PORT ' +
             'and OPENWOP_DATA_DIR.',
@@ -24,13 +43,14 @@ export async function assertPortFree(config: Pick<HostConfig, 'host' | 'port' | 
   });
 }
 
-/** The lines a person needs once the host is up: where the API, the admin page and the key are. */
+/** The lines a person needs once the host is up: where the API, its reference, the admin page and the key are. */
 export function startBanner(config: Pick<HostConfig, 'publicUrl' | 'dataDir'>, startedMs: number, env: NodeJS.ProcessEnv = process.env): string {
   const url = config.publicUrl.replace(/\/+$/, '');
   const key = env[API_KEYS_ENV]?.trim() ? `the keys of ${API_KEYS_ENV}` : `${devApiKeyFile(env)} (the wop CLI reads it)`;
   return [
     `OpenWOP host (embedded) ready in ${startedMs} ms`,
     `  API         ${url}  (discovery: ${url}/.well-known/openwop)`,
+    `  API docs    ${url}/docs  (OpenAPI: ${url}/v1/openapi.json)`,
     `  admin page  ${url}/admin`,
     `  API key     ${key}`,
     `  CLI         npx wop --help`,

@@ -15,6 +15,11 @@ export const Attr = {
   conversationId: 'openwop.conversation_id',
   turnIndex: 'openwop.turn_index',
   runStatus: 'openwop.run_status',
+  /**
+   * How an interrupt ended (`resolved`, `timeout`, `cancelled`), on `openwop.interrupt.duration`
+   * beside `openwop.run_status`, which `observability.md` requires there with the same value.
+   */
+  interruptOutcome: 'openwop.interrupt_outcome',
   /** Outcome of a token verification: `ok` or the refusal's error code. */
   tokenOutcome: 'openwop.token.outcome',
   messagingSystem: 'messaging.system',

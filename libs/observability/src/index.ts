@@ -1,9 +1,9 @@
 export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attributes';
-export { appLogger, JsonLogger, RedactingConsoleLogger, logLine, redactConsole, routeProcessOutput } from './json.logger';
+export { appLogger, isPrettyLogFormat, JsonLogger, RedactingConsoleLogger, logLine, oneLine, redactConsole, routeProcessOutput } from './json.logger';
 export { HttpMetricName, recordHttpServerRequest, type HttpServerRequest } from './http.metrics';
 export { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
 export { isSecretName, REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
-export { pathOfRoute, routeLiterals, shapeOfUnmatchedPath } from './route-path';
+export { pathOfRoute, routeLabel, routeLiterals, shapeOfUnmatchedPath } from './route-path';
 export {
   countConversationTurn,
   countDeadLetter,

@@ -48,7 +48,7 @@ export class JsonLogger implements LoggerService {
     // Nest passes the context last; `error` may pass a stack before it.
     const params = [...rest];
     const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level, service: this.service };
+    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: JSON_LEVEL[level], service: this.service };
     if (context !== undefined) entry.context = redactSecrets(context);
     if (message instanceof Error) {
       entry.msg = redactSecrets(message.message);
@@ -75,11 +75,38 @@ export class JsonLogger implements LoggerService {
   }
 }
 
+/** The `level` of a JSON line: the usual names (`info`, not Nest's `log`; `trace` for `verbose`). */
+const JSON_LEVEL: Readonly<Record<LogLevel, string>> = {
+  log: 'info',
+  error: 'error',
+  warn: 'warn',
+  debug: 'debug',
+  verbose: 'trace',
+  fatal: 'fatal',
+};
+
 /**
- * Nest's coloured console logger (the pretty format), with every message, context and stack passed
- * through the same redaction as {@link JsonLogger}.
+ * Nest's framework lines while an app starts (modules initialized, routes mapped, "successfully
+ * started"): in the pretty format they are shown only at `verbose`, so a person sees the app's own
+ * lines, not fifteen of Nest's. JSON lines keep them.
+ */
+const NEST_STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'NestApplication', 'RoutesResolver', 'RouterExplorer']);
+
+/**
+ * Nest's coloured console logger (the pretty format, for a person at a terminal), with every
+ * message, context and stack passed through the same redaction as {@link JsonLogger}. One entry is
+ * one line: the structured fields of a line (a plain object among the parameters, such as the
+ * access line's `{method, route, status, …}`) are appended as `key=value` for each field the text
+ * does not already say, instead of an object dump under it. Nest's start-up lines show only at
+ * `verbose` ({@link NEST_STARTUP_CONTEXTS}).
  */
 export class RedactingConsoleLogger extends ConsoleLogger {
+  override log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && NEST_STARTUP_CONTEXTS.has(context)) this.verbose(message, ...rest);
+    else super.log(message, ...rest);
+  }
+
   protected override printMessages(
     messages: unknown[],
     context?: string,
@@ -88,7 +115,7 @@ export class RedactingConsoleLogger extends ConsoleLogger {
     errorStack?: unknown,
   ): void {
     super.printMessages(
-      messages.map((m) => (m instanceof Error ? redactSecrets(m.stack ?? m.message) : redactValue(m))),
+      oneLine(messages).map((m) => (m instanceof Error ? redactSecrets(m.stack ?? m.message) : redactValue(m))),
       context === undefined ? undefined : redactSecrets(context),
       logLevel,
       writeStreamType,
@@ -102,14 +129,48 @@ export class RedactingConsoleLogger extends ConsoleLogger {
 }
 
 /**
+ * The messages of one pretty entry: a text followed by plain objects becomes that text with each
+ * field it does not already say appended as `key=value` (strings bare when they have no space,
+ * anything else as JSON). Other shapes are left to Nest.
+ */
+export function oneLine(messages: readonly unknown[]): unknown[] {
+  const [first, ...rest] = messages;
+  if (typeof first !== 'string' || rest.length === 0 || !rest.every(isPlainObject)) return [...messages];
+  const said = first;
+  const extra: string[] = [];
+  for (const fields of rest) {
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      const text = typeof value === 'string' ? value : safeValueJson(value);
+      if (text !== '' && said.includes(text)) continue;
+      extra.push(`${key}=${typeof value === 'string' && !/\s/.test(value) && value !== '' ? value : safeValueJson(value)}`);
+    }
+  }
+  return [extra.length > 0 ? `${first} ${extra.join(' ')}` : first];
+}
+
+function safeValueJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Whether the app logs in the pretty format: `LOG_FORMAT=pretty`, or `LOG_FORMAT` unset and stdout a terminal. */
+export function isPrettyLogFormat(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
+  const format = env.LOG_FORMAT?.trim().toLowerCase();
+  return format === 'pretty' || (format !== 'json' && tty);
+}
+
+/**
  * The logger the apps hand to Nest (`Logger.overrideLogger` and `NestFactory.create({logger})`):
  * JSON lines unless `LOG_FORMAT=pretty`, or `LOG_FORMAT` is unset and stdout is a terminal (then
  * Nest's coloured console). Both redact secrets.
  */
 export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): LoggerService {
-  const format = env.LOG_FORMAT?.trim().toLowerCase();
   // The same levels as the JSON logger: Nest's debug and verbose lines (one per route) stay quiet.
-  if (format === 'pretty' || (format !== 'json' && tty)) return new RedactingConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] });
+  if (isPrettyLogFormat(env, tty)) return new RedactingConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] });
   return new JsonLogger(service);
 }
 

@@ -17,7 +17,7 @@ describe('JsonLogger', () => {
   it('writes one JSON object per line with level, service, context and message', () => {
     const { logger, out } = capture();
     logger.log('engine ready', 'engine');
-    expect(out()).toEqual([expect.objectContaining({ level: 'log', service: 'svc', context: 'engine', msg: 'engine ready' })]);
+    expect(out()).toEqual([expect.objectContaining({ level: 'info', service: 'svc', context: 'engine', msg: 'engine ready' })]);
     expect(out()[0]).not.toHaveProperty('trace_id');
   });
 
@@ -38,6 +38,63 @@ describe('JsonLogger', () => {
     logger.setLogLevels(['error']);
     logger.log('hidden');
     expect(out()).toEqual([]);
+  });
+});
+
+describe('level names of JSON lines', () => {
+  it('writes Nest\'s log as info and verbose as trace', () => {
+    const { logger, out } = capture();
+    logger.setLogLevels(['log', 'verbose', 'debug', 'warn']);
+    logger.log('a');
+    logger.verbose('b');
+    logger.debug('c');
+    logger.warn('d');
+    expect(out().map((l) => l.level)).toEqual(['info', 'trace', 'debug', 'warn']);
+  });
+});
+
+describe('the pretty format', () => {
+  function pretty(run: (logger: RedactingConsoleLogger) => void): string[] {
+    const written: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
+    );
+    try {
+      run(new RedactingConsoleLogger({ colors: false, logLevels: ['log', 'error', 'warn', 'fatal'] }));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return written.join('').split('\n').filter((l) => l !== '');
+  }
+
+  it('prints an access line as one line: fields the text already says are not repeated, others follow as key=value', () => {
+    const lines = pretty((logger) => {
+      logger.log('GET /v1/runs 401 5.506 ms', { method: 'GET', route: '/v1/runs', path: '/v1/runs', status: 401, duration_ms: 5.506 }, 'http');
+      logger.log('GET /v1/runs/:runId 200 3 ms', { method: 'GET', route: '/v1/runs/:runId', path: '/v1/runs/r-1', status: 200, duration_ms: 3 }, 'http');
+      logger.warn('[Connection] timeout', { broker: '127.0.0.1:9092', error: 'connect ECONNREFUSED' }, 'kafkajs');
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/\[http\] GET \/v1\/runs 401 5\.506 ms$/);
+    expect(lines[1]).toMatch(/GET \/v1\/runs\/:runId 200 3 ms path=\/v1\/runs\/r-1$/);
+    expect(lines[2]).toMatch(/\[Connection\] timeout broker=127\.0\.0\.1:9092 error="connect ECONNREFUSED"$/);
+    expect(lines.join('\n')).not.toContain('Object(');
+  });
+
+  it('shows Nest\'s start-up lines only at verbose', () => {
+    const quiet = pretty((logger) => {
+      logger.log('Starting Nest application...', 'NestFactory');
+      logger.log('GatewayModule dependencies initialized', 'InstanceLoader');
+      logger.log('Mapped {/v1/runs, GET} route', 'RouterExplorer');
+      logger.log('Nest application successfully started', 'NestApplication');
+      logger.log('engine ready', 'engine');
+    });
+    expect(quiet).toHaveLength(1);
+    expect(quiet[0]).toContain('engine ready');
+    const verbose = pretty((logger) => {
+      logger.setLogLevels(['log', 'verbose']);
+      logger.log('Starting Nest application...', 'NestFactory');
+    });
+    expect(verbose.join('\n')).toContain('Starting Nest application...');
   });
 });
 
@@ -118,7 +175,7 @@ describe('routeProcessOutput', () => {
     target.info('outbox relay %s', 'started');
     target.error('outbox relay failed', new Error('boom'));
     expect(out.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: 'log', service: 'svc', context: 'console', msg: 'outbox relay started' }),
+      expect.objectContaining({ level: 'info', service: 'svc', context: 'console', msg: 'outbox relay started' }),
     ]);
     expect(err).toHaveLength(1);
     expect(JSON.parse(err[0]!)).toMatchObject({ level: 'error', context: 'console' });

@@ -67,9 +67,17 @@ export function countInterruptRequested(kind: string): void {
   get()?.interruptsRequested.add(1, { [Attr.interruptKind]: kind });
 }
 
-/** An interrupt ended: `status` is `resolved`, `timeout` or `cancelled`. */
-export function recordInterruptDuration(kind: string, status: string, seconds: number): void {
-  get()?.interruptDuration.record(Math.max(0, seconds), { [Attr.interruptKind]: kind, [Attr.runStatus]: status });
+/**
+ * An interrupt ended: `outcome` is `resolved`, `timeout` or `cancelled`, recorded as
+ * `openwop.interrupt_outcome` and, because `observability.md` requires that name on this metric,
+ * as `openwop.run_status` too (it holds the interrupt's outcome, not a run status).
+ */
+export function recordInterruptDuration(kind: string, outcome: string, seconds: number): void {
+  get()?.interruptDuration.record(Math.max(0, seconds), {
+    [Attr.interruptKind]: kind,
+    [Attr.interruptOutcome]: outcome,
+    [Attr.runStatus]: outcome,
+  });
 }
 
 export function countConversationTurn(kind: string): void {

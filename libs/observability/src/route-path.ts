@@ -26,6 +26,17 @@ export function pathOfRoute(template: string, params: Readonly<Record<string, un
 }
 
 /**
+ * The route a metric label, a span's `http.route` and an access line record: the matched template
+ * as a person writes it, with Express' escape of a literal colon removed
+ * (`/v1/interrupts\\:bulk-resolve` → `/v1/interrupts:bulk-resolve`); parameters stay `:name`.
+ *
+ * @example routeLabel('/v1/runs/:runId/interrupts/:nodeId\\:claim') // '/v1/runs/:runId/interrupts/:nodeId:claim'
+ */
+export function routeLabel(template: string): string {
+  return template.replace(/\\:/g, ':');
+}
+
+/**
  * The literal segments of route templates (`v1`, `runs`, `interrupts`, …): what
  * {@link shapeOfUnmatchedPath} may show of a path no route matched.
  */

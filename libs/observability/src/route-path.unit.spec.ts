@@ -1,4 +1,4 @@
-import { pathOfRoute, routeLiterals, shapeOfUnmatchedPath } from './route-path';
+import { pathOfRoute, routeLabel, routeLiterals, shapeOfUnmatchedPath } from './route-path';
 
 const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiIsImtpZCI6ImsxIn0.' + 'Q'.repeat(43);
 
@@ -28,5 +28,13 @@ describe('shapeOfUnmatchedPath', () => {
     expect(shapeOfUnmatchedPath(`/v1/interrupts/${TOKEN}/x?token=1`, literals)).toBe('/v1/interrupts/*/*');
     expect(shapeOfUnmatchedPath(`/V1/INTERRUPTS/%65${TOKEN.slice(1)}`, literals)).toBe('/*/*/*');
     expect(shapeOfUnmatchedPath('/', literals)).toBe('/');
+  });
+});
+
+describe('routeLabel', () => {
+  it('drops the escape of a literal colon and keeps the parameters', () => {
+    expect(routeLabel('/v1/interrupts\\:bulk-resolve')).toBe('/v1/interrupts:bulk-resolve');
+    expect(routeLabel('/v1/runs/:runId/interrupts/:nodeId\\:claim')).toBe('/v1/runs/:runId/interrupts/:nodeId:claim');
+    expect(routeLabel('/v1/runs/:runId')).toBe('/v1/runs/:runId');
   });
 });

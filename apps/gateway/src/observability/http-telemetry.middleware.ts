@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
-import { recordHttpServerRequest, tracingEnabled } from '@openwop/observability';
+import { recordHttpServerRequest, routeLabel, tracingEnabled } from '@openwop/observability';
 import type { NextFunction, Request, Response } from 'express';
 import { loggablePath, matchedRouteOf } from './loggable-path';
 
@@ -52,7 +52,8 @@ export function httpTelemetry(req: Request, res: Response, next: NextFunction): 
     ended = true;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const routePath = (req.route as { path?: unknown } | undefined)?.path;
-    const route = typeof routePath === 'string' ? routePath : undefined;
+    // The template as a person reads it: Express' escape of a literal colon (`\\:bulk-resolve`) dropped.
+    const route = typeof routePath === 'string' ? routeLabel(routePath) : undefined;
     const path = matchedRouteOf(req) !== undefined ? loggablePath(req) : unrouted;
     span.setAttribute('url.path', path);
     // `finish` once the answer is written; `close` alone when the client went away first.

@@ -96,11 +96,17 @@ describe('httpTelemetry', () => {
     expect((await served('GET', '/v1/runs/a%2Fb', '/v1/runs/:runId', 200, {}, { runId: 'a/b' })).access[0]!.path).toBe('/v1/runs/a%2Fb');
   });
 
+  it('records a route with a literal colon as written, without Express\' escape', async () => {
+    const { span, access } = await served('POST', '/v1/interrupts:bulk-resolve', '/v1/interrupts\\:bulk-resolve', 200, {}, {});
+    expect(span.attributes['http.route']).toBe('/v1/interrupts:bulk-resolve');
+    expect(access[0]).toMatchObject({ route: '/v1/interrupts:bulk-resolve', msg: 'POST /v1/interrupts:bulk-resolve 200 ' + String(access[0]!.duration_ms) + ' ms' });
+  });
+
   it('writes one access line per request with the trace id the response names, the route and no token', async () => {
     const { span, headers, access } = await served('POST', `/v1/interrupts/${TOKEN}`, '/v1/interrupts/:token', 200, {}, { token: TOKEN });
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
-      level: 'log',
+      level: 'info',
       method: 'POST',
       route: '/v1/interrupts/:token',
       path: '/v1/interrupts/[redacted]',
