@@ -231,6 +231,19 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
       expect(r.headers['x-openwop-webhook-id']).toBe(webhookId);
       expect(r.headers['x-openwop-signature-algorithm']).toBe('v1');
       expect(r.headers['x-openwop-event-type']).toBe(body(r).event.type);
+      // RFC 0165 §C.1: the OpenWOP-* family beside it, the same five values.
+      for (const name of ['webhook-id', 'event-type', 'timestamp', 'signature', 'signature-algorithm']) {
+        expect(r.headers[`openwop-${name}`]).toBeDefined();
+        expect(r.headers[`openwop-${name}`]).toBe(r.headers[`x-openwop-${name}`]);
+      }
+      expect(
+        verifyDelivery(
+          secret,
+          { timestamp: r.headers['openwop-timestamp'], signature: r.headers['openwop-signature'] },
+          r.body,
+          Math.floor(Date.now() / 1000),
+        ),
+      ).toBe(true);
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['user-agent']).toMatch(/^openwop-webhook-dispatcher\//);
       expect(body(r).workspaceId).toBe('t1');

@@ -12,6 +12,19 @@ export const DeliveryHeaders = {
   attempt: 'X-openwop-Delivery-Attempt',
 } as const;
 
+/**
+ * The `OpenWOP-*` names of the five spec headers (RFC 0165 §C.1; v2 webhooks.md §Headers), sent on
+ * every delivery beside their `X-openwop-*` counterparts with identical values: a subscriber may
+ * read either family and verifies the same bytes. The host additions have no second spelling.
+ */
+export const OpenWopDeliveryHeaders = {
+  webhookId: 'OpenWOP-Webhook-Id',
+  eventType: 'OpenWOP-Event-Type',
+  timestamp: 'OpenWOP-Timestamp',
+  signature: 'OpenWOP-Signature',
+  signatureAlgorithm: 'OpenWOP-Signature-Algorithm',
+} as const;
+
 /** The body of a delivery: the run, its tenant, and the run event verbatim (webhooks.md §Body). */
 export function deliveryBody(event: { readonly runId: string }, tenant: string): string {
   return JSON.stringify({ runId: event.runId, workspaceId: tenant, event });
@@ -28,17 +41,22 @@ export function deliveryHeaders(input: {
   readonly nowSeconds: number;
   readonly userAgent: string;
 }): Record<string, string> {
-  return {
-    'Content-Type': 'application/json',
-    'User-Agent': input.userAgent,
-    [DeliveryHeaders.webhookId]: input.webhookId,
-    [DeliveryHeaders.eventType]: input.eventType,
-    [DeliveryHeaders.timestamp]: String(input.nowSeconds),
-    [DeliveryHeaders.signature]: signDelivery(input.secret, input.nowSeconds, input.body),
-    [DeliveryHeaders.signatureAlgorithm]: SIGNATURE_ALGORITHM,
-    [DeliveryHeaders.deliveryId]: input.deliveryId,
-    [DeliveryHeaders.attempt]: String(input.attempt),
+  // One value per spec header, written under both names: the families cannot disagree.
+  const spec: Record<keyof typeof OpenWopDeliveryHeaders, string> = {
+    webhookId: input.webhookId,
+    eventType: input.eventType,
+    timestamp: String(input.nowSeconds),
+    signature: signDelivery(input.secret, input.nowSeconds, input.body),
+    signatureAlgorithm: SIGNATURE_ALGORITHM,
   };
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': input.userAgent };
+  for (const [field, value] of Object.entries(spec) as [keyof typeof spec, string][]) {
+    headers[DeliveryHeaders[field]] = value;
+    headers[OpenWopDeliveryHeaders[field]] = value;
+  }
+  headers[DeliveryHeaders.deliveryId] = input.deliveryId;
+  headers[DeliveryHeaders.attempt] = String(input.attempt);
+  return headers;
 }
 
 /** How an attempt ended, as the breaker and the retry schedule see it. */

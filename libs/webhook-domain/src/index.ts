@@ -56,6 +56,7 @@ export {
   deliveryBody,
   deliveryHeaders,
   DeliveryHeaders,
+  OpenWopDeliveryHeaders,
   outcomeOfStatus,
   type AttemptOutcome,
 } from './delivery-request';

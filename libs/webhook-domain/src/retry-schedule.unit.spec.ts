@@ -57,6 +57,29 @@ describe('delivery request (webhooks.md §Headers, §Body)', () => {
     ).toBe(true);
   });
 
+  it('carries the OpenWOP-* family beside X-openwop-* with identical values (RFC 0165 §C.1)', () => {
+    const body = deliveryBody({ runId: 'r1', type: 'run.started', sequence: 0 } as never, 't1');
+    const h = deliveryHeaders({
+      webhookId: 'wh_2',
+      deliveryId: 'whd_2',
+      eventType: 'run.started',
+      secret: 's3cret',
+      body,
+      attempt: 1,
+      nowSeconds: 1700000001,
+      userAgent: 'ua',
+    });
+    const names = ['Webhook-Id', 'Event-Type', 'Timestamp', 'Signature', 'Signature-Algorithm'];
+    for (const name of names) {
+      expect(h[`OpenWOP-${name}`]).toBeDefined();
+      expect(h[`OpenWOP-${name}`]).toBe(h[`X-openwop-${name}`]);
+    }
+    expect(Object.keys(h).filter((k) => k.startsWith('OpenWOP-')).sort()).toEqual(names.map((n) => `OpenWOP-${n}`).sort());
+    expect(
+      verifyDelivery('s3cret', { timestamp: h['OpenWOP-Timestamp'], signature: h['OpenWOP-Signature'] }, body, 1700000001),
+    ).toBe(true);
+  });
+
   it('only a 2xx is delivered; a redirect is a failure', () => {
     expect(outcomeOfStatus(204)).toEqual({ ok: true, status: 204 });
     expect(outcomeOfStatus(302)).toEqual(
