@@ -312,14 +312,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
           post(`/v1/runs/${runId}/approvals/${s.currentNodeId as string}`, { action: 'accept' }),
         ]);
         expect(cancel.status).toBe(200);
-        // interrupt.md §Error responses: a resolve that lost to the cancel is 422 interrupt_cancelled.
-        expect([200, 409, 422]).toContain(resolve.status);
+        // A resolve that lost to the cancel is 409 interrupt_already_resolved (RFC 0213; v1 prose said 422).
+        expect([200, 409]).toContain(resolve.status);
         const done = await terminal(runId);
         // The run ends as the cancel's answer says: `completed` when the answer came first, else cancelled.
         expect(done.status).toBe(cancel.json.status === 'completed' ? 'completed' : 'cancelled');
         if (resolve.status !== 200) {
           expect(done.status).toBe('cancelled');
-          expect(resolve.json.error).toBe(resolve.status === 422 ? 'interrupt_cancelled' : 'interrupt_already_resolved');
+          expect(resolve.json.error).toBe('interrupt_already_resolved');
         }
         const all = await events(runId);
         expect(all.filter((e) => TERMINAL_EVENTS.includes(e.type))).toHaveLength(1);

@@ -92,14 +92,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
     await waitStatus(client, runId, 'completed');
   });
 
-  it('cancel while waiting: the run is cancelled and a later answer gets 422 interrupt_cancelled', async () => {
+  it('cancel while waiting: the run is cancelled and a later answer gets 409 interrupt_already_resolved (RFC 0213)', async () => {
     const { runId } = await client.createRun({ workflowId: 'conformance-approval' });
     await waitStatus(client, runId, 'waiting-approval');
     const cancelled = await client.call<{ status: string }>('POST', `/v1/runs/${runId}/cancel`, {});
     expect(['cancelled', 'cancelling']).toContain(cancelled.status);
     await waitStatus(client, runId, 'cancelled');
     const late = await refusal(client.call('POST', resolvePath(runId, 'gate'), { action: 'accept' }));
-    expect([late.status, late.code]).toEqual([422, 'interrupt_cancelled']);
+    expect([late.status, late.code]).toEqual([409, 'interrupt_already_resolved']);
     const twice = await client.call<{ status: string }>('POST', `/v1/runs/${runId}/cancel`, {});
     expect(twice.status).toBe('cancelled'); // idempotent: 200 with the run's terminal status
   });

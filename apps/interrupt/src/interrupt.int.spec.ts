@@ -254,7 +254,7 @@ describe('interrupt service', () => {
     });
   });
 
-  it('cancel: pending interrupts are cancelled, run.cancel reaches the engine, a later resolve gets interrupt_cancelled', async () => {
+  it('cancel: pending interrupts are cancelled, run.cancel reaches the engine, a later resolve gets interrupt_already_resolved', async () => {
     await open('cancel-me', { timeoutMs: 60_000 });
     const reply = await send(envelope('run.cancel', { runId: 'cancel-me', reason: 'changed my mind' }));
     expect(reply).toEqual({
@@ -264,7 +264,7 @@ describe('interrupt service', () => {
     expect(await statusOf('cancel-me:gate:0')).toBe('cancelled');
     expect(await resolve('cancel-me', { action: 'accept' })).toMatchObject({
       ok: false,
-      error: { code: 'interrupt_cancelled' },
+      error: { code: 'interrupt_already_resolved', details: { status: 'cancelled' } },
     });
     const forwarded = await waitFor(() => engineCommandsOf('cancel-me', 'run.cancel')[0], {
       what: 'run.cancel on the engine topic',
@@ -289,7 +289,7 @@ describe('interrupt service', () => {
     expect(await statusOf('no-gate:gate:0')).toBe('cancelled');
     expect(await resolve('no-gate', { action: 'accept' })).toMatchObject({
       ok: false,
-      error: { code: 'interrupt_cancelled' },
+      error: { code: 'interrupt_already_resolved', details: { status: 'cancelled' } },
     });
   });
 

@@ -85,11 +85,11 @@ describe('openwop-interrupt-auth-required and cascade-cancel', () => {
     expect(given(opened('approval', approvalData())).when(resolveWith({ action: 'accept' }, 't', { via: 'token' })).next().status).toBe('resolved');
   });
 
-  it('an interrupt cancelled by its parent is gone (410); a direct cancel stays interrupt_cancelled', () => {
+  it('an interrupt cancelled by its parent is gone (410); a direct cancel is interrupt_already_resolved (409)', () => {
     const gate = opened('approval', approvalData());
     const cascaded = given(gate).when({ type: 'CancelInterrupt', reason: 'parent-cancelled', parentRunId: 'p1', context: ctx() }).events();
     given(gate, ...cascaded).when(resolveWith({ action: 'accept' })).thenRefuses('interrupt_gone', { parentRunId: 'p1' });
     const direct = given(gate).when({ type: 'CancelInterrupt', reason: 'parent-cancelled', context: ctx() }).events();
-    given(gate, ...direct).when(resolveWith({ action: 'accept' })).thenRefuses('interrupt_cancelled');
+    given(gate, ...direct).when(resolveWith({ action: 'accept' })).thenRefuses('interrupt_already_resolved', { status: 'cancelled' });
   });
 });

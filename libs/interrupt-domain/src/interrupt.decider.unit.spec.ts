@@ -119,10 +119,10 @@ describe('interrupt decider: lifecycle', () => {
         .thenRefuses('interrupt_already_resolved', { status: 'expired' });
     });
 
-    it('given cancelled, a resolve gets interrupt_cancelled', () => {
+    it('given cancelled, a resolve gets interrupt_already_resolved (status cancelled; RFC 0213, not 422)', () => {
       given(opened('approval', approvalData()), { type: 'interrupt.cancelled', data: { cancelledAt: NOW } })
         .when(resolveWith({ action: 'accept' }))
-        .thenRefuses('interrupt_cancelled');
+        .thenRefuses('interrupt_already_resolved', { status: 'cancelled' });
     });
   });
 

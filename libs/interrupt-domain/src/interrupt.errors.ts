@@ -26,10 +26,18 @@ export class InterruptAlreadyResolved extends DomainError {
   }
 }
 
-/** The run was cancelled while the interrupt was pending. */
+/**
+ * The run was cancelled while the interrupt was pending: the cancel is the interrupt's one outcome,
+ * so a later resolve is `409 interrupt_already_resolved` (`status: cancelled`) on every surface.
+ * interrupt.md (v1) §Error responses names `422 interrupt_cancelled` for the run-scoped surface;
+ * RFC 0213 records that no conforming host emits it, and v2 answers 409 (docs/conformance.md).
+ */
 export class InterruptCancelled extends DomainError {
   constructor(interruptId: string) {
-    super('interrupt_cancelled', `Interrupt ${interruptId} was cancelled with its run.`, { interruptId });
+    super('interrupt_already_resolved', `Interrupt ${interruptId} was cancelled with its run.`, {
+      interruptId,
+      status: 'cancelled',
+    });
   }
 }
 

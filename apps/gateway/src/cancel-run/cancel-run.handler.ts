@@ -22,7 +22,7 @@ export interface CancelOutcome {
  * ended answers its terminal status and nothing is sent; otherwise `run.cancel` goes through the
  * interrupt service, the per-run gate of external input, so a cancel and a resolve of the same run
  * are decided in one order (pending interrupts and their tokens are cancelled first, a later resolve
- * gets `422 interrupt_cancelled`), and the engine ends the run once; a cancel that loses the race to
+ * gets `409 interrupt_already_resolved`), and the engine ends the run once; a cancel that loses the race to
  * the run's own end is refused there and answers the status the run ended with.
  * Used by the single and the bulk cancel routes alike.
  */

@@ -38,7 +38,7 @@ export const CLAIM_ROUTES: readonly GatewayRoute[] = [
       },
     },
     responses: { 200: { description: 'The claim as it stands.', schema: CLAIM_RESULT } },
-    errors: ['validation_error', 'interrupt_not_found', 'interrupt_claimed', 'interrupt_already_resolved', 'interrupt_cancelled', 'unavailable'],
+    errors: ['validation_error', 'interrupt_not_found', 'interrupt_claimed', 'interrupt_already_resolved', 'unavailable'],
   },
   {
     method: 'POST',
@@ -49,6 +49,6 @@ export const CLAIM_ROUTES: readonly GatewayRoute[] = [
     tag: 'interrupts',
     parameters: [RUN_ID, NODE_ID],
     responses: { 200: { description: 'The claim as it stands (no holder).', schema: CLAIM_RESULT } },
-    errors: ['interrupt_not_found', 'interrupt_claimed', 'interrupt_already_resolved', 'interrupt_cancelled', 'unavailable'],
+    errors: ['interrupt_not_found', 'interrupt_claimed', 'interrupt_already_resolved', 'unavailable'],
   },
 ];

@@ -70,7 +70,6 @@ const RESOLVE_ERRORS: readonly ErrorCode[] = [
   'interrupt_not_found',
   'interrupt_already_resolved',
   'interrupt_expired',
-  'interrupt_cancelled',
   'correlation_mismatch',
   'run_terminal',
   'unavailable',

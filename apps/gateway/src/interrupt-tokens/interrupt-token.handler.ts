@@ -116,8 +116,8 @@ export class InterruptTokenHandler {
     try {
       result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, granted.runId, command);
     } catch (error) {
-      // Cancelled before its run.cancelled reached the event store. On the token surface an
-      // invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
+      // An interrupt service of the release before RFC 0213's 409 (a rolling upgrade) still says
+      // `interrupt_cancelled`; on the token surface an invalidated token is 409 all the same.
       if (error instanceof DomainError && error.code === 'interrupt_cancelled') throw invalidatedToken(granted.interruptId);
       throw error;
     }

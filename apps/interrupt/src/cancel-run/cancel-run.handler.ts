@@ -18,7 +18,7 @@ export interface CancelRunResult {
 
 /**
  * `run.cancel` from the gateway: cancel the run's pending interrupts (a later resolve gets
- * `interrupt_cancelled`), remember the run as cancelled (an interrupt the engine opens afterwards
+ * `409 interrupt_already_resolved`, RFC 0213), remember the run as cancelled (an interrupt the engine opens afterwards
  * is born cancelled), and forward `run.cancel` to the engine, which decides unknown or terminal runs.
  * The cancel's audit fact goes in the outbox with the forward.
  */
