@@ -23,7 +23,6 @@ export {
   ExpiredToken,
   InspectOnlyToken,
   InvalidatedToken,
-  MalformedToken,
   UnknownToken,
 } from './token.errors';
 export { authorizeTokenUse, type StoredTokenState, type TokenOperation } from './token-use.rules';

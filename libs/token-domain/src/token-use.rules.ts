@@ -3,7 +3,6 @@ import {
   ExpiredToken,
   InspectOnlyToken,
   InvalidatedToken,
-  MalformedToken,
   UnknownToken,
 } from './token.errors';
 import type { TokenPayload } from './token-payload';
@@ -21,11 +20,11 @@ export interface StoredTokenState {
 }
 
 /**
- * Decides whether a verified token may perform `operation`, in this order: malformed (400);
- * unknown key or bad MAC (404); expired (410); no stored interrupt for it (404); an inspect-only
+ * Decides whether a verified token may perform `operation`, in this order: malformed, unknown key
+ * or bad MAC (404, one answer for every token that does not verify); expired (410); no stored interrupt for it (404); an inspect-only
  * token asked to resolve (403); invalidated (409). Returns the payload when the use is allowed.
  *
- * @throws {@link MalformedToken} | {@link UnknownToken} | {@link ExpiredToken} |
+ * @throws {@link UnknownToken} | {@link ExpiredToken} |
  *   {@link InspectOnlyToken} | {@link InvalidatedToken}
  */
 export function authorizeTokenUse(
@@ -36,7 +35,6 @@ export function authorizeTokenUse(
   if (!verification.ok) {
     switch (verification.reason) {
       case 'malformed':
-        throw new MalformedToken();
       case 'unknown_key':
       case 'bad_mac':
         throw new UnknownToken();

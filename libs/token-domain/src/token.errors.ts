@@ -3,16 +3,12 @@ import { DomainError } from '@openwop/kernel';
 // One class per refusal, each with the spec code it is answered with (`interrupt.md` §Error
 // responses). None carries the token or anything derived from a key.
 
-/** The token does not even parse: `400 validation_error`. */
-export class MalformedToken extends DomainError {
-  constructor() {
-    super('validation_error', 'The token is malformed.', {
-      errors: [{ path: '/token', message: 'is not a resolution token' }],
-    });
-  }
-}
-
-/** A forged token, one signed by an unknown or retired key, or one naming no interrupt we minted: `404`. */
+/**
+ * A token that does not verify — one that does not even parse, a forged one, one signed by an
+ * unknown or retired key — or one naming no interrupt we minted: `404`, the same answer for each,
+ * so a caller learns nothing about why (the interrupt-token-matrix scenario expects 404 for an
+ * unknown token of any shape).
+ */
 export class UnknownToken extends DomainError {
   constructor() {
     super('interrupt_not_found', 'No interrupt is known for this token.');

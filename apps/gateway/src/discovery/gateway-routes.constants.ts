@@ -386,7 +386,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         alternate: { mediaType: 'text/html', schema: { type: 'string' } },
       },
     },
-    errors: ['validation_error', 'interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'interrupt_cancelled', 'unavailable'],
+    errors: ['interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'unavailable'],
   },
   {
     method: 'GET',
@@ -420,7 +420,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         },
       },
     },
-    errors: ['validation_error', 'interrupt_not_found', 'interrupt_expired', 'unavailable'],
+    errors: ['interrupt_not_found', 'interrupt_expired', 'unavailable'],
   },
   {
     method: 'POST',

@@ -34,9 +34,10 @@ import { TokenRouteErrorFilter } from './token-route-error.filter';
 @ApiTags('interrupts')
 @Public()
 @UseFilters(TokenRouteErrorFilter)
-@ApiBadRequestResponse({ description: 'The token is malformed (`validation_error`).' })
+@ApiBadRequestResponse({ description: 'The resolve body is not a JSON object or its value is refused (`validation_error`).' })
 @ApiNotFoundResponse({
-  description: 'Forged, unknown-key or unknown-interrupt token (`interrupt_not_found`).',
+  description:
+    'Any token that does not verify (malformed, forged, of an unknown key) or names no interrupt (`interrupt_not_found`): one answer for all.',
 })
 @ApiGoneResponse({ description: 'The token expired (`interrupt_expired`).' })
 @ApiConflictResponse({

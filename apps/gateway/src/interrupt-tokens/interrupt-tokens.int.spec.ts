@@ -230,17 +230,18 @@ describe('/v1/interrupts/{token} (no API key)', () => {
     }
   });
 
-  it('a token that does not decode is 400 at the gateway; nothing is sent', async () => {
+  it('a token that does not decode is 404 at the gateway, like any token that does not verify; nothing is sent', async () => {
     for (const token of [
       'abc',
       'a.b.c',
+      `tok_${Buffer.alloc(32, 5).toString('base64url')}`,
       `${Buffer.from('x').toString('base64url')}.AAAA`,
       `${b64({ nodeId: 'n' })}.AAAA`,
     ]) {
       const res = await call('GET', `/v1/interrupts/${encodeURIComponent(token)}`);
       expect({ status: res.status, error: res.json.error }).toEqual({
-        status: 400,
-        error: 'validation_error',
+        status: 404,
+        error: 'interrupt_not_found',
       });
       expect(JSON.stringify(res.json)).not.toContain(token.length > 4 ? token : '\u0000');
     }

@@ -10,8 +10,8 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
  * the gateway holds no secret, and every decision is the token service's. Reading the run id only
  * routes the command to the partition that owns the run.
  *
- * @throws {@link ApiError} `validation_error` when the token does not even decode; its message
- *   never echoes the token.
+ * @throws {@link ApiError} `interrupt_not_found` when the token does not even decode (404, as the
+ *   token service answers any token that does not verify); its message never echoes the token.
  */
 export function tokenRoutingKey(token: string): string {
   return unverifiedClaims(token).runId;
@@ -31,7 +31,7 @@ export interface UnverifiedTokenClaims {
  * a verdict it gives after checking the MAC (an inspect that succeeded, or its
  * `interrupt_already_resolved`, which comes after the MAC, expiry and stored-interrupt checks).
  *
- * @throws {@link ApiError} `validation_error` when the token does not decode.
+ * @throws {@link ApiError} `interrupt_not_found` when the token does not decode.
  */
 export function unverifiedClaims(token: string): UnverifiedTokenClaims {
   const parts = token.split('.');
@@ -53,10 +53,9 @@ export function unverifiedClaims(token: string): UnverifiedTokenClaims {
   return { runId, ...text('nodeId'), ...text('interruptId'), ...text('expiresAt'), ...text('intent') };
 }
 
+/** A token that does not decode is, to the caller, a token naming no interrupt: the token service's words. */
 function malformed(): ApiError {
-  return ApiError.validation('The token is malformed.', [
-    { path: '/token', message: 'is not a resolution token' },
-  ]);
+  return new ApiError('interrupt_not_found', 'No interrupt is known for this token.');
 }
 
 /** What may be logged of a token: its first 8 characters. */

@@ -28,8 +28,9 @@ describe('tokenRoutingKey (unverified, routing only)', () => {
     ['a numeric runId', `${b64({ runId: 4 })}.${mac}`],
     ['null', `${b64(null)}.${mac}`],
     ['too long', `${'a'.repeat(5000)}.${mac}`],
-  ])('%s is 400 validation_error, without echoing the token', (_w, token) => {
-    expect(code(() => tokenRoutingKey(token))).toBe('validation_error');
+    ['an opaque tok_ string', `tok_${Buffer.alloc(32, 9).toString('base64url')}`],
+  ])('%s is 404 interrupt_not_found (as any token that does not verify), without echoing the token', (_w, token) => {
+    expect(code(() => tokenRoutingKey(token))).toBe('interrupt_not_found');
     try {
       tokenRoutingKey(token);
     } catch (e) {
