@@ -1,7 +1,7 @@
 import { AUDIT_ROUTES } from '@openwop/audit-chain';
 import {
   advertisedLimits,
-  APPROVAL_ACTIONS,
+  APPROVAL_RESOLVE_ACTIONS,
   conversationLimits,
   FORK_MODES,
   INTERRUPT_KINDS,
@@ -100,7 +100,8 @@ export function buildDiscoveryDocument(
     extensions: {
       interrupts: {
         kinds: [...INTERRUPT_KINDS],
-        approvalActions: [...APPROVAL_ACTIONS],
+        // The answer's vocabulary (interrupt.md §ApprovalResume): `edit-accept`; a gate's config may still list `edit`.
+        approvalActions: [...APPROVAL_RESOLVE_ACTIONS],
         quorum: true,
         durableTimeouts: true,
         // interrupt-profiles.md §Discovery guidance; each is seeded as its conformance fixture (ADR 0025).

@@ -66,6 +66,11 @@ describe('discovery document conversation capabilities', () => {
     expect(documented).toContain(`"maximum":${MAX_BULK_DECISION_ITEMS}`);
   });
 
+  it('advertises the approval actions an answer may carry: edit-accept (interrupt.md §ApprovalResume), never the legacy edit', () => {
+    const extensions = buildDiscoveryDocument({ maxParticipants: 8 }).extensions as { interrupts: { approvalActions: string[] } };
+    expect(extensions.interrupts.approvalActions).toEqual(['accept', 'reject', 'refine', 'edit-accept', 'ask']);
+  });
+
   it('advertises clarification.request, so generic clients see a host with interrupts (profiles.md openwop-interrupts)', () => {
     const doc = buildDiscoveryDocument({ maxParticipants: 8 });
     expect(doc).toMatchObject({ supportedEnvelopes: ['clarification.request'], schemaVersions: { 'clarification.request': 1 } });

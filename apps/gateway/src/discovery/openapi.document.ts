@@ -1,6 +1,6 @@
 import { AUDIT_ACTIONS, AUDIT_ROUTES } from '@openwop/audit-chain';
 import {
-  APPROVAL_ACTIONS,
+  APPROVAL_RESOLVE_ACTIONS,
   FORK_MODES,
   MAX_ID_LENGTH,
   MAX_REQUEST_BODY_BYTES,
@@ -287,7 +287,7 @@ function componentSchemas(): Record<string, JsonSchema> {
         'The answer (interrupt.md): `resumeValue`, or for approvals an `action` (legacy `decision` normalized); a clarification `answers`, an external event its `correlationId`, a conversation turn or close.',
       properties: {
         nodeId: { type: 'string', description: '`:resolveInterrupt` only: the suspended node.' },
-        action: { type: 'string', enum: [...APPROVAL_ACTIONS] },
+        action: { type: 'string', enum: [...APPROVAL_RESOLVE_ACTIONS] },
         decision: { type: 'string' },
         resumeValue: {},
         comment: { type: 'string' },
