@@ -1,6 +1,13 @@
 export { Topics, ConsumerGroups, Headers, replyTopic, type TopicName } from './topics';
 export type { Actor, CommandEnvelope, CommandReply, ReplyError } from './envelope';
-export { RUN_EVENT_TYPES, TERMINAL_RUN_EVENT_TYPES, type RunEventDoc, type RunEventType } from './run-event';
+export {
+  RUN_EVENT_TYPES,
+  TERMINAL_RUN_EVENT_TYPES,
+  V1_EVENT_LOG_SCHEMA_VERSION,
+  eventLogSchemaVersionOf,
+  type RunEventDoc,
+  type RunEventType,
+} from './run-event';
 export {
   assertRunEvent,
   assertErrorEnvelope,

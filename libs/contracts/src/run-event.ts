@@ -94,6 +94,22 @@ export const RUN_EVENT_TYPES = [
 
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
+/**
+ * The era key of a v1 run's event log (`eventLogSchemaVersion`): version-negotiation says every
+ * persisted run document carries it, and v1's current value is 2; v2 persistence.md reads an absent
+ * value as 2 too.
+ */
+export const V1_EVENT_LOG_SCHEMA_VERSION = 2;
+
+/**
+ * The era key a run's `run.started` payload names, when it names an integer ≥ 2; else
+ * {@link V1_EVENT_LOG_SCHEMA_VERSION} (absent ⇒ 2, never backfilled into the log).
+ */
+export function eventLogSchemaVersionOf(runStartedPayload: unknown): number {
+  const named = (runStartedPayload as { eventLogSchemaVersion?: unknown } | null | undefined)?.eventLogSchemaVersion;
+  return typeof named === 'number' && Number.isInteger(named) && named >= 2 ? named : V1_EVENT_LOG_SCHEMA_VERSION;
+}
+
 /** Terminal run event types: a run that emitted one of these never emits again. */
 export const TERMINAL_RUN_EVENT_TYPES: readonly RunEventType[] = ['run.completed', 'run.failed', 'run.cancelled'];
 

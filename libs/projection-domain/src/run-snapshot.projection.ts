@@ -1,10 +1,18 @@
-import { waitingStatusFor, type InterruptKind, type RunEventDoc, type RunEventType } from '@openwop/contracts';
+import {
+  eventLogSchemaVersionOf,
+  waitingStatusFor,
+  type InterruptKind,
+  type RunEventDoc,
+  type RunEventType,
+} from '@openwop/contracts';
 
 /** The `GET /v1/runs/{runId}` body (`run-snapshot.schema.json`), as folded from the run's events. */
 export interface RunSnapshot {
   readonly runId: string;
   readonly workflowId: string;
   readonly status: string;
+  /** The era key of the run's event log (`eventLogSchemaVersion`), fixed at `run.started`: 2 for a v1 run. */
+  readonly eventLogSchemaVersion?: number;
   readonly owner?: { readonly tenant: string; readonly principal?: string };
   readonly currentNodeId?: string;
   readonly inputs?: Record<string, unknown>;
@@ -99,6 +107,7 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
       runId: event.runId,
       workflowId: p.workflowId,
       status: 'running',
+      eventLogSchemaVersion: eventLogSchemaVersionOf(event.payload),
       ...(p.owner ? { owner: p.owner } : {}),
       ...(typeof p.parentRunId === 'string' ? { parentRunId: p.parentRunId } : {}),
       ...(typeof p.parentNodeId === 'string' ? { parentNodeId: p.parentNodeId } : {}),

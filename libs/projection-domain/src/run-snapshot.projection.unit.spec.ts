@@ -27,6 +27,17 @@ describe('run snapshot projection', () => {
     expect(isTerminalRunStatus(done!.status)).toBe(true);
   });
 
+  it('carries the era key eventLogSchemaVersion from run.started on: 2 for a v1 run, the value a run.started names when it names one', () => {
+    const v1 = [ev(0, 'run.started', { workflowId: 'wf' }), ev(1, 'run.completed', { outputs: {} })].reduce<RunSnapshot | null>(
+      evolveRunSnapshot,
+      null,
+    );
+    expect(v1?.eventLogSchemaVersion).toBe(2);
+    expect(evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf', eventLogSchemaVersion: 3 }))?.eventLogSchemaVersion).toBe(3);
+    for (const odd of [1, 2.5, '3', null])
+      expect(evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf', eventLogSchemaVersion: odd }))?.eventLogSchemaVersion).toBe(2);
+  });
+
   it('shows variables: the caller inputs, overlaid with the run outputs once it completed', () => {
     const started = evolveRunSnapshot(null, ev(0, 'run.started', { workflowId: 'wf', inputs: { payload: { a: [1] }, keep: 1 } }));
     expect(started?.variables).toEqual({ payload: { a: [1] }, keep: 1 });

@@ -4,7 +4,7 @@ import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { InterruptTokenPresenter } from '../interrupt-tokens/interrupt-token.presenter';
-import { runChannels } from '@openwop/contracts';
+import { runChannels, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
 import { ConversationReadRepository } from '../conversations/conversation-read.repository';
@@ -38,7 +38,9 @@ export class GetRunController {
   async getRun(@Param('runId') runId: string, @CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
     const snapshot = await this.withClaim(await this.tokens.present(await this.runs.requireVisible(runId, caller.tenant), caller), caller.tenant);
     const channels = runChannels(runId, await this.conversations.recordedForRun(runId, caller.tenant));
-    return channels ? { ...snapshot, channels } : snapshot;
+    // A snapshot projected before the era key was stamped reads as v1's era (absent ⇒ 2, never backfilled).
+    const stamped = { eventLogSchemaVersion: V1_EVENT_LOG_SCHEMA_VERSION, ...snapshot };
+    return channels ? { ...stamped, channels } : stamped;
   }
 
   /** The pending interrupt's live claim (the interrupt service's columns; a lapsed lease is none). */

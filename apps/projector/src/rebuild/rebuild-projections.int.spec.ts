@@ -256,6 +256,13 @@ it('replayed again into the same tables (not fresh: rows are read back), stores 
   expect(again.applied).toBe(0);
   expect(again.broken).toBe(0); // already marked: its events are held
   expect(await compareProjections(platform.dataSource, target)).toEqual([]);
+  // Every run document carries the era key (v1: 2), live and rebuilt alike.
+  for (const db of [platform.dataSource, target]) {
+    const eras = await db.query<{ era: string | null; n: string }[]>(
+      "SELECT snapshot->>'eventLogSchemaVersion' AS era, count(*)::text AS n FROM runs GROUP BY 1",
+    );
+    expect(eras.map((r) => r.era)).toEqual(['2']);
+  }
   await target.destroy();
 }, 60_000);
 
