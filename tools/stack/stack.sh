@@ -5,7 +5,8 @@
 # Env: INSTANCES (default 1) or INSTANCES_<APP> (e.g. INSTANCES_GATEWAY=2); PORT (first gateway, 8080;
 # the next ones PORT+1, …); KAFKA_BROKERS; DATABASE_URL; WOP_API_KEYS, WOP_TOKEN_KEYS and
 # OPENWOP_WEBHOOK_SECRET_KEYS (generated when unset, into .infra/stack/api-key, token-keys.json and
-# webhook-secret-keys, mode 0600); METRICS_BASE_PORT
+# webhook-secret-keys, mode 0600; the key is never printed); .infra/stack/gateways lists the gateways'
+# origins while the stack is up, so wop sends them this key; METRICS_BASE_PORT
 # (9464): each service process serves GET /metrics, /healthz and /readyz on the next port from it
 # (the gateways on their API port). Every series has one owner (docs/adr/0010-observability.md): the
 # pending-interrupt gauges are the projector's, lag and dead letters each consumer's, so scrape them
@@ -44,7 +45,7 @@ up() {
     [ -f "$dir/api-key" ] || node -e "process.stdout.write('wop_' + require('crypto').randomBytes(24).toString('base64url'))" > "$dir/api-key"
     chmod 600 "$dir/api-key"
     WOP_API_KEYS="$(node -e "const k=require('fs').readFileSync(process.argv[1],'utf8');console.log(JSON.stringify([{key:k,id:'stack-admin',tenant:'default',scopes:['manifest:read','manifest:write','runs:create','runs:read','runs:cancel','artifacts:read','webhooks:manage','approvals:respond']}]))" "$dir/api-key")"
-    echo "API key (all scopes, tenant default): $(cat "$dir/api-key")  (also in $dir/api-key)"
+    echo "API key (all scopes, tenant default): in $dir/api-key (wop reads it for this stack's gateways)"
   fi
   export WOP_API_KEYS
   if [ -z "${WOP_TOKEN_KEYS:-}" ]; then
@@ -104,6 +105,10 @@ up() {
   done
   ((dead == 0)) || exit 1
   (IFS=,; echo "[${targets[*]}]") >"$dir/prometheus-targets.json"
+  # The gateways' origins: wop sends the stack's key (api-key) to these and the embedded key elsewhere.
+  local n_gw; n_gw="$(instances gateway)"
+  : >"$dir/gateways"
+  for ((i = 0; i < n_gw; i++)); do echo "http://127.0.0.1:$((PORT + i))" >>"$dir/gateways"; done
   echo "metrics: every process above serves its own /metrics (pending interrupts: projector; lag: each consumer); targets in $dir/prometheus-targets.json"
   echo "stack up in $((SECONDS - t0)) s: http://127.0.0.1:$PORT"
 }
@@ -130,6 +135,7 @@ down() {
     done
     rm -f "$pidf"
   done
+  rm -f "$dir/gateways"
   if [ -f "$dir/kafka-started-by-stack" ]; then bash tools/kafka/kafka.sh stop; rm -f "$dir/kafka-started-by-stack"; fi
   echo "stack down"
 }

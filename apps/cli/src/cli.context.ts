@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { OpenWopClient } from '@openwop/sdk';
 import { option, type ParsedArgs } from './util/args.parser';
-import { connectionOf } from './util/connection.config';
+import { connectionOf, type Connection } from './util/connection.config';
 import type { Output } from './util/output';
 
 /** The process `wop` runs in, passed in so tests can drive the commands. */
@@ -19,20 +19,29 @@ export interface CliContext {
   readonly out: Output;
   readonly io: CliIo;
   client(): OpenWopClient;
+  /** The server and key the client uses, and where the key came from. */
+  connection(): Connection;
 }
 
 export function contextOf(args: ParsedArgs, out: Output, io: CliIo): CliContext {
   let client: OpenWopClient | undefined;
+  let conn: Connection | undefined;
+  const connection = (): Connection => {
+    if (conn) return conn;
+    const url = option(args, 'url');
+    const apiKey = option(args, 'api-key');
+    conn = connectionOf({ ...(url ? { url } : {}), ...(apiKey ? { apiKey } : {}) }, io.env, io.cwd);
+    return conn;
+  };
   return {
     args,
     out,
     io,
+    connection,
     client() {
       if (client) return client;
-      const url = option(args, 'url');
-      const apiKey = option(args, 'api-key');
-      const conn = connectionOf({ ...(url ? { url } : {}), ...(apiKey ? { apiKey } : {}) }, io.env, io.cwd);
-      client = new OpenWopClient({ baseUrl: conn.url, ...(conn.apiKey ? { apiKey: conn.apiKey } : {}) });
+      const c = connection();
+      client = new OpenWopClient({ baseUrl: c.url, ...(c.apiKey ? { apiKey: c.apiKey } : {}) });
       return client;
     },
   };

@@ -11,6 +11,7 @@ import { auditCommand } from './commands/audit.command';
 import { attachCommand, runCommand } from './commands/run.command';
 import { validateCommand } from './commands/validate.command';
 import { parseArgs } from './util/args.parser';
+import { keyHint } from './util/connection.config';
 import { ExitCode, UsageError, type ExitCodeValue } from './util/exit-codes';
 import { Output } from './util/output';
 
@@ -46,7 +47,8 @@ commands:
 
 options:
   --url URL        server (env WOP_URL, default http://127.0.0.1:8080)
-  --api-key KEY    API key (env WOP_API_KEY, else .infra/embedded/dev-api-key of the embedded host)
+  --api-key KEY    API key (env WOP_API_KEY, else .infra/stack/api-key for the gateways stack:up runs,
+                   else .infra/embedded/dev-api-key of the embedded host; found from the repository folder)
   --json           machine-readable output: NDJSON records on stdout (run progress with the runId, listings)
   --no-color       no colours (also off under NO_COLOR or when stdout is not a terminal)
 
@@ -95,6 +97,7 @@ const COMMANDS: Readonly<Record<string, (ctx: CliContext) => Promise<ExitCodeVal
 /** Runs `wop` with `argv` (without `node` and the script); resolves with the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
   let out = new Output(false, io.stdout, io.stderr, io.env);
+  let ctx: CliContext | undefined;
   try {
     const args = parseArgs(argv);
     out = new Output(args.flags.has('json'), io.stdout, io.stderr, io.env, args.flags.has('no-color'));
@@ -112,9 +115,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     const allowed = new Set([...GLOBAL_OPTIONS, ...(COMMAND_OPTIONS[name] ?? [])]);
     const stray = [...args.options.keys(), ...args.flags].find((o) => !allowed.has(o));
     if (stray !== undefined) throw new UsageError(`--${stray} does not apply to wop ${name}`);
-    return await command(contextOf(args, out, io));
+    ctx = contextOf(args, out, io);
+    return await command(ctx);
   } catch (error) {
-    return reportError(out, error);
+    const code = reportError(out, error);
+    // The server refused the key: say which one was sent and where keys are kept.
+    if (error instanceof OpenWopApiError && error.status === 401 && ctx) out.error(keyHint(ctx.connection()));
+    return code;
   }
 }
 

@@ -45,9 +45,10 @@ export function spawnWop(
   args: readonly string[],
   env: Record<string, string>,
   command?: { file: string; args: string[] },
+  cwd: string = REPO_ROOT,
 ): WopProcess {
   const child = spawn(command?.file ?? process.execPath, command?.args ?? [WOP, ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: withoutEmpty({ ...process.env, NO_COLOR: '1', ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -76,14 +77,15 @@ export function spawnWop(
   };
 }
 
-/** Runs `wop args` to its end with `input` piped in; resolves with its exit code and output. */
+/** Runs `wop args` to its end with `input` piped in (in `cwd`, default the repository); resolves with its exit code and output. */
 export async function runWop(
   args: readonly string[],
   env: Record<string, string>,
   input = '',
   timeoutMs = 60_000,
+  cwd: string = REPO_ROOT,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = spawnWop(args, env);
+  const p = spawnWop(args, env, undefined, cwd);
   p.child.stdin.end(input);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   const { code } = await p.exit.finally(() => clearTimeout(timer));

@@ -294,6 +294,15 @@ describe('wop CLI against the embedded host', () => {
       expect(records(bad.stdout)).toEqual([
         expect.objectContaining({ type: 'error', status: 401, code: 'unauthenticated' }),
       ]);
+      // A refused key: wop says which key it sent and where each host keeps its key.
+      expect(bad.stderr).toContain('wop sent the API key from WOP_API_KEY.');
+      expect(bad.stderr).toContain('.infra/stack/api-key');
+      // Outside the repository no key file is found: wop says where it looked.
+      const outside = mkdtempSync(join(tmpdir(), 'wop-outside-'));
+      const none = await runWop(['runs', 'ls'], { WOP_URL: env.WOP_URL!, WOP_API_KEY: '' }, '', 60_000, outside);
+      expect(none.code).toBe(3);
+      expect(none.stderr).toContain('Missing or malformed Authorization header');
+      expect(none.stderr).toContain(`wop sent no API key (it looked at: --api-key; WOP_API_KEY; .infra/embedded/dev-api-key in ${outside} or a parent folder (not found))`);
     });
   });
 

@@ -4,7 +4,6 @@ import { auditPublicKeyFrom, verifyAuditExport } from '@openwop/audit-chain';
 import { OpenWopApiError, OpenWopValidationError } from '@openwop/sdk';
 import type { CliContext } from '../cli.context';
 import { option } from '../util/args.parser';
-import { connectionOf } from '../util/connection.config';
 import { ExitCode, UsageError, type ExitCodeValue } from '../util/exit-codes';
 
 /** Records asked for per request while exporting (the route's maximum). */
@@ -95,13 +94,7 @@ async function publicKeyOf(value: string): Promise<KeyObject> {
  * export without it and a note on stderr.
  */
 async function exportAudit(ctx: CliContext): Promise<ExitCodeValue> {
-  const url = option(ctx.args, 'url');
-  const apiKey = option(ctx.args, 'api-key');
-  const conn = connectionOf(
-    { ...(url ? { url } : {}), ...(apiKey ? { apiKey } : {}) },
-    ctx.io.env,
-    ctx.io.cwd,
-  );
+  const conn = ctx.connection();
   const afterOption = option(ctx.args, 'after');
   let after = afterOption === undefined ? 0 : Number(afterOption);
   if (!Number.isSafeInteger(after) || after < 0)
