@@ -19,6 +19,19 @@ export type EgressRefusal =
   | { readonly reason: 'denied_host'; readonly detail: string }
   | { readonly reason: 'denied_address'; readonly detail: string; readonly range?: string };
 
+/**
+ * Ranges where an operator's own receiver may live (a test receiver on this machine, a private
+ * network): a refusal of such a literal address names the opt-in, {@link ALLOW_HOSTS_HINT}.
+ */
+const LOCAL_RANGES = new Set(['loopback', 'private-use', 'link-local', 'shared-address-space', 'unique-local', 'this-host']);
+
+/**
+ * The opt-in a refusal of a local receiver names: `WEBHOOK_ALLOW_HOSTS` (an operator setting). It
+ * is added only where the tenant wrote the local host or address in the URL itself, never to the
+ * refusal of a host name that resolved to one (which says nothing of what it resolved to).
+ */
+export const ALLOW_HOSTS_HINT = 'to deliver to a local or private receiver, the operator lists its host in WEBHOOK_ALLOW_HOSTS';
+
 /** Host names refused whatever they resolve to. */
 const DENIED_HOSTNAMES = new Set(['localhost', 'metadata', 'metadata.google.internal']);
 
@@ -68,18 +81,23 @@ export function checkWebhookUrl(
   const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const isAllowed = allowed.has(hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowed)) {
+    const scheme = url.protocol.replace(/:$/, '');
     return {
       refusal: {
         reason: 'scheme_not_https',
-        detail: `scheme ${url.protocol.replace(/:$/, '')} is not https`,
+        detail: `scheme ${scheme} is not https${scheme === 'http' ? `; ${ALLOW_HOSTS_HINT} (then http is allowed for it)` : ''}`,
       },
     };
   }
   if (!isAllowed && (DENIED_HOSTNAMES.has(hostname) || hostname.endsWith('.localhost'))) {
-    return { refusal: { reason: 'denied_host', detail: `host ${hostname} is denied` } };
+    const local = hostname === 'localhost' || hostname.endsWith('.localhost');
+    return { refusal: { reason: 'denied_host', detail: `host ${hostname} is denied${local ? `; ${ALLOW_HOSTS_HINT}` : ''}` } };
   }
   if (!isAllowed && ipVersion(hostname) !== 0) {
     const denied = checkAddress(hostname);
+    if (denied && denied.reason === 'denied_address' && denied.range !== undefined && LOCAL_RANGES.has(denied.range)) {
+      return { refusal: { ...denied, detail: `${denied.detail}; ${ALLOW_HOSTS_HINT}` } };
+    }
     if (denied) return { refusal: denied };
   }
   return { target: { url, hostname } };

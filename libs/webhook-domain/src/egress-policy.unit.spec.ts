@@ -94,3 +94,28 @@ describe('webhook egress policy (webhooks.md §SSRF protection, RFC 0093 §A)', 
     expect(checkResolvedAddresses('a.example', [], none)).toEqual(refused);
   });
 });
+
+describe('a refusal of a local receiver names the opt-in, WEBHOOK_ALLOW_HOSTS', () => {
+  it.each([
+    ['http://127.0.0.1:9000/hook', 'scheme http is not https'],
+    ['https://127.0.0.1:9000/hook', 'address 127.0.0.1 is not a public address (loopback)'],
+    ['https://localhost/hook', 'host localhost is denied'],
+    ['https://192.168.1.20/hook', 'address 192.168.1.20 is not a public address (private-use)'],
+  ])('%s', (url, said) => {
+    const checked = checkWebhookUrl(url, none);
+    expect(checked).toEqual({ refusal: expect.objectContaining({ detail: expect.stringContaining(said) }) });
+    expect(JSON.stringify(checked)).toContain('WEBHOOK_ALLOW_HOSTS');
+  });
+
+  it('says nothing of it for a public range nor for a host name that resolved to a local address', () => {
+    expect(JSON.stringify(checkWebhookUrl('https://198.51.100.9/', none))).not.toContain('WEBHOOK_ALLOW_HOSTS');
+    expect(checkResolvedAddresses('internal.example', ['127.0.0.1'], none)).toEqual({
+      reason: 'denied_address',
+      detail: 'host internal.example is not a public address',
+    });
+  });
+
+  it('an allow-listed host takes http and its local address', () => {
+    expect(checkWebhookUrl('http://127.0.0.1:9000/hook', parseAllowedHosts('127.0.0.1'))).toHaveProperty('target');
+  });
+});

@@ -10,6 +10,7 @@ export {
   checkAddress,
   checkResolvedAddresses,
   checkWebhookUrl,
+  ALLOW_HOSTS_HINT,
   deniedRange,
   ipVersion,
   parseAllowedHosts,
