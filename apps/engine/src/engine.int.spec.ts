@@ -307,8 +307,14 @@ describe('engine (Postgres, in-process bus)', () => {
     expect(await ownLog('run-a')).toEqual(eventsOf('run-a'));
     const forkTypes = async (runId: string) => (await ownLog(runId)).map((e) => e.type);
 
+    // run-a answered an approval: a replay reuses that answer, which needs approvals:respond (ADR 0008).
+    expect(await send(envelope('run.fork', { runId: 'fork-unapproved', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }))).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', details: { scopeRequired: 'approvals:respond', sourceRunId: 'run-a' } },
+    });
+    expect(await runState('fork-unapproved')).toBeUndefined();
     const replay = await send<{ runId: string; status: string }>(
-      envelope('run.fork', { runId: 'fork-new', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }),
+      envelope('run.fork', { runId: 'fork-new', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true }),
     );
     expect(replay).toMatchObject({ ok: true, data: { runId: 'fork-new', status: 'completed' } });
     const replayed = await ownLog('fork-new');
@@ -317,16 +323,18 @@ describe('engine (Postgres, in-process bus)', () => {
 
     // A branch lays its overlay over the source's metadata.
     const branch = await send(
-      envelope('run.fork', { runId: 'fork-branch', sourceRunId: 'run-a', mode: 'branch', fromSeq: 2, overlay: { tags: ['b'] } }),
+      envelope('run.fork', { runId: 'fork-branch', sourceRunId: 'run-a', mode: 'branch', fromSeq: 2, overlay: { tags: ['b'] }, callerMayResolve: true }),
     );
     expect(branch).toMatchObject({ ok: true });
     expect((await ownLog('fork-branch'))[0]?.payload).toMatchObject({ metadata: { tags: ['b'] } });
 
     // The previous release's command (the log inside it) is still decided from its fields.
     const log = eventsOf('run-a');
-    const { started, ...split } = forkSourceOf(log, 0, 'replay');
+    // (The previous release's fields: what the fork reuses is this release's reckoning, not a field.)
+    const { started, reusedInterrupts, ...split } = forkSourceOf(log, 0, 'replay');
+    expect(reusedInterrupts.length).toBeGreaterThan(0);
     const legacy = await send(
-      envelope('run.fork', { runId: 'fork-legacy', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, ...started, ...split }),
+      envelope('run.fork', { runId: 'fork-legacy', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true, ...started, ...split }),
     );
     expect(legacy).toMatchObject({ ok: true, data: { runId: 'fork-legacy', status: 'completed' } });
     expect(await forkTypes('fork-legacy')).toEqual(await forkTypes('fork-new'));
@@ -360,7 +368,7 @@ describe('engine (Postgres, in-process bus)', () => {
     }
     await ds.query('DELETE FROM engine_run_events WHERE run_id = $1 AND sequence >= 5', ['run-a']);
     expect(
-      await send(envelope('run.fork', { runId: 'fork-bridged', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 })),
+      await send(envelope('run.fork', { runId: 'fork-bridged', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true })),
     ).toMatchObject({ ok: true, data: { status: 'completed' } });
     expect(await forkTypes('fork-bridged')).toEqual(await forkTypes('fork-new'));
   });
