@@ -5,6 +5,7 @@ import { failureHandled, nodeInputs, runOutputs } from './graph';
 import { graphIndex } from './graph-index';
 import { emitSuspension, type OpenInterruptRequest } from './interrupt-events';
 import { emitTimerScheduled } from './timer-events';
+import { emitDrainedPause } from './pause-drain';
 import { emitChildStarted } from './child-runs';
 import {
   HOST_PROVIDED_CAPABILITIES,
@@ -56,8 +57,17 @@ export async function drive(
     if (s.active) {
       const opened = await executeNode(w, nodes, s.active.nodeId, expectKey);
       expectKey = undefined;
-      if (opened) return opened;
+      if (opened) {
+        // `node.suspended` is a terminal of the node a drain-current-node pause waited for.
+        emitDrainedPause(w);
+        return opened;
+      }
       continue;
+    }
+    // The node a drain-current-node pause waited for reached a terminal: the run pauses before the next visit.
+    if (s.pauseRequested) {
+      emitDrainedPause(w);
+      return undefined;
     }
     const next = s.queue[0];
     if (!next) {

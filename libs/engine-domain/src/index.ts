@@ -5,6 +5,7 @@ export {
   RunNotFound,
   RunTerminal,
   RunAlreadyPaused,
+  RunPauseDraining,
   RunNotPaused,
   publicRunStatus,
   DEFAULT_ESCALATION_THRESHOLD,
@@ -33,12 +34,14 @@ export {
   type PendingInterrupt,
   type PendingTimer,
   type RunPause,
+  type PauseRequest,
   type Resolution,
   type RunRecord,
   type RunState,
   type RunStatus,
 } from './run.state';
 export { runEventId } from './event-writer';
+export { PAUSE_REQUESTED, pauseRequestOf } from './pause-drain';
 export {
   CHILD_ENDED,
   CHILD_STARTED,

@@ -8,6 +8,7 @@ import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
 import { CHILD_STARTED, childRecordOf, emitChildChange, type ChildRunChange, type ParentLink, type PendingChild } from './child-runs';
 import { newRunRecord, type RunOptions, type RunRecord, type RunState } from './run.state';
 import { emitTimerFired } from './timer-events';
+import { emitPauseRequested } from './pause-drain';
 
 /** Who asked, and when: command inputs the decider must not read from the environment. */
 export interface CommandContext {
@@ -192,6 +193,21 @@ export class RunAlreadyPaused extends DomainError {
 
 /** `:resume` of a run that is not paused: `409`, with the run's actual status. */
 export class RunNotPaused extends DomainError {
+/**
+ * A second drain-current-node `:pause` while the first still waits for its node: `409`
+ * `run_already_paused` (the pause is underway), with the run's status and when it was asked for.
+ */
+export class RunPauseDraining extends DomainError {
+  constructor(runId: string, status: string, pauseRequestedAt: string) {
+    super('run_already_paused', `run ${runId} pauses once its executing node reaches a terminal`, {
+      runId,
+      runStatus: status,
+      pauseRequestedAt,
+      drainPolicy: 'drain-current-node',
+    });
+  }
+}
+
   constructor(runId: string, status: string) {
     super('run_not_paused', `run ${runId} is not paused (it is ${status})`, { runId, runStatus: status });
   }
@@ -421,10 +437,13 @@ async function fireTimer(command: FireTimer, state: RunState, nodes: NodeRegistr
 }
 
 /**
- * Pauses the run. Nodes only execute inside a command's decision, so a run between commands is
- * always at rest (waiting on a timer or an interrupt): both drain policies pause it at once, and
- * the chosen one is recorded on `run.paused`.
- * @throws {@link RunNotFound}, {@link RunTerminal}, {@link RunAlreadyPaused}
+ * Pauses the run (rest-endpoints.md §`:pause`). `immediate` pauses it now, between events. With
+ * `drain-current-node`, a run whose node is executing (started, not yet at a terminal: waiting on a
+ * durable timer, a child run or an agent turn) records the request and pauses once that node
+ * reaches a terminal (`node.completed`, `node.failed` or `node.suspended`), so `run.paused` follows
+ * it in the log; a run with no node executing (suspended on an interrupt, or between nodes) pauses
+ * now. The chosen policy is recorded on `run.paused`.
+ * @throws {@link RunNotFound}, {@link RunTerminal}, {@link RunAlreadyPaused} (also while a drain is pending)
  */
 function pauseRun(command: PauseRun, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
@@ -434,7 +453,17 @@ function pauseRun(command: PauseRun, state: RunState): RunDecision {
   w.emit('run.paused', undefined, {
     ...(command.reason !== undefined ? { reason: command.reason } : {}),
     drainPolicy: command.drainPolicy,
+  const draining = command.drainPolicy === 'drain-current-node' && state.status === 'running' ? state.active : undefined;
+  if (draining && state.pauseRequested) throw new RunPauseDraining(command.runId, publicRunStatus(state), state.pauseRequested.requestedAt);
     pausedAt: command.context.now,
+  if (draining) {
+    emitPauseRequested(w, {
+      nodeId: draining.nodeId,
+      principal: command.context.principal,
+      ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    });
+    return decision(w, undefined);
+  }
     pausedBy: command.context.principal,
   });
   return decision(w, undefined);

@@ -13,6 +13,7 @@ import { evolveConversations, type ConversationView } from './conversation-view'
 import { withEntry, withoutEntry, withoutFirst } from './draft';
 import { entryNodes, propagate } from './graph';
 import { NODE_EMITTABLE_EVENTS, type NodeOutputs, type RunConfigurable } from './node';
+import { pauseRequestOf } from './pause-drain';
 
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
 
@@ -57,6 +58,17 @@ export interface RunPause {
   readonly reason?: string;
 }
 
+/**
+ * A `:pause` with `drainPolicy: drain-current-node` that arrived while node `nodeId` was executing:
+ * `run.paused` is written once that node reaches a terminal (`pause-drain.ts`).
+ */
+export interface PauseRequest {
+  readonly nodeId: string;
+  readonly requestedAt: string;
+  readonly requestedBy: string;
+  readonly reason?: string;
+}
+
 /** Run-wide options fixed at start (`RunOptions.configurable`). */
 export interface RunOptions extends RunConfigurable {
   /** Node executions a run may start before it fails as a runaway loop. */
@@ -97,6 +109,8 @@ export interface RunRecord {
   readonly parent?: ParentLink;
   /** Set while an operator has the run paused. */
   readonly paused?: RunPause;
+  /** Set while a drain-current-node pause waits for the executing node to reach a terminal. */
+  readonly pauseRequested?: PauseRequest;
   /** Interrupts requested so far in the run; the next interruptId ends with this number. */
   readonly interruptCounter: number;
   /** Node executions started so far. */
@@ -202,15 +216,17 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       return { ...settled(s), status: 'failed' };
     case 'run.cancelled':
       return { ...settled(s), status: 'cancelled' };
-    case 'run.paused':
+    case 'run.paused': {
+      const { pauseRequested: _drained, ...rest } = s;
       return {
-        ...s,
+        ...rest,
         paused: {
           pausedAt: typeof p.pausedAt === 'string' ? p.pausedAt : event.timestamp,
           drainPolicy: p.drainPolicy === 'immediate' ? 'immediate' : 'drain-current-node',
           ...(typeof p.reason === 'string' ? { reason: p.reason } : {}),
         },
       };
+    }
     case 'run.resumed': {
       const { paused: _resumed, ...rest } = s;
       return rest;
@@ -226,6 +242,8 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       if (timer) return evolveTimer(s, nodeId, timer);
       const child = childRecordOf(event);
       if (child) return evolveChild(s, nodeId, child);
+      const pauseRequested = pauseRequestOf(event);
+      if (pauseRequested) return { ...s, pauseRequested };
       // Only the node's own emits count (they are written while it runs); `output.chunk`s appended
       // for its open conversation while it is suspended (AppendOutput) must not hide its next emits.
       if (
@@ -268,9 +286,9 @@ function evolveChild(s: RunRecord, nodeId: string, f: Record<string, unknown>): 
   return { ...s, child: { nodeId, runId: childRunId, workflowId: String(f.workflowId), inputs } };
 }
 
-/** A run that ended waits on nothing: no timer, no child, no pause. */
+/** A run that ended waits on nothing: no timer, no child, no pause (nor one requested). */
 function settled(s: RunRecord): RunRecord {
-  const { timer: _t, paused: _p, child: _c, ...rest } = s;
+  const { timer: _t, paused: _p, child: _c, pauseRequested: _r, ...rest } = s;
   return rest;
 }
 

@@ -1,7 +1,8 @@
 import { TIMER_FIRED, TIMER_SCHEDULED, type RunEventDoc } from '@openwop/contracts';
 import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
-import { decideRun, RunAlreadyPaused, RunNotFound, RunNotPaused, RunTerminal, publicRunStatus, type RunDecision } from './run.decider';
+import { decideRun, RunAlreadyPaused, RunNotFound, RunNotPaused, RunPauseDraining, RunTerminal, publicRunStatus, type RunDecision } from './run.decider';
+import { PAUSE_REQUESTED } from './pause-drain';
 import { initialRunState, type RunState } from './run.state';
 import { context, fixture, LATER, NOW, payloadOf, record, resume, start, types, workflow } from './test-kit.spec';
 
@@ -11,6 +12,8 @@ const fire = (state: RunState, timerKey = record(state).timer?.key ?? 'none', co
   decideRun({ type: 'FireTimer', runId: 'r1', timerKey, context: context(commandId, LATER) }, state);
 const pause = (state: RunState, commandId = 'c-pause'): Promise<RunDecision> =>
   decideRun({ type: 'PauseRun', runId: 'r1', drainPolicy: 'immediate', reason: 'ops', context: context(commandId, LATER) }, state);
+const drain = (state: RunState, commandId = 'c-drain'): Promise<RunDecision> =>
+  decideRun({ type: 'PauseRun', runId: 'r1', drainPolicy: 'drain-current-node', reason: 'ops', context: context(commandId, LATER) }, state);
 const unpause = (state: RunState, commandId = 'c-unpause'): Promise<RunDecision> =>
   decideRun({ type: 'UnpauseRun', runId: 'r1', context: context(commandId, LATER) }, state);
 const timerFields = (events: readonly RunEventDoc[], event: string): Record<string, unknown> | undefined =>
@@ -114,6 +117,47 @@ describe('pause and resume', () => {
     await expect(pause(done.state)).rejects.toThrow(RunTerminal);
     await expect(unpause(done.state)).rejects.toMatchObject({ details: { runStatus: 'completed' } });
     await expect(pause(initialRunState())).rejects.toThrow(RunNotFound);
+  });
+
+  it('drain-current-node while the delay node executes: run.paused only after its node.completed, and nothing after', async () => {
+    const { state } = await start(DELAY, { inputs: { delayMs: 1000 } });
+    const requested = await drain(state);
+    // Recorded, not paused: the delay node is still executing.
+    expect(types(requested.events)).toEqual(['log.appended']);
+    expect(timerFields(requested.events, PAUSE_REQUESTED)).toMatchObject({ drainPolicy: 'drain-current-node', nodeId: 'wait', reason: 'ops' });
+    expect(publicRunStatus(requested.state)).toBe('running');
+    expect(record(requested.state).pauseRequested).toMatchObject({ nodeId: 'wait', requestedAt: LATER });
+    // A second drain while the first waits is 409; an immediate one pauses at once and ends the wait.
+    await expect(drain(requested.state, 'c-drain-2')).rejects.toMatchObject({
+      constructor: RunPauseDraining,
+      code: 'run_already_paused',
+      details: { runStatus: 'running', pauseRequestedAt: LATER },
+    });
+    const fired = await fire(requested.state);
+    expect(types(fired.events)).toEqual(['log.appended', 'node.completed', 'run.paused']);
+    expect(payloadOf(fired.events, 'run.paused')).toMatchObject({ reason: 'ops', drainPolicy: 'drain-current-node', pausedAt: LATER });
+    expect(publicRunStatus(fired.state)).toBe('paused');
+    expect(record(fired.state).pauseRequested).toBeUndefined();
+    const resumed = await unpause(fired.state);
+    expect(types(resumed.events)).toEqual(['run.resumed', 'node.started', 'node.completed', 'run.completed']);
+    // The other policy on the same moment: `immediate` pauses before the node completes.
+    const cut = await pause(requested.state, 'c-pause-now');
+    expect(types(cut.events)).toEqual(['run.paused']);
+    expect(record(cut.state).pauseRequested).toBeUndefined();
+    expect(types((await fire(cut.state)).events)).toEqual(['log.appended']);
+  });
+
+  it('drain-current-node pauses at once when no node executes (suspended on an interrupt), and a node that fails ends the wait', async () => {
+    const { state } = await start(fixture('conformance-approval'));
+    const paused = await drain(state);
+    expect(types(paused.events)).toEqual(['run.paused']);
+    expect(payloadOf(paused.events, 'run.paused')).toMatchObject({ drainPolicy: 'drain-current-node' });
+    const failing = await start(DELAY, { inputs: { delayMs: 1000 } });
+    const requested = await drain(failing.state);
+    const cancelled = await decideRun({ type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) }, requested.state);
+    expect(cancelled.state.status).toBe('cancelled');
+    expect(types(cancelled.events)).not.toContain('run.paused');
+    expect(record(cancelled.state).pauseRequested).toBeUndefined();
   });
 
   it('cancel of a paused run ends it cancelled', async () => {

@@ -326,7 +326,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' }, drainPolicy: { type: 'string', enum: [...PAUSE_DRAIN_POLICIES] } } },
     },
     responses: {
-      202: { description: 'Paused.', schema: { type: 'object', required: ['runId', 'status', 'pausedAt'], properties: { runId: { type: 'string' }, status: { type: 'string' }, pausedAt: { type: 'string', format: 'date-time' } } } },
+      202: { description: 'Pause accepted; `pausedAt` once `run.paused` is written (a drain-current-node pause writes it after the executing node reaches a terminal).', schema: { type: 'object', required: ['runId', 'status'], properties: { runId: { type: 'string' }, status: { type: 'string' }, pausedAt: { type: 'string', format: 'date-time' } } } },
     },
     errors: ['validation_error', 'not_found', 'run_already_paused', 'run_terminal', 'unavailable'],
   },

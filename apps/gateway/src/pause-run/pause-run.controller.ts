@@ -36,14 +36,17 @@ export class PauseRunController {
   @Post(PAUSE_RUN_ROUTE)
   @HttpCode(202)
   @RequireScope('runs:cancel')
-  @ApiAcceptedResponse({ description: 'Paused: `run.paused` is in the run log.' })
+  @ApiAcceptedResponse({
+    description:
+      'Pause accepted. `pausedAt` when `run.paused` is in the run log; without it, a `drain-current-node` pause waits for the executing node to reach a terminal, then `run.paused` follows it (the run shows `running` until then).',
+  })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   @ApiConflictResponse({ description: 'Already paused (`run_already_paused`, `details.pausedAt`) or terminal (`run_terminal`); `details.runStatus`.' })
   async pause(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: PauseRunRequestDto,
     @CurrentCaller() caller: Caller,
-  ): Promise<{ runId: string; status: string; pausedAt: string }> {
+  ): Promise<{ runId: string; status: string; pausedAt?: string }> {
     await this.runs.requireVisible(runId, caller.tenant);
     const command: PauseRunCommand = this.commands.envelope(
       'run.pause',
@@ -53,7 +56,8 @@ export class PauseRunController {
     );
     const result = await this.commands.send<RunControlResult>(Topics.engineCommands, runId, command);
     await this.projected(runId, caller.tenant, result);
-    return { runId, status: 'paused', pausedAt: result.at };
+    // rest-endpoints.md: the 202 says `paused`; a drain still under way has no `pausedAt` yet.
+    return { runId, status: 'paused', ...(result.status === 'paused' ? { pausedAt: result.at } : {}) };
   }
 
   @Post(RESUME_RUN_ROUTE)
