@@ -1,7 +1,7 @@
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
-import { timerRecordOf } from './run-timers';
+import { isPauseRequestRecord, timerRecordOf } from './run-timers';
 
 /** The two modes of `POST /v1/runs/{runId}:fork` (`replay.md` §Two modes). */
 export const FORK_MODES = ['replay', 'branch'] as const;
@@ -91,6 +91,8 @@ export function isUncomparedEvent(event: Pick<RunEventDoc, 'type' | 'nodeId' | '
   }
   // A durable timer's records are the wait's record (like interrupt.resolved): a replay reads the firing instead.
   if (timerRecordOf(event)) return true;
+  // An operator's drain-current-node pause request, like its run.paused.
+  if (isPauseRequestRecord(event)) return true;
   // A note recorded with an interrupt's resolution (an ask, a comment): the host's record, not the node's.
   if (event.type === 'log.appended' && event.nodeId === undefined) {
     const fields = (event.payload as { fields?: { interruptId?: unknown } } | null)?.fields;

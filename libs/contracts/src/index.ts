@@ -185,6 +185,8 @@ export {
   FireTimerData,
   fireTimerCommandId,
   PAUSE_DRAIN_POLICIES,
+  PAUSE_REQUESTED,
+  isPauseRequestRecord,
   MAX_PAUSE_REASON_LENGTH,
   PauseRunData,
   UnpauseRunData,

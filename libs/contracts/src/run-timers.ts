@@ -53,6 +53,19 @@ export function fireTimerCommandId(runId: string, timerKey: string): string {
 export const PAUSE_DRAIN_POLICIES = ['immediate', 'drain-current-node'] as const;
 export type PauseDrainPolicy = (typeof PAUSE_DRAIN_POLICIES)[number];
 
+/**
+ * `fields.event` of the run-scoped `log.appended` that records a `:pause` with `drain-current-node`
+ * arriving while a node executes; `run.paused` follows once that node reached a terminal. Like
+ * `run.paused`, it is the operator's doing, not the workflow's: a fork neither copies nor compares it.
+ */
+export const PAUSE_REQUESTED = 'pause.requested';
+
+/** Whether `event` is the record of a drain-current-node pause request ({@link PAUSE_REQUESTED}). */
+export function isPauseRequestRecord(event: Pick<RunEventDoc, 'type' | 'payload'>): boolean {
+  if (event.type !== 'log.appended') return false;
+  return (event.payload as { fields?: { event?: unknown } } | null)?.fields?.event === PAUSE_REQUESTED;
+}
+
 /** Longest `reason` of a pause or resume: it is stored on the `run.paused` / `run.resumed` event. */
 export const MAX_PAUSE_REASON_LENGTH = 1000;
 

@@ -41,7 +41,7 @@ export {
   type RunStatus,
 } from './run.state';
 export { runEventId } from './event-writer';
-export { PAUSE_REQUESTED, pauseRequestOf } from './pause-drain';
+export { pauseRequestOf } from './pause-drain';
 export {
   CHILD_ENDED,
   CHILD_STARTED,

@@ -1,20 +1,16 @@
-import type { RunEventDoc } from '@openwop/contracts';
+import { isPauseRequestRecord, PAUSE_REQUESTED, type RunEventDoc } from '@openwop/contracts';
 import type { EventWriter } from './event-writer';
 import type { PauseRequest } from './run.state';
 
-/**
- * `fields.event` of the run-scoped `log.appended` that records a `:pause` with `drainPolicy:
- * drain-current-node` while a node is executing (waiting on a durable timer, a child run or an agent
- * turn). The spec's catalogue has no such event, so the request is recorded the way timers are;
- * `run.paused` follows once that node reached a terminal (rest-endpoints.md §`:pause`).
- */
-export const PAUSE_REQUESTED = 'pause.requested';
+// A `:pause` with `drainPolicy: drain-current-node` while a node is executing (waiting on a durable
+// timer, a child run or an agent turn) is recorded as a run-scoped `log.appended` (`fields.event:
+// pause.requested`; the spec's catalogue has no such event, so it is recorded the way timers are);
+// `run.paused` follows once that node reached a terminal (rest-endpoints.md §`:pause`).
 
 /** The pause request a `log.appended` records, or `undefined`. */
 export function pauseRequestOf(event: Pick<RunEventDoc, 'type' | 'payload'>): PauseRequest | undefined {
-  if (event.type !== 'log.appended') return undefined;
-  const fields = (event.payload as { fields?: Record<string, unknown> } | null)?.fields;
-  if (!fields || fields.event !== PAUSE_REQUESTED) return undefined;
+  if (!isPauseRequestRecord(event)) return undefined;
+  const fields = (event.payload as { fields: Record<string, unknown> }).fields;
   return {
     requestedAt: String(fields.requestedAt),
     requestedBy: String(fields.requestedBy),

@@ -2,6 +2,7 @@ import { DomainError, ownValue } from '@openwop/kernel';
 import {
   comparableDifference,
   comparableRunEvent,
+  isPauseRequestRecord,
   rebaseRunId,
   TERMINAL_RUN_EVENT_TYPES,
   type ComparableRunEvent,
@@ -117,7 +118,7 @@ export async function decideFork(
   });
   for (const e of history.slice(1)) {
     // An operator's pause of the source is not the fork's: re-folded as a no-op (rest-endpoints.md §pause).
-    if (e.type === 'run.paused' || e.type === 'run.resumed') continue;
+    if (e.type === 'run.paused' || e.type === 'run.resumed' || isPauseRequestRecord(e)) continue;
     w.emit(e.type, e.nodeId ?? undefined, rebase(e.payload));
   }
   w.comparing = true;

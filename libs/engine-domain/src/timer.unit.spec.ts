@@ -2,7 +2,7 @@ import { TIMER_FIRED, TIMER_SCHEDULED, type RunEventDoc } from '@openwop/contrac
 import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun, RunAlreadyPaused, RunNotFound, RunNotPaused, RunPauseDraining, RunTerminal, publicRunStatus, type RunDecision } from './run.decider';
-import { PAUSE_REQUESTED } from './pause-drain';
+import { PAUSE_REQUESTED } from '@openwop/contracts';
 import { initialRunState, type RunState } from './run.state';
 import { context, fixture, LATER, NOW, payloadOf, record, resume, start, types, workflow } from './test-kit.spec';
 
@@ -226,5 +226,25 @@ describe('durable timers in forks', () => {
     const branched = await fork(events, afterPause, 'branch');
     expect(record(branched.state).paused).toBeUndefined();
     expect(types(branched.events)).not.toContain('run.paused');
+  });
+
+  it("a drain-current-node pause of the source is neither copied nor compared: forks from inside the drain do not pause, a replay does not diverge", async () => {
+    const started = await decideRun(
+      { type: 'StartRun', runId: 'src', workflow: DELAY, inputs: { delayMs: 1000 }, context: context('s0', NOW) },
+      initialRunState(),
+    );
+    const requested = await decideRun({ type: 'PauseRun', runId: 'src', drainPolicy: 'drain-current-node', context: context('s1', NOW) }, started.state);
+    const fired = await decideRun({ type: 'FireTimer', runId: 'src', timerKey: 'src:wait:timer:0:0', context: context('s2', LATER) }, requested.state);
+    const resumed = await decideRun({ type: 'UnpauseRun', runId: 'src', context: context('s3', LATER) }, fired.state);
+    expect(resumed.state.status).toBe('completed');
+    const events = [...started.events, ...requested.events, ...fired.events, ...resumed.events];
+    const replayed = await fork(events, 0, 'replay');
+    expect(replayed.state.status).toBe('completed');
+    expect(types(replayed.events)).not.toContain('replay.diverged');
+    expect(types(replayed.events)).not.toContain('run.paused');
+    const afterRequest = events.findIndex((e) => e.type === 'log.appended' && (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED) + 1;
+    const branched = await fork(events, afterRequest, 'branch');
+    expect(record(branched.state).pauseRequested).toBeUndefined();
+    expect(branched.events.filter((e) => (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED)).toEqual([]);
   });
 });
