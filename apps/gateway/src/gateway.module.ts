@@ -38,6 +38,8 @@ import { ApiReferenceController } from './discovery/api-reference.controller';
 import { OpenApiController } from './discovery/openapi.controller';
 import { API_KEY_REGISTRY } from './gateway.di-tokens';
 import { GetRunController } from './get-run/get-run.controller';
+import { GetArtifactController } from './get-artifact/get-artifact.controller';
+import { ArtifactReadRepository } from './get-artifact/artifact-read.repository';
 import { GatewayObservabilityModule } from './observability/gateway-observability.module';
 import { ConversationReadRepository } from './conversations/conversation-read.repository';
 import { GetConversationController } from './get-conversation/get-conversation.controller';
@@ -77,6 +79,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     ApiReferenceController,
     CreateRunController,
     GetRunController,
+    GetArtifactController,
     ListConversationsController,
     GetConversationController,
     RunEventsController,
@@ -114,6 +117,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     // After the guard (the tenant is known), around every mutating route: Idempotency-Key records.
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
     RunReadRepository,
+    ArtifactReadRepository,
     ConversationReadRepository,
     CommandSender,
     ResolveInterruptHandler,

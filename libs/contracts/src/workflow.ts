@@ -68,6 +68,7 @@ export const SUPPORTED_NODE_TYPES: readonly string[] = [
   'agent.council',
   'conformance.requiresMissing',
   'core.subWorkflow',
+  'conformance.artifact.emit',
 ];
 
 /** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */

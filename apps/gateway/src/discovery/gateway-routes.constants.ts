@@ -34,7 +34,7 @@ export interface GatewayRoute {
   readonly scope?: string;
   readonly operationId: string;
   readonly summary: string;
-  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'workflows' | 'webhooks' | 'audit' | 'operations';
+  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'artifacts' | 'workflows' | 'webhooks' | 'audit' | 'operations';
   readonly parameters?: readonly RouteParameter[];
   readonly body?: { readonly required: boolean; readonly schema: JsonSchema; readonly mediaTypes?: readonly string[] };
   /** Success answers by status. */
@@ -219,6 +219,22 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     ],
     responses: { 200: { description: 'Events after the given sequence (possibly none).', schema: ref('RunEventPage') } },
     errors: ['validation_error', 'unsupported_stream_mode', 'not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}/artifacts/{artifactId}',
+    scope: 'artifacts:read',
+    operationId: 'getArtifact',
+    summary: 'Read a run-produced artifact (the latest `artifact.created` with that id).',
+    tag: 'artifacts',
+    parameters: [RUN_ID, { name: 'artifactId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Artifact id, as `artifact.created` named it.' }],
+    responses: {
+      200: {
+        description: 'The artifact: `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member of its `artifact.created`.',
+        schema: { type: 'object', required: ['runId', 'artifactId', 'artifactType', 'createdAt', 'sequence'] },
+      },
+    },
+    errors: ['not_found'],
   },
   {
     method: 'GET',

@@ -432,6 +432,7 @@ export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_R
       { name: 'runs' },
       { name: 'interrupts' },
       { name: 'conversations' },
+      { name: 'artifacts' },
       { name: 'workflows' },
       { name: 'webhooks' },
       { name: 'audit' },

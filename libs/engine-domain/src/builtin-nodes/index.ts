@@ -2,6 +2,7 @@ import { createNodeRegistry, type NodeRegistry } from '../executor';
 import type { NodeModule } from '../node';
 import { agentConversationNode, agentCouncilNode, agentDialogueNode } from './agent-conversation.nodes';
 import { approvalGateNode } from './approval-gate.node';
+import { artifactEmitNode } from './artifact-emit.node';
 import { clarificationGateNode } from './clarification-gate.node';
 import { conversationGateNode } from './conversation-gate.node';
 import { customNode } from './custom.node';
@@ -29,6 +30,7 @@ export const BUILTIN_NODES: readonly NodeModule[] = [
   agentCouncilNode,
   requiresMissingNode,
   subWorkflowNode,
+  artifactEmitNode,
 ];
 
 export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);

@@ -1,0 +1,40 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../auth/api-key.registry';
+import { CurrentCaller } from '../auth/caller.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ApiError } from '../common/api.error';
+import { RunReadRepository } from '../runs/run-read.repository';
+import { ArtifactReadRepository, type ArtifactView } from './artifact-read.repository';
+
+/**
+ * `GET /v1/runs/{runId}/artifacts/{artifactId}` (rest-endpoints.md §Artifacts, `artifacts:read`):
+ * a run-produced artifact, read from the projection. Another tenant's run, and an artifact the run
+ * never produced, are `404 not_found` alike.
+ */
+@ApiTags('artifacts')
+@Controller()
+export class GetArtifactController {
+  constructor(
+    private readonly runs: RunReadRepository,
+    private readonly artifacts: ArtifactReadRepository,
+  ) {}
+
+  @Get('/v1/runs/:runId/artifacts/:artifactId')
+  @RequireScope('artifacts:read')
+  @ApiOkResponse({
+    description:
+      'The artifact (implementation-defined, api/openapi.yaml `getArtifact`): `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member its `artifact.created` carried.',
+  })
+  @ApiNotFoundResponse({ description: 'No such run for this tenant, or no such artifact in it (`not_found`).' })
+  async get(
+    @Param('runId') runId: string,
+    @Param('artifactId') artifactId: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ArtifactView> {
+    await this.runs.requireVisible(runId, caller.tenant);
+    const artifact = await this.artifacts.find(runId, artifactId);
+    if (!artifact) throw ApiError.notFound(`Artifact ${artifactId} not found in run ${runId}.`);
+    return artifact;
+  }
+}
