@@ -38,7 +38,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('odd spellings of a 
       return { status: res.status, body: (await res.json()) as { error?: string; intent?: string } };
     };
 
-    expect(await get(`/V1/INTERRUPTS/${encoded}`)).toMatchObject({ status: 400, body: { error: 'validation_error' } });
+    expect(await get(`/V1/INTERRUPTS/${encoded}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(await get(`/v1/INTERRUPTS/${encoded}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(await get(`/v1/Interrupts/${token}/outcome`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(await get(`/v1/interrupts/${encoded}`)).toMatchObject({ status: 200, body: { intent: 'resolve' } });

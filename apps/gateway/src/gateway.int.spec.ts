@@ -280,12 +280,12 @@ describe('bad input gets the envelope and writes nothing', () => {
     expectEnvelope(await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: WORKFLOW, tenantId: 't2' } }), 403, 'forbidden');
   });
 
-  it('404 for unknown routes under /v1, 400 outside a version root', async () => {
+  it('404 for unknown routes under /v1 and on the unversioned (v2) path space; /runs is the v2 twin of /v1/runs', async () => {
     expectEnvelope(await call('GET', '/v1/nothing-here', { headers: auth() }), 404, 'not_found');
     expectEnvelope(await call('DELETE', '/v1/runs', { headers: auth() }), 404, 'not_found');
-    const unversioned = expectEnvelope(await call('GET', '/runs'), 400, 'validation_error');
-    expect(unversioned.details?.path).toBe('/runs');
-    expectEnvelope(await call('GET', '/'), 400, 'validation_error');
+    expectEnvelope(await call('GET', '/nothing-here', { headers: auth() }), 404, 'not_found');
+    expectEnvelope(await call('GET', '/'), 404, 'not_found');
+    expectEnvelope(await call('GET', '/runs'), 401, 'unauthenticated');
   });
 
   it('404 for a run that does not exist, on every read route', async () => {

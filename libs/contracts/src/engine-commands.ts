@@ -36,6 +36,14 @@ export class StartRunData {
   @IsOptional()
   @IsObject()
   parent?: { runId: string; nodeId: string };
+
+  /**
+   * The protocol major the run is created under (ADR 0041): `2` for a run created on the
+   * unversioned (v2) path space; absent for major 1. Stamped on `run.started`, it is the run's for life.
+   */
+  @IsOptional()
+  @IsIn([2])
+  protocolMajor?: 2;
 }
 
 export type StartRunCommand = CommandEnvelope<'run.start', StartRunData>;

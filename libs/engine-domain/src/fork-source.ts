@@ -16,6 +16,8 @@ export interface ForkStart {
   readonly workflowId: string;
   readonly inputs?: Record<string, unknown>;
   readonly metadata?: Record<string, unknown>;
+  /** `2` when the source was created under protocol major 2 (ADR 0041); absent for major 1. */
+  readonly protocolMajor?: 2;
 }
 
 /** What a fork takes from its source's event log. */
@@ -171,11 +173,12 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
 }
 
 function startOf(started: RunEventDoc): ForkStart {
-  const p = (started.payload ?? {}) as { workflowId?: unknown; inputs?: unknown; metadata?: unknown };
+  const p = (started.payload ?? {}) as { workflowId?: unknown; inputs?: unknown; metadata?: unknown; protocolMajor?: unknown };
   return {
     workflowId: String(p.workflowId),
     ...(isObject(p.inputs) ? { inputs: p.inputs } : {}),
     ...(isObject(p.metadata) ? { metadata: p.metadata } : {}),
+    ...(p.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
   };
 }
 

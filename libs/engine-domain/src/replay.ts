@@ -36,6 +36,8 @@ export interface ForkRun {
   readonly workflow: WorkflowDefinition;
   readonly inputs: Record<string, unknown>;
   readonly metadata?: Record<string, unknown>;
+  /** The source's protocol major when `2` (its `run.started`): a fork keeps it (ADR 0041). */
+  readonly protocolMajor?: 2;
   /** The source's events `0 .. fromSeq - 1`, in order. */
   readonly history: readonly RunEventDoc[];
   /** Source interrupt keys (source run id) and how they were resolved. */
@@ -114,6 +116,8 @@ export async function decideFork(
     transport: 'rest',
     owner: { tenant: context.tenant, principal: context.principal },
     ...(command.metadata ? { metadata: command.metadata } : {}),
+    // A fork is a run of its source's major, whatever major asked for it (ADR 0041).
+    ...(command.protocolMajor === 2 ? { protocolMajor: 2 } : {}),
     forkedFrom,
   });
   for (const e of history.slice(1)) {

@@ -28,6 +28,8 @@ export interface StartRun {
   readonly metadata?: Record<string, unknown>;
   /** Set when a parent run's node started this run (`ctx.startChild`). */
   readonly parent?: ParentLink;
+  /** `2` for a run created under protocol major 2 (ADR 0041); absent for major 1. */
+  readonly protocolMajor?: 2;
   readonly context: CommandContext;
 }
 
@@ -290,6 +292,8 @@ async function startRun(command: StartRun, state: RunState, nodes: NodeRegistry)
     owner: { tenant: context.tenant, principal: context.principal },
     ...(command.parent ? { parentRunId: command.parent.runId, parentNodeId: command.parent.nodeId } : {}),
     ...(command.metadata ? { metadata: command.metadata } : {}),
+    // The major the run was created under, for life (ADR 0041); absent means 1.
+    ...(command.protocolMajor === 2 ? { protocolMajor: 2 } : {}),
   });
   const openInterrupt = await drive(w, nodes);
   return decision(w, openInterrupt);

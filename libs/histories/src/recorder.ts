@@ -151,6 +151,7 @@ export class Recorder {
       workflow: pinned.workflow,
       inputs: source.started.inputs ?? {},
       ...(source.started.metadata ? { metadata: source.started.metadata } : {}),
+      ...(source.started.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
       history: source.history,
       resolutions: source.resolutions,
       expected: source.expected,

@@ -83,6 +83,7 @@ export class ForkRunHandler {
       value: {
         inputs: started.inputs ?? {},
         ...(metadata ? { metadata } : {}),
+        ...(started.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
         history,
         resolutions,
         reusedInterrupts,
@@ -94,7 +95,7 @@ export class ForkRunHandler {
 }
 
 /** What a fork takes beyond its ids, workflow and context, and the recorded interrupt answers it reuses. */
-type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'history' | 'resolutions' | 'expected' | 'conversations'> & {
+type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'protocolMajor' | 'history' | 'resolutions' | 'expected' | 'conversations'> & {
   readonly reusedInterrupts: readonly ReusedInterrupt[];
 };
 

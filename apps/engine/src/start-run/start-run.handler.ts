@@ -47,6 +47,7 @@ export class StartRunHandler {
           inputs: command.data.inputs ?? {},
           ...(command.data.metadata ? { metadata: command.data.metadata } : {}),
           ...(parent ? { parent: { runId: parent.runId, nodeId: parent.nodeId } } : {}),
+          ...(command.data.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
           context: commandContext(command),
         },
         state,

@@ -7,7 +7,7 @@ import { isDatabaseUnavailable } from '@openwop/platform-db';
 import { ApiError } from './api.error';
 import { BODY_TOO_DEEP } from './body-intake';
 import { errorEnvelope, type ErrorEnvelope } from './error-envelope.type';
-import { resolveErrorCode, type ErrorCode } from './error-status.table';
+import { errorCodeUnder, resolveErrorCode, type ErrorCode } from './error-status.table';
 import { unknownRouteError } from './unknown-route.mapper';
 
 /** What the error filter writes, and what (if anything) it must log. */
@@ -23,6 +23,8 @@ export interface ErrorResponse {
 export interface FailedRequest {
   readonly method: string;
   readonly path: string;
+  /** The major the request is served under (ADR 0041); `1` when absent. */
+  readonly major?: 1 | 2;
 }
 
 /** Statuses a Nest `HttpException` may carry, and the spec code each is answered with. */
@@ -45,6 +47,14 @@ const DEFAULT_RETRY_AFTER_SECONDS = 1;
  * with only a `details.correlationId`, so no internals leak.
  */
 export function toErrorResponse(exception: unknown, request: FailedRequest): ErrorResponse {
+  const mapped = toV1ErrorResponse(exception, request);
+  const answered = errorCodeUnder(request.major ?? 1, mapped.body.error, mapped.status);
+  if (answered.reason === undefined) return mapped;
+  // Under major 2 a code v2's registry lacks is answered as its registered twin; the v1 code is the reason.
+  return { ...mapped, status: answered.status, body: errorEnvelope(answered.code, mapped.body.message, { ...mapped.body.details, reason: answered.reason }) };
+}
+
+function toV1ErrorResponse(exception: unknown, request: FailedRequest): ErrorResponse {
   const bodyParserError = fromBodyParser(exception);
   if (bodyParserError) return fromDomainError(bodyParserError);
   if (exception instanceof DomainError) return fromDomainError(exception);

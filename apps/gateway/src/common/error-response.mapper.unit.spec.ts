@@ -58,12 +58,12 @@ describe('toErrorResponse', () => {
     expect(mapped.headers?.['Retry-After']).toBeDefined();
   });
 
-  it('answers an unmatched route 404 under /v1 and 400 outside a version root', () => {
+  it('answers an unmatched route 404 not_found under /v1 and on the unversioned (v2) path space alike', () => {
     expect(map(new NotFoundException('Cannot GET /v1/nope'), '/v1/nope').body.error).toBe('not_found');
     expect(map(new NotFoundException('Cannot GET /.well-known/other'), '/.well-known/other').status).toBe(404);
-    const outside = map(new NotFoundException('Cannot GET /runs'), '/runs');
-    expect(outside.status).toBe(400);
-    expect(outside.body).toMatchObject({ error: 'validation_error', details: { path: '/runs', supportedVersions: ['v1'] } });
+    const outside = map(new NotFoundException('Cannot GET /nope'), '/nope');
+    expect(outside.status).toBe(404);
+    expect(outside.body).toEqual({ error: 'not_found', message: 'No route GET /nope' });
   });
 
   it('maps body-parser failures: malformed JSON 400, too large 413', () => {

@@ -32,6 +32,10 @@ export const ERROR_STATUS = {
   interrupt_gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** `OpenWOP-Version` names a major this host does not serve (versioning.md §1.3); `details.protocolVersions`. */
+  protocol_version_unsupported: 406,
+  /** A `/v1/…` path with `OpenWOP-Version` other than `1` (versioning.md §1.3). */
+  protocol_version_mismatch: 400,
   /** Node's HTTP parser refused the request line or headers (over 16 KiB), before any route. */
   request_header_fields_too_large: 431,
   interrupt_cancelled: 422,
@@ -76,4 +80,33 @@ export function resolveErrorCode(code: string): { readonly code: ErrorCode; read
 /** The HTTP status of `code` (see {@link resolveErrorCode}). */
 export function statusForErrorCode(code: string): number {
   return resolveErrorCode(code).status;
+}
+
+/**
+ * Codes of this table that OpenWOP v2's registry (`spec/v2/errors.json`, errors.md) does not hold,
+ * and the registered code a response under major 2 answers instead (errors.md: "A host MUST emit a
+ * registered code"). The original code rides along as `details.reason` (errors.md §Host-service
+ * refusals: a finer cause, never routed on). Every other code is registered under both majors with
+ * the same status.
+ */
+export const V2_ERROR_CODES: Readonly<Partial<Record<ErrorCode, { readonly code: string; readonly status: number }>>> = {
+  subscription_not_found: { code: 'not_found', status: 404 },
+  run_already_exists: { code: 'run_state_conflict', status: 409 },
+  run_already_paused: { code: 'run_state_conflict', status: 409 },
+  run_not_paused: { code: 'run_state_conflict', status: 409 },
+  interrupt_claimed: { code: 'run_state_conflict', status: 409 },
+  // errors.md §One code per state: an interrupt whose run ended (cancelled, cascaded) is already resolved.
+  interrupt_gone: { code: 'interrupt_already_resolved', status: 409 },
+  interrupt_cancelled: { code: 'interrupt_already_resolved', status: 409 },
+  correlation_mismatch: { code: 'validation_error', status: 400 },
+  sequence_not_found: { code: 'fork_point_invalid', status: 422 },
+  webhook_limit_exceeded: { code: 'validation_error', status: 400 },
+  unavailable: { code: 'service_unavailable', status: 503 },
+};
+
+/** The code and status a response under `major` answers for the table's `code` and `status`. */
+export function errorCodeUnder(major: 1 | 2, code: string, status: number): { readonly code: string; readonly status: number; readonly reason?: string } {
+  if (major === 1 || !isKnownErrorCode(code)) return { code, status };
+  const v2 = V2_ERROR_CODES[code];
+  return v2 ? { ...v2, reason: code } : { code, status };
 }

@@ -4,6 +4,8 @@ import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
+import { RequestMajor } from '../common/protocol-negotiation.middleware';
+import type { ProtocolMajor } from '../common/protocol-version';
 import { createValidationPipe } from '../common/validation.pipe';
 import { CreateRunHandler } from './create-run.handler';
 import { CreateRunRequestDto } from './create-run.request.dto';
@@ -25,8 +27,9 @@ export class CreateRunController {
     @Body(createValidationPipe()) body: CreateRunRequestDto,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) res: Response,
+    @RequestMajor() major: ProtocolMajor,
   ): Promise<CreateRunResponseDto> {
-    const created = await this.handler.handle(body, caller);
+    const created = await this.handler.handle(body, caller, undefined, major);
     res.setHeader('Location', created.statusUrl);
     return created;
   }

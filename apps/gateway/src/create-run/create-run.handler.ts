@@ -6,6 +6,7 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { HOST_CONFIG, RUN_EVENT_FEED, type HostConfig } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
+import type { ProtocolMajor } from '../common/protocol-version';
 import { CommandSender } from '../commands/command.sender';
 import { projectedStatus, RunNotices } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
@@ -33,8 +34,10 @@ export class CreateRunHandler {
    * when the engine did not answer in time; {@link DomainError} with the engine's code otherwise
    * (`run_already_exists` when `runId` names an existing run).
    * @param runId the new run's id; a fresh UUID unless the caller derives one (the host-sample seam).
+   * @param major the protocol major the run is created under, stamped on it for life (ADR 0041);
+   * its URLs are on that major's path space.
    */
-  async handle(request: CreateRunRequestDto, caller: Caller, runId: string = randomUUID()): Promise<CreateRunResponseDto> {
+  async handle(request: CreateRunRequestDto, caller: Caller, runId: string = randomUUID(), major: ProtocolMajor = 1): Promise<CreateRunResponseDto> {
     if (request.tenantId !== undefined && request.tenantId !== caller.tenant) {
       throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', {
         tenantId: request.tenantId,
@@ -60,6 +63,7 @@ export class CreateRunHandler {
               },
             }
           : {}),
+        ...(major === 2 ? { protocolMajor: 2 as const } : {}),
       },
     };
     // Watching before the command is sent: the projection's notice cannot come before we listen.
@@ -71,7 +75,7 @@ export class CreateRunHandler {
     } finally {
       notices.close();
     }
-    const statusUrl = `${this.config.publicUrl}/v1/runs/${runId}`;
+    const statusUrl = `${this.config.publicUrl}${major === 2 ? '' : '/v1'}/runs/${runId}`;
     return { runId, status, eventsUrl: `${statusUrl}/events`, statusUrl };
   }
 

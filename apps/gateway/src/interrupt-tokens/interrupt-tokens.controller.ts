@@ -11,7 +11,9 @@ import {
 import type { InspectTokenResult, ResolveInterruptResult } from '@openwop/contracts';
 import type { Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
-import { ApiError } from '../common/api.error';
+import { RequestMajor } from '../common/protocol-negotiation.middleware';
+import type { ProtocolMajor } from '../common/protocol-version';
+import { resolveBodyOf } from '../common/resolve-body';
 import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
 import { createQueryValidationPipe } from '../common/validation.pipe';
 import { DEFAULT_TURN_PAGE, GetConversationQueryDto } from '../get-conversation/get-conversation.query.dto';
@@ -58,10 +60,12 @@ export class InterruptTokensController {
     @Param('token') token: string,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) res: Response,
+    @Headers('openwop-version') version?: string,
   ): Promise<InspectTokenResult> | StreamableFile {
-    // One URL, two representations: caches must key on Accept.
-    res.setHeader('Vary', 'Accept');
-    if (prefersHtml(accept)) {
+    // One URL, two representations: caches must key on Accept, and on OpenWOP-Version, whose
+    // presence marks a protocol client that never gets the page (v2 versioning.md §1.4).
+    res.setHeader('Vary', 'Accept, OpenWOP-Version');
+    if (version === undefined && prefersHtml(accept)) {
       // The page holds no data: it reads the interrupt through this route with the token in its URL.
       res.set(LINK_PAGE_SECURITY_HEADERS);
       return new StreamableFile(this.page, { type: 'text/html; charset=utf-8', length: this.page.length });
@@ -93,14 +97,9 @@ export class InterruptTokensController {
       '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).',
   })
   @ApiForbiddenResponse({ description: 'An inspect-only token cannot resolve (`forbidden`).' })
-  resolve(@Param('token') token: string, @Body() body: unknown): Promise<ResolveInterruptResult> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw ApiError.validation('The body must be a JSON object.', [
-        { path: '', message: 'must be an object' },
-      ]);
-    }
-    const value = body as Record<string, unknown>;
-    const resumeValue = Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value;
+  resolve(@Param('token') token: string, @Body() body: unknown, @RequestMajor() major: ProtocolMajor): Promise<ResolveInterruptResult> {
+    // Under major 2 (`POST /interrupts/{token}`) the body is the closed `{resumeValue}`.
+    const { resumeValue } = resolveBodyOf(body, major);
     assertResumeValueWithinLimits(resumeValue);
     return this.handler.resolve(token, resumeValue);
   }

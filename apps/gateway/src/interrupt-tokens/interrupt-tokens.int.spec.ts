@@ -402,7 +402,7 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     );
   }
 
-  it('a browser gets the page: self-only CSP, no referrer, not cached, Vary: Accept; nothing is asked of the token service', async () => {
+  it('a browser gets the page: self-only CSP, no referrer, not cached, Vary: Accept, OpenWOP-Version; nothing is asked of the token service', async () => {
     for (const token of [tokenFor('run-p1', 'ok'), 'not-even-a-token']) {
       const res = await get(`/v1/interrupts/${token}`, BROWSER_ACCEPT);
       expect(res.status).toBe(200);
@@ -410,7 +410,9 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'");
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(res.headers.get('vary')).toBe('Accept');
+      expect(res.headers.get('vary')).toBe('Accept, OpenWOP-Version');
+      // A page is no protocol response: no OpenWOP-Version (v2 versioning.md §1.4).
+      expect(res.headers.get('openwop-version')).toBeNull();
       const html = await res.text();
       expect(html).toContain('<script type="module" src="/link/assets/app.js"></script>');
       // The page is the same for every link: the token stays in the address, not in the document.
@@ -427,8 +429,9 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
         accept,
         status: 200,
         type: 'application/json; charset=utf-8',
-        vary: 'Accept',
+        vary: 'Accept, OpenWOP-Version',
       });
+      expect(res.headers.get('openwop-version')).toBe('1.0');
       expect(await res.json()).toEqual(expect.objectContaining({ runId: 'run-p2', kind: 'approval', intent: 'resolve' }));
     }
     // A refusal is still the envelope for a JSON client.

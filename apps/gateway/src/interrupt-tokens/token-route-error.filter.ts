@@ -1,6 +1,7 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { toErrorResponse } from '../common/error-response.mapper';
+import { requestMajorOf } from '../common/protocol-negotiation.middleware';
 import { redactToken } from './token-routing-key.parser';
 
 /**
@@ -20,7 +21,7 @@ export class TokenRouteErrorFilter implements ExceptionFilter {
       /^(\/v1\/interrupts\/)([^/]+)/,
       (_m, prefix: string, token: string) => prefix + redactToken(token),
     );
-    const mapped = toErrorResponse(exception, { method: request.method, path });
+    const mapped = toErrorResponse(exception, { method: request.method, path, major: requestMajorOf(request) });
     if (mapped.internal) {
       const { correlationId, cause } = mapped.internal;
       const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);

@@ -64,5 +64,5 @@ export const LINK_PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
-  Vary: 'Accept',
+  Vary: 'Accept, OpenWOP-Version',
 };

@@ -54,7 +54,7 @@ describe('signed-link page assets', () => {
     expect(LINK_PAGE_SECURITY_HEADERS).toMatchObject({
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-store',
-      Vary: 'Accept',
+      Vary: 'Accept, OpenWOP-Version',
     });
     const csp = LINK_PAGE_SECURITY_HEADERS['Content-Security-Policy']!;
     expect(csp).toContain("default-src 'none'");

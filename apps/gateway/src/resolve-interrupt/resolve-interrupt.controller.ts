@@ -5,12 +5,16 @@ import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
+import { RequestMajor } from '../common/protocol-negotiation.middleware';
+import type { ProtocolMajor } from '../common/protocol-version';
+import { resolveBodyOf } from '../common/resolve-body';
 import { ResolveInterruptHandler } from './resolve-interrupt.handler';
 
 /**
  * `POST /v1/runs/{runId}/interrupts/{nodeId}` with `{resumeValue}` (the spec's shape), or the
  * resume value itself as the body (what conformance clients send for approvals: `{action}`);
- * and the legacy `POST /v1/runs/{runId}/approvals/{nodeId}` whose body is the approval decision.
+ * under major 2 (`POST /runs/{runId}/interrupts/{nodeId}`) only the closed `{resumeValue}`
+ * (`resolveBodyOf`); and the legacy `POST /v1/runs/{runId}/approvals/{nodeId}` whose body is the approval decision.
  */
 /** Express path of `POST /v1/runs/{runId}:resolveInterrupt` (the colon escaped). */
 export const RESOLVE_INTERRUPT_ROUTE = '/v1/runs/:runId\\:resolveInterrupt';
@@ -29,16 +33,17 @@ export class ResolveInterruptController {
     @Param('nodeId') nodeId: string,
     @Body() body: unknown,
     @CurrentCaller() caller: Caller,
+    @RequestMajor() major: ProtocolMajor,
   ): Promise<ResolveInterruptResult> {
-    const value = requireObject(body);
-    const resumeValue = Object.hasOwn(value, 'resumeValue') ? value.resumeValue : value;
+    const { resumeValue } = resolveBodyOf(body, major);
     return this.handler.handle(runId, nodeId, resumeValue, 'api', caller);
   }
 
   /**
    * `POST /v1/runs/{runId}:resolveInterrupt` (RFC 0005 §D/E): the body is a `ConversationResolve`
    * (`{operation, turn, outcome}`) or `{resumeValue}`, plus `nodeId` when the run waits on more
-   * than one node; without it, the node the run is waiting on.
+   * than one node; without it, the node the run is waiting on. Under major 2 the body is the closed
+   * `{resumeValue, nodeId?}`.
    */
   @Post(RESOLVE_INTERRUPT_ROUTE)
   @HttpCode(200)
@@ -48,8 +53,9 @@ export class ResolveInterruptController {
     @Param('runId') runId: string,
     @Body() body: unknown,
     @CurrentCaller() caller: Caller,
+    @RequestMajor() major: ProtocolMajor,
   ): Promise<ResolveInterruptResult> {
-    const { nodeId, resumeValue: explicit, ...rest } = requireObject(body);
+    const { nodeId, resumeValue: explicit, ...rest } = resolveBodyOf(body, major, ['nodeId']).fields;
     if (nodeId !== undefined && (typeof nodeId !== 'string' || nodeId === '' || nodeId.length > MAX_ID_LENGTH)) {
       throw ApiError.validation('nodeId must be a non-empty string.', [
         { path: '/nodeId', message: `must be a string of 1..${MAX_ID_LENGTH} characters` },
@@ -69,14 +75,10 @@ export class ResolveInterruptController {
     @Param('nodeId') nodeId: string,
     @Body() body: unknown,
     @CurrentCaller() caller: Caller,
+    @RequestMajor() major: ProtocolMajor,
   ): Promise<ResolveInterruptResult> {
-    return this.handler.handle(runId, nodeId, requireObject(body), 'legacy-approvals', caller);
+    // Under major 2 the legacy alias takes the closed body too; its value is the decision.
+    const { fields, resumeValue } = resolveBodyOf(body, major);
+    return this.handler.handle(runId, nodeId, major === 2 ? resumeValue : fields, 'legacy-approvals', caller);
   }
-}
-
-function requireObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
-  }
-  return body as Record<string, unknown>;
 }

@@ -1,0 +1,76 @@
+import { SEEDED_FIXTURES, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
+import { PREFERRED_VERSION, PROTOCOL_VERSIONS } from '../common/protocol-version';
+import { IMPLEMENTATION } from './discovery.document';
+import type { GatewayRoute } from './gateway-routes.constants';
+
+/**
+ * The era key this host writes on every run it creates (`persistence.md` §The era key): `2`, the
+ * v1 era. Runs are written in v1 event vocabulary whichever major created them; v2's era `3` (v2
+ * vocabulary, the event codemap) is not built, so `3` is not advertised (ADR 0041).
+ */
+export const EVENT_LOG_ERA = V1_EVENT_LOG_SCHEMA_VERSION;
+
+/**
+ * The metadata keys of the closed v2 root (capabilities.md §3.1). The v2 document below uses only
+ * these; a capability family (§5) appears only once this host meets that family's v2 contract.
+ */
+export const V2_METADATA_KEYS: readonly string[] = [
+  'protocolVersion',
+  'protocolVersions',
+  'preferredVersion',
+  'extensions',
+  'implementation',
+  'engineVersion',
+  'eventLogSchemaVersion',
+  'configurable',
+  'observability',
+  'minClientVersion',
+  'runtimeCapabilities',
+  'testing',
+  'conformance',
+  'fixtures',
+  'compliance',
+  'discovery',
+  'supportedTransports',
+];
+
+/** The two version-advertisement fields, on both representations (versioning.md §1.1). */
+export function versionAdvertisement(): { readonly protocolVersions: string[]; readonly preferredVersion: string } {
+  return { protocolVersions: [...PROTOCOL_VERSIONS], preferredVersion: PREFERRED_VERSION };
+}
+
+/**
+ * `GET /.well-known/openwop` with `OpenWOP-Version: 2`: the closed v2 root (capabilities.md §1, §3).
+ * RFC 0148: what is advertised must be observable, so it claims only what this host does under
+ * major 2 today (ADR 0041, `docs/conformance.md` §v2):
+ * - `protocolVersions` and `preferredVersion` (the `openwop-discovery-core` predicate), with
+ *   `protocolVersion` as `preferredVersion`'s twin for v1 readers through the overlap;
+ * - `eventLogSchemaVersion`: the era this host writes ({@link EVENT_LOG_ERA});
+ * - `implementation` and the seeded `fixtures`.
+ * No capability family yet: `interrupt` needs `ow2.` tokens (`tokenAlgs` is required and names
+ * their `hs256`; we mint only v1 tokens), `eventLog` the v2 era and codemap, `webhooks` the v2
+ * delivery headers, `idempotency` the v2 key grammar, `replay` the effect-seam manifest, so
+ * `openwop-core-standard` is not claimed.
+ */
+export function buildV2DiscoveryDocument(): Record<string, unknown> {
+  return {
+    protocolVersion: PREFERRED_VERSION,
+    ...versionAdvertisement(),
+    implementation: { ...IMPLEMENTATION },
+    eventLogSchemaVersion: EVENT_LOG_ERA,
+    fixtures: SEEDED_FIXTURES.map((f) => f.id),
+  };
+}
+
+/**
+ * The operations served under major 2: each `/v1/…` route's unversioned twin (versioning.md §1.2),
+ * plus the one discovery resource; a conformance seam has no twin. What `GET /openapi.json` under
+ * major 2 describes.
+ */
+export function v2Routes(routes: readonly GatewayRoute[]): GatewayRoute[] {
+  return routes.flatMap((r) => {
+    if (r.path === '/.well-known/openwop') return [r];
+    if (r.testSeam || !r.path.startsWith('/v1/')) return [];
+    return [{ ...r, path: r.path.slice('/v1'.length) }];
+  });
+}
