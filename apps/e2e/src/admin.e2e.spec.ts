@@ -384,6 +384,27 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
 
     const page = await signIn(context, base, TEST_KEYS.t1);
+    // At 1280 px the list breaks no word mid-word and keeps an age on one line.
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    const layout = await row.evaluate((tr) => {
+      const lines = (el: Element) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      };
+      const badge = tr.querySelector('[data-testid=asked] .badge')!;
+      const age = tr.querySelector('td.age')!;
+      return {
+        badgeText: badge.textContent,
+        badgeLines: lines(badge),
+        ageLines: lines(age),
+        ageWrap: getComputedStyle(age).whiteSpace,
+        askedWrap: getComputedStyle(tr.querySelector('[data-testid=asked]')!).overflowWrap,
+      };
+    });
+    expect(layout).toEqual({ badgeText: 'conversation.exchange', badgeLines: 1, ageLines: 1, ageWrap: 'nowrap', askedWrap: 'break-word' });
+    await page.screenshot({ path: resolve(SHOTS, `pending-conversation-${mode}.png`), fullPage: true });
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/chat`);
     const transcript = page.locator('[data-testid=transcript]');
     const agent = (text: string) => transcript.locator('li[data-role=agent]', { hasText: text });

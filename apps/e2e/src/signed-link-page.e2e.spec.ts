@@ -149,13 +149,28 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     expect(await page.locator('[data-testid=description]').textContent()).toContain(
       'Marketing drafted the new prices.',
     );
-    expect(JSON.parse((await page.locator('[data-testid=artifact]').textContent())!)).toEqual({
+    // Said in words, not as the kind's wire name.
+    expect(await page.locator('[data-testid=kind]').textContent()).toBe('An approval waits for your answer');
+    // The artifact reads as fields and a table; its exact JSON is one click away.
+    const readable = page.locator('[data-testid=artifact-readable]');
+    // (Key order is the stored JSON's: Postgres' jsonb puts shorter keys first.)
+    const fields = await readable.locator(':scope > dl').evaluate((dl) =>
+      Object.fromEntries([...dl.querySelectorAll(':scope > dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.querySelector('table') ? 'table' : dt.nextElementSibling?.textContent])),
+    );
+    expect(fields).toEqual({ currency: 'EUR', plans: 'table' });
+    expect(await readable.locator('table th').allTextContents()).toEqual(['name', 'price']);
+    expect(await readable.locator('table tbody tr').allTextContents()).toEqual(['Starter9', 'Team29']);
+    expect(await page.locator('[data-testid=artifact-json]').isVisible()).toBe(false);
+    await page.locator('[data-testid=artifact] summary').tap();
+    expect(JSON.parse((await page.locator('[data-testid=artifact-json]').textContent())!)).toEqual({
       currency: 'EUR',
       plans: [
         { name: 'Starter', price: 9 },
         { name: 'Team', price: 29 },
       ],
     });
+    await shot(page, 'approval-artifact-json-phone');
+    await page.locator('[data-testid=artifact] summary').tap();
     // The expiry, as a time and as time left.
     expect(await page.locator('[data-testid=expiry]').textContent()).toMatch(
       /^This link works until .+ \(\d+ min left\)\.$/,
@@ -180,8 +195,9 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     await page.locator('button[data-action=accept]').tap();
     await page.locator('main[data-state=done]').waitFor({ timeout: UI_WAIT_MS });
     expect(await page.locator('[data-testid=done]').textContent()).toBe('You accepted.');
-    // The page follows the run to its end through the link alone.
+    // The page follows the run to its end through the link alone, and says it plainly.
     await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator('[data-testid=run-status]').textContent()).toBe('Thanks — the workflow has completed.');
     await expectFitsPhone(page);
     await shot(page, 'approval-accepted-phone');
     await page.close();
@@ -360,6 +376,7 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     });
     const { runId, callbackUrl, inspectUrl } = await startWithLinks('link-chat');
     const page = await open(callbackUrl, 'pending');
+    expect(await page.locator('[data-testid=kind]').textContent()).toBe('A conversation waits for your answer');
     const transcript = page.locator('[data-testid=transcript]');
     await transcript.locator('li', { hasText: 'Hello! Where shall we go?' }).waitFor({ timeout: UI_WAIT_MS });
     await page.locator('#turn-input').fill('Lisbon');

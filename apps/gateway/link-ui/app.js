@@ -11,6 +11,8 @@ import {
   expiryLine,
   genericView,
   inlineError,
+  kindPhrase,
+  runStatusSentence,
   titleOf,
   when,
 } from './link-views.js';
@@ -138,13 +140,13 @@ async function showRefusal(error, kept) {
 
 /** After this page's answer: say so, then follow the run until it ended (bounded). */
 function showDone(text, kept) {
-  const status = h('strong', { 'data-testid': 'run-status' }, '…');
+  const status = h('p', { class: 'muted', 'data-testid': 'run-status' }, runStatusSentence(undefined));
   show(
     'done',
     card(
       'Thank you',
       h('p', { class: 'lead', 'data-testid': 'done' }, text),
-      h('p', { class: 'muted' }, 'The run goes on. Its status: ', status, '.'),
+      status,
     ),
     ...(kept ? [h('hr'), kept] : []),
   );
@@ -153,7 +155,10 @@ function showDone(text, kept) {
   const watch = async () => {
     try {
       const where = await outcome(token);
-      if (where.runStatus) status.textContent = where.runStatus;
+      if (where.runStatus) {
+        status.textContent = runStatusSentence(where.runStatus);
+        status.dataset.status = where.runStatus;
+      }
       if (ENDED_STATUSES.has(where.runStatus) || Date.now() - started > RUN_WATCH_LIMIT_MS)
         return clearInterval(timer);
     } catch (e) {
@@ -240,10 +245,8 @@ async function load() {
       titleOf(interrupt),
       h(
         'p',
-        { class: 'kind' },
-        h('span', { class: 'badge', 'data-testid': 'kind' }, interrupt.kind),
-        ' ',
-        canAnswer ? 'waits for your answer' : 'is waiting',
+        { class: 'kind', 'data-testid': 'kind', title: interrupt.kind },
+        `${kindPhrase(interrupt.kind)} ${canAnswer ? 'waits for your answer' : 'is waiting'}`,
       ),
       expiry.line,
       body,

@@ -26,6 +26,86 @@ export function titleOf(interrupt) {
   return str(d.title) ?? str(d.question) ?? str(d.prompt) ?? `A ${interrupt.kind} request`;
 }
 
+/** What each kind of request is called in a sentence ("A conversation waits for your answer"). */
+const KIND_PHRASES = {
+  approval: 'An approval',
+  clarification: 'A question',
+  'external-event': 'An outside event',
+  custom: 'A request',
+  'low-confidence': 'A result to check',
+};
+
+/** The kind of `interrupt` in words, for a person: never the wire name (`conversation.exchange`). */
+export function kindPhrase(kind) {
+  if (String(kind).startsWith('conversation')) return 'A conversation';
+  return KIND_PHRASES[kind] ?? 'A request';
+}
+
+const RUN_STATUS_WORDS = {
+  completed: 'the workflow has completed.',
+  failed: 'the workflow has stopped with an error.',
+  cancelled: 'the workflow was cancelled.',
+  paused: 'the workflow is paused.',
+  'waiting-approval': 'the workflow now waits for another answer.',
+  'waiting-input': 'the workflow now waits for another answer.',
+};
+
+/** After an answer: where the workflow stands, in a sentence ("Thanks — the workflow has completed."). */
+export function runStatusSentence(status) {
+  return `Thanks — ${RUN_STATUS_WORDS[status] ?? 'the workflow goes on.'}`;
+}
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A value for reading: text, a list, a table of like records, or a definition list; JSON past a few levels. */
+function readable(value, depth = 0) {
+  if (value === null || value === undefined) return h('span', { class: 'muted' }, '—');
+  if (typeof value !== 'object') return String(value);
+  if (depth >= 3) return h('code', { class: 'mono' }, JSON.stringify(value));
+  if (Array.isArray(value)) {
+    if (value.length === 0) return h('span', { class: 'muted' }, '(none)');
+    if (value.every(isPlainObject)) {
+      const columns = [...new Set(value.flatMap((row) => Object.keys(row)))];
+      return h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'data-table' },
+          h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, value.map((row) => h('tr', {}, columns.map((c) => h('td', {}, readable(row[c], depth + 1)))))),
+        ),
+      );
+    }
+    return h('ul', { class: 'data-list' }, value.map((item) => h('li', {}, readable(item, depth + 1))));
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) return h('span', { class: 'muted' }, '(empty)');
+  return h(
+    'dl',
+    { class: 'data-fields' },
+    entries.map(([key, v]) => [h('dt', {}, key), h('dd', {}, readable(v, depth + 1))]),
+  );
+}
+
+/**
+ * What a person is asked to look at (an approval's artifact): readable (fields as a definition
+ * list, a list of records as a table), with the exact JSON one click away.
+ */
+export function artifactView(value, attrs = {}) {
+  return h(
+    'div',
+    { class: 'artifact', ...attrs },
+    h('div', { class: 'artifact-readable', 'data-testid': 'artifact-readable' }, readable(value)),
+    h(
+      'details',
+      { class: 'raw-json' },
+      h('summary', {}, 'Show as JSON'),
+      jsonBlock(value, { 'data-testid': 'artifact-json', tabindex: '0' }),
+    ),
+  );
+}
+
 /** "This link works until … (28 min left)", kept current; calls `onExpired` once the time passed. */
 export function expiryLine(expiresAt, onExpired) {
   const left = h('span', { 'data-testid': 'time-left' });
@@ -139,7 +219,7 @@ export function approvalView(interrupt, { canAnswer, submit }) {
     d.artifactData !== undefined
       ? [
           h('h2', {}, 'What you are asked to approve'),
-          jsonBlock(d.artifactData, { 'data-testid': 'artifact', tabindex: '0' }),
+          artifactView(d.artifactData, { 'data-testid': 'artifact' }),
         ]
       : null,
   ];
