@@ -152,6 +152,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
         expect(await call(gw(), 'GET', path, undefined, key)).toMatchObject({ status: 404, json: { error: 'not_found' } });
       }
       expect((await call(gw(), 'GET', `/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, undefined, TEST_KEYS.readonly)).status).toBe(403);
+      // artifact-auth.test.ts: no key is 401 unauthenticated, never the artifact nor a redirect.
+      const anonymous = await fetch(`${gw()}/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, { redirect: 'manual' });
+      expect(anonymous.status).toBe(401);
+      expect(((await anonymous.json()) as { error?: string }).error).toBe('unauthenticated');
       // Listed where a client looks for it, with its scope.
       const doc = (await call(gw(), 'GET', '/.well-known/openwop')).json as { endpoints: { method: string; path: string; scope?: string }[]; fixtures: string[] };
       expect(doc.endpoints).toContainEqual({ method: 'GET', path: '/v1/runs/{runId}/artifacts/{artifactId}', scope: 'artifacts:read' });
