@@ -193,8 +193,6 @@ export class RunAlreadyPaused extends DomainError {
   }
 }
 
-/** `:resume` of a run that is not paused: `409`, with the run's actual status. */
-export class RunNotPaused extends DomainError {
 /**
  * A second drain-current-node `:pause` while the first still waits for its node: `409`
  * `run_already_paused` (the pause is underway), with the run's status and when it was asked for.
@@ -210,6 +208,8 @@ export class RunPauseDraining extends DomainError {
   }
 }
 
+/** `:resume` of a run that is not paused: `409`, with the run's actual status. */
+export class RunNotPaused extends DomainError {
   constructor(runId: string, status: string) {
     super('run_not_paused', `run ${runId} is not paused (it is ${status})`, { runId, runStatus: status });
   }
@@ -453,13 +453,9 @@ function pauseRun(command: PauseRun, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
   if (isTerminalRunStatus(state.status)) throw new RunTerminal(command.runId, state.status);
   if (state.paused) throw new RunAlreadyPaused(command.runId, state.paused.pausedAt);
-  const w = new EventWriter(state, command.context.commandId, command.context.now);
-  w.emit('run.paused', undefined, {
-    ...(command.reason !== undefined ? { reason: command.reason } : {}),
-    drainPolicy: command.drainPolicy,
   const draining = command.drainPolicy === 'drain-current-node' && state.status === 'running' ? state.active : undefined;
   if (draining && state.pauseRequested) throw new RunPauseDraining(command.runId, publicRunStatus(state), state.pauseRequested.requestedAt);
-    pausedAt: command.context.now,
+  const w = new EventWriter(state, command.context.commandId, command.context.now);
   if (draining) {
     emitPauseRequested(w, {
       nodeId: draining.nodeId,
@@ -468,6 +464,10 @@ function pauseRun(command: PauseRun, state: RunState): RunDecision {
     });
     return decision(w, undefined);
   }
+  w.emit('run.paused', undefined, {
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+    drainPolicy: command.drainPolicy,
+    pausedAt: command.context.now,
     pausedBy: command.context.principal,
   });
   return decision(w, undefined);
