@@ -155,7 +155,7 @@ describe('wop CLI against the embedded host', () => {
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
       expect(r.stdout).toContain('Approval: Publish "Hello, OpenWOP"?');
       expect(r.stdout).toContain('"title": "Hello, OpenWOP"');
-      expect(r.stdout).toContain('actions: accept (a), reject (r), refine (f), edit (e), ask (s)');
+      expect(r.stdout).toContain('actions: accept (a), reject (r), edit (e), ask (s)');
       expect(r.stdout).toContain('✔ run completed');
       const runId = runIdOf(r.stdout);
       const events = await client.listEvents(runId);

@@ -26,7 +26,10 @@ export interface AgentSpec {
   readonly agentId: string;
   readonly name?: string;
   readonly system_prompt?: string;
-  /** Scripted provider: the replies, in order; past the end the agent answers empty. */
+  /**
+   * Scripted provider: the replies, in order. Past the end an `agent.conversation` agent closes the
+   * conversation (reason `script-ended`); an `agent.dialogue` agent answers empty, which closes it too.
+   */
   readonly script?: readonly string[];
   readonly provider?: string;
   readonly model?: string;
@@ -76,7 +79,8 @@ export function agentsOf(node: WorkflowNode): AgentSpec[] {
 
 /**
  * The follow-ups of a decision: for each conversation whose latest turn these events recorded, what
- * its node's agents do next. `agent.conversation`: the agent answers every non-agent turn.
+ * its node's agents do next. `agent.conversation`: the agent answers every non-agent turn (a
+ * scripted agent past the end of its script closes the conversation instead, `script-ended`).
  * `agent.dialogue` (free talk, no turn order, no automatic close): after an agent turn, close if it
  * called the close tool, said the sentinel phrase, was empty, or `ttl_ms` has passed since the open
  * (by the deciding command's clock); else another participant speaks. (`timeout_ms` is the
@@ -117,8 +121,20 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
   const last = lastTurnOf(view);
   const config = node.config ?? {};
   switch (node.typeId) {
-    case 'agent.conversation':
-      return last.role === 'agent' ? undefined : { kind: 'reply', speakerId: agents[0]!.agentId };
+    case 'agent.conversation': {
+      if (last.role === 'agent') return undefined;
+      const agent = agents[0]!;
+      // A scripted agent that said every line of its script has nothing left to say: instead of an
+      // empty turn it ends the talk, and the node's output is its last line.
+      if (Array.isArray(agent.script) && (ownValue(view.agentTurns, agent.agentId) ?? 0) >= agent.script.length) {
+        return {
+          kind: 'close',
+          reason: 'script-ended',
+          outcome: { reason: 'script-ended', closedBy: agent.agentId, atTurn: last.turnIndex },
+        };
+      }
+      return { kind: 'reply', speakerId: agent.agentId };
+    }
     case 'agent.dialogue': {
       if (agents.length === 0) return undefined;
       if (last.role !== 'agent') return { kind: 'reply', speakerId: agents[0]!.agentId };

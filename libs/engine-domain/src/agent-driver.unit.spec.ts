@@ -486,6 +486,26 @@ describe('agentPrompt', () => {
     expect(agentPrompt(none, CID, 'bot')!.messages.some((m) => m.content.includes('not shown'))).toBe(false);
   });
 
+  it('a scripted agent.conversation agent past the end of its script closes the talk instead of an empty turn', () => {
+    const node = conversationNode({ script: ['one', 'two'] });
+    expect(followUpsOf(runWith(node, view([agentTurn(1, 'bot'), userTurn(2)])), touched(), at(0))).toEqual([
+      expect.objectContaining({ kind: 'reply', speakerId: 'bot' }),
+    ]);
+    const spent = view([agentTurn(1, 'bot'), userTurn(2), agentTurn(3, 'bot'), userTurn(4)]);
+    expect(followUpsOf(runWith(node, spent), touched(), at(0))).toEqual([
+      expect.objectContaining({
+        kind: 'close',
+        reason: 'script-ended',
+        outcome: { reason: 'script-ended', closedBy: 'bot', atTurn: 4 },
+        afterTurnIndex: 4,
+      }),
+    ]);
+    // Not scripted: it answers every turn.
+    expect(followUpsOf(runWith(conversationNode(), spent), touched(), at(0))).toEqual([
+      expect.objectContaining({ kind: 'reply', speakerId: 'bot' }),
+    ]);
+  });
+
   it('scripted reply: script[n] for the n-th turn of this agent, then empty past the end', () => {
     const script = ['one', 'two'];
     const node = conversationNode({ script });

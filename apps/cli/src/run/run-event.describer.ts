@@ -22,7 +22,8 @@ export function describeEvent(e: EventLike, out: Output): string | undefined {
       return out.paint('yellow', '✘ run cancelled');
     case 'node.completed': {
       const outputs = p.outputs as Record<string, unknown> | undefined;
-      const reply = outputs && typeof outputs.reply === 'string' ? ` — output: ${outputs.reply}` : '';
+      // A conversation step's output is its last reply: shown when there is one, never an empty `— output:`.
+      const reply = outputs && typeof outputs.reply === 'string' && outputs.reply.trim() !== '' ? ` — output: ${outputs.reply}` : '';
       return `${out.paint('green', '✓')} ${node} completed${reply}`;
     }
     case 'node.failed':
@@ -32,7 +33,10 @@ export function describeEvent(e: EventLike, out: Output): string | undefined {
     case 'interrupt.resolved':
       return out.paint('dim', `↳ ${node} answered`);
     case 'conversation.closed':
-      return undefined;
+      // A close typed here says so itself; one the agent's side made is told.
+      return (p.outcome as { reason?: unknown } | undefined)?.reason === 'script-ended'
+        ? out.paint('dim', "conversation closed: the agent's script has no more lines")
+        : undefined;
     default:
       return undefined;
   }
