@@ -387,22 +387,10 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     // At 1280 px the list breaks no word mid-word and keeps an age on one line.
     const row = page.locator(`tr[data-run-id="${runId}"]`);
     await row.waitFor({ timeout: UI_WAIT_MS });
-    const layout = await row.evaluate((tr) => {
-      const lines = (el: Element) => {
-        const range = document.createRange();
-        range.selectNodeContents(el);
-        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
-      };
-      const badge = tr.querySelector('[data-testid=asked] .badge')!;
-      const age = tr.querySelector('td.age')!;
-      return {
-        badgeText: badge.textContent,
-        badgeLines: lines(badge),
-        ageLines: lines(age),
-        ageWrap: getComputedStyle(age).whiteSpace,
-        askedWrap: getComputedStyle(tr.querySelector('[data-testid=asked]')!).overflowWrap,
-      };
-    });
+    const [badge, age, asked] = await Promise.all(
+      ['[data-testid=asked] .badge', 'td.age', '[data-testid=asked]'].map((css) => row.locator(css).evaluate(measureText)),
+    );
+    const layout = { badgeText: badge!.text, badgeLines: badge!.lines, ageLines: age!.lines, ageWrap: age!.whiteSpace, askedWrap: asked!.overflowWrap };
     expect(layout).toEqual({ badgeText: 'conversation.exchange', badgeLines: 1, ageLines: 1, ageWrap: 'nowrap', askedWrap: 'break-word' });
     await page.screenshot({ path: resolve(SHOTS, `pending-conversation-${mode}.png`), fullPage: true });
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/chat`);
@@ -460,3 +448,25 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await page.close();
   });
 });
+
+/** The parts of the DOM {@link measureText} reads (the project's TypeScript has no DOM types). */
+interface MeasuredElement {
+  readonly textContent: string | null;
+  readonly ownerDocument: {
+    createRange(): { selectNodeContents(node: unknown): void; getClientRects(): ArrayLike<{ readonly top: number }> };
+    readonly defaultView: { getComputedStyle(el: unknown): { readonly whiteSpace: string; readonly overflowWrap: string } };
+  };
+}
+
+/** In the page: an element's text, on how many lines it is drawn, and how it may wrap. */
+function measureText(el: MeasuredElement): { text: string | null; lines: number; whiteSpace: string; overflowWrap: string } {
+  const range = el.ownerDocument.createRange();
+  range.selectNodeContents(el);
+  const style = el.ownerDocument.defaultView.getComputedStyle(el);
+  return {
+    text: el.textContent,
+    lines: new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size,
+    whiteSpace: style.whiteSpace,
+    overflowWrap: style.overflowWrap,
+  };
+}
