@@ -100,7 +100,7 @@ export class ListInterruptsController {
     return {
       interrupts: page.map((r) => {
         const claimed = r.claimed_by !== null && r.claim_expires_at !== null && new Date(r.claim_expires_at).getTime() > now;
-        const approvers = Array.isArray(r.approvers) ? r.approvers : approversOf(r.data);
+        const approvers = approversListOf(r.approvers, r.data);
         return {
           runId: r.run_id,
           nodeId: r.node_id,
@@ -123,7 +123,12 @@ export class ListInterruptsController {
   }
 }
 
-function approversOf(data: unknown): unknown[] | undefined {
-  const list = (data as { approversList?: unknown } | null)?.approversList;
-  return Array.isArray(list) ? list : undefined;
+/**
+ * An inbox item's `approversList`: the interrupt service's list (it holds reassignments), else the
+ * payload's. Absent when none is set: no list and an empty list (anyone may answer, as on the quorum
+ * fixture's open panel) read the same, so a client tests one thing.
+ */
+export function approversListOf(held: unknown, data: unknown): unknown[] | undefined {
+  const list = Array.isArray(held) ? held : (data as { approversList?: unknown } | null)?.approversList;
+  return Array.isArray(list) && list.length > 0 ? list : undefined;
 }
