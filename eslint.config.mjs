@@ -8,7 +8,15 @@ import globals from 'globals';
 // The browser pages the gateway serves as static files (plain ES modules, no build step).
 const browserPages = ['apps/gateway/admin-ui/**/*.js', 'apps/gateway/link-ui/**/*.js'];
 
-const frameworkImports = ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', '@opentelemetry/*', 'class-validator', 'class-transformer'];
+const frameworkImports = [
+  '@nestjs/*',
+  'typeorm',
+  'pg',
+  'kafkajs',
+  '@opentelemetry/*',
+  'class-validator',
+  'class-transformer',
+];
 
 export default tseslint.config(
   {
@@ -44,7 +52,10 @@ export default tseslint.config(
             // Apps never import apps; only the one-process host composes the services' modules.
             { sourceTag: 'type:app', notDependOnLibsWithTags: ['type:app', 'type:host', 'type:e2e'] },
             { sourceTag: 'type:host', notDependOnLibsWithTags: ['type:host', 'type:e2e'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contract', 'type:util', 'type:infra'] },
+            {
+              sourceTag: 'type:e2e',
+              onlyDependOnLibsWithTags: ['type:testing', 'type:contract', 'type:util', 'type:infra'],
+            },
             {
               sourceTag: 'type:domain',
               onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:contract'],
@@ -55,8 +66,15 @@ export default tseslint.config(
               onlyDependOnLibsWithTags: ['type:contract', 'type:util'],
               bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'kafkajs'],
             },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contract', 'type:util'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: frameworkImports },
+            {
+              sourceTag: 'type:infra',
+              onlyDependOnLibsWithTags: ['type:infra', 'type:contract', 'type:util'],
+            },
+            {
+              sourceTag: 'type:util',
+              onlyDependOnLibsWithTags: ['type:util'],
+              bannedExternalImports: frameworkImports,
+            },
             { sourceTag: 'type:testing', notDependOnLibsWithTags: ['type:e2e'] },
             { sourceTag: 'scope:engine', onlyDependOnLibsWithTags: ['scope:engine', 'scope:shared'] },
             { sourceTag: 'scope:projector', onlyDependOnLibsWithTags: ['scope:projector', 'scope:shared'] },
@@ -66,7 +84,15 @@ export default tseslint.config(
             { sourceTag: 'scope:notifier', onlyDependOnLibsWithTags: ['scope:notifier', 'scope:shared'] },
             {
               sourceTag: 'scope:host',
-              onlyDependOnLibsWithTags: ['scope:engine', 'scope:projector', 'scope:interrupt', 'scope:token', 'scope:gateway', 'scope:notifier', 'scope:shared'],
+              onlyDependOnLibsWithTags: [
+                'scope:engine',
+                'scope:projector',
+                'scope:interrupt',
+                'scope:token',
+                'scope:gateway',
+                'scope:notifier',
+                'scope:shared',
+              ],
             },
             // The CLI talks to a host over the wire: the SDK and the contract and util libs, nothing else.
             { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['type:contract', 'type:util'] },

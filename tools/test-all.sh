@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: lint, typecheck, build, then the unit, integration (real Kafka + Postgres) and
+# `npm test`: format check, lint, typecheck, build, then the unit, integration (real Kafka + Postgres) and
 # end-to-end (apps as separate processes) tiers. Stops at the first failing step.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,6 +15,7 @@ step() {
 t_all=$SECONDS
 # The module-boundary rule reads the Nx project graph: compute it first.
 step project-graph npx --no-install nx show projects
+step format npx --no-install prettier --check . --log-level warn
 step lint npx --no-install eslint . --max-warnings=0
 step typecheck npx --no-install tsc -p tsconfig.json --noEmit
 step build npx --no-install tsc -b tsconfig.build.json

@@ -26,18 +26,37 @@ function parse(text) {
   const cpu = new Map();
   const counts = new Map();
   for (const line of text.split('\n')) {
-    const m = /^MEDIAN (\S+) (seq|c\d+)\s*:.*?(?:err=(\d+) )?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(line);
+    const m =
+      /^MEDIAN (\S+) (seq|c\d+)\s*:.*?(?:err=(\d+) )?([\d.]+) cycles\/s \| resume p50=([\d.]+)ms p99=([\d.]+)ms/.exec(
+        line,
+      );
     if (m) {
       const [, name, phase, err, rate, p50, p99] = m;
-      rows.push({ name: name.replace(/^openwop-/, ''), phase, errors: Number(err ?? 0), rate: Number(rate), p50: Number(p50), p99: Number(p99) });
+      rows.push({
+        name: name.replace(/^openwop-/, ''),
+        phase,
+        errors: Number(err ?? 0),
+        rate: Number(rate),
+        p50: Number(p50),
+        p99: Number(p99),
+      });
     }
     const c = /^CPU (\S+) : ([\d.]+) ms\/cycle over (\d+) cycles \| ?(.*)$/.exec(line);
     if (c) cpu.set(c[1].replace(/^openwop-/, ''), { total: Number(c[2]), cycles: Number(c[3]), parts: c[4] });
     // seq-counts.mts: exact per-cycle counts of the host's processes over the sequential repetitions.
-    const k = /^COUNTS (\S+) seq : statements=([\d.]+) commits=([\d.]+) produce=([\d.]+) fetch=([\d.]+) over (\d+) cycles/.exec(line);
+    const k =
+      /^COUNTS (\S+) seq : statements=([\d.]+) commits=([\d.]+) produce=([\d.]+) fetch=([\d.]+) over (\d+) cycles/.exec(
+        line,
+      );
     if (k) {
       const [, name, statements, commits, produce, fetch, cycles] = k;
-      counts.set(name.replace(/^openwop-/, ''), { statements: Number(statements), commits: Number(commits), produce: Number(produce), fetch: Number(fetch), cycles: Number(cycles) });
+      counts.set(name.replace(/^openwop-/, ''), {
+        statements: Number(statements),
+        commits: Number(commits),
+        produce: Number(produce),
+        fetch: Number(fetch),
+        cycles: Number(cycles),
+      });
     }
   }
   return { rows, cpu, counts };
@@ -60,10 +79,25 @@ for (const r of rows) byName.set(r.name, { ...byName.get(r.name), [r.phase === '
 const durable = [...byName].filter(([n]) => !OURS.has(n) && !NOT_DURABLE.has(n));
 // The best durable peer per figure: highest c20, highest sequential rate, lowest sequential resume p50.
 const bestBy = (get, better) =>
-  durable.reduce((best, [n, v]) => (get(v) !== undefined && (best === undefined || better(get(v), best.value)) ? { name: n, value: get(v) } : best), undefined);
-const bestConc = bestBy((v) => v.conc?.rate, (a, b) => a > b);
-const bestSeq = bestBy((v) => v.seq?.rate, (a, b) => a > b);
-const bestP50 = bestBy((v) => v.seq?.p50, (a, b) => a < b);
+  durable.reduce(
+    (best, [n, v]) =>
+      get(v) !== undefined && (best === undefined || better(get(v), best.value))
+        ? { name: n, value: get(v) }
+        : best,
+    undefined,
+  );
+const bestConc = bestBy(
+  (v) => v.conc?.rate,
+  (a, b) => a > b,
+);
+const bestSeq = bestBy(
+  (v) => v.seq?.rate,
+  (a, b) => a > b,
+);
+const bestP50 = bestBy(
+  (v) => v.seq?.p50,
+  (a, b) => a < b,
+);
 const fmt = (x, d = 1) => (x === undefined || Number.isNaN(x) ? 'none' : x.toFixed(d));
 const ratio = (a, b, d = 2) => (a !== undefined && b ? fmt(a / b, d) : 'none');
 
@@ -79,21 +113,29 @@ for (const [name, v] of byName) {
     `${tag.padEnd(36)} ${fmt(v.seq?.rate).padStart(13)} ${`${fmt(v.seq?.p50)} / ${fmt(v.seq?.p99)}`.padStart(18)} ` +
       `${fmt(v.conc?.rate).padStart(13)} ${ratio(v.conc?.rate, bestConc?.value).padStart(27)} ${fmt(c?.total, 2).padStart(13)}  ${c?.parts ?? ''}` +
       // Failed cycles cost CPU but are not counted as cycles: such a row's figures are not comparable.
-      (v.seq?.errors || v.conc?.errors ? `  ERRORS seq ${v.seq?.errors ?? 0}, ${conc} ${v.conc?.errors ?? 0} (see .infra/bench)` : ''),
+      (v.seq?.errors || v.conc?.errors
+        ? `  ERRORS seq ${v.seq?.errors ?? 0}, ${conc} ${v.conc?.errors ?? 0} (see .infra/bench)`
+        : ''),
   );
 }
 if (ours.counts.size) {
   console.log('');
   console.log(`counts per sequential cycle (exact; the host's processes, warm-up excluded)`);
-  console.log(`${'host'.padEnd(36)} ${'statements'.padStart(11)} ${'commits'.padStart(8)} ${'produce'.padStart(8)} ${'fetch'.padStart(8)}  cycles`);
+  console.log(
+    `${'host'.padEnd(36)} ${'statements'.padStart(11)} ${'commits'.padStart(8)} ${'produce'.padStart(8)} ${'fetch'.padStart(8)}  cycles`,
+  );
   for (const name of order) {
     const k = ours.counts.get(name);
     if (!k) continue;
-    console.log(`${LABEL[name].padEnd(36)} ${fmt(k.statements, 2).padStart(11)} ${fmt(k.commits, 2).padStart(8)} ${fmt(k.produce, 2).padStart(8)} ${fmt(k.fetch, 2).padStart(8)}  ${k.cycles}`);
+    console.log(
+      `${LABEL[name].padEnd(36)} ${fmt(k.statements, 2).padStart(11)} ${fmt(k.commits, 2).padStart(8)} ${fmt(k.produce, 2).padStart(8)} ${fmt(k.fetch, 2).padStart(8)}  ${k.cycles}`,
+    );
   }
 }
 if (floorCpu !== undefined) {
-  console.log(`${'plumbing floor (bench:floor)'.padEnd(36)} ${''.padStart(13)} ${''.padStart(18)} ${''.padStart(13)} ${''.padStart(27)} ${fmt(floorCpu, 2).padStart(13)}  ${floor[0].replace(/^floor: /, '')}`);
+  console.log(
+    `${'plumbing floor (bench:floor)'.padEnd(36)} ${''.padStart(13)} ${''.padStart(18)} ${''.padStart(13)} ${''.padStart(27)} ${fmt(floorCpu, 2).padStart(13)}  ${floor[0].replace(/^floor: /, '')}`,
+  );
 }
 console.log(
   `CPU: utime+stime from /proc over the measured window (warmup + repetitions) per cycle. Ours: the host's processes ` +
@@ -140,4 +182,8 @@ const kv = {
   ratio: ratio(legacy?.conc?.rate, bestConc?.value),
   ours_seq_resume_p50_ms: fmt(legacy?.seq?.p50, 2),
 };
-console.log(`summary: ${Object.entries(kv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+console.log(
+  `summary: ${Object.entries(kv)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}`,
+);

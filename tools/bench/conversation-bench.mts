@@ -33,7 +33,11 @@ const EXCHANGE_TIMEOUT_MS = Number(process.env.EXCHANGE_TIMEOUT_MS ?? 30_000);
 const FETCH_REPS = Math.max(1, Number(process.env.FETCH_REPS ?? 3));
 const PAGE = 1000;
 const NODE = 'chat';
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+const headers = {
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json',
+};
 
 interface Turn {
   messageId: string;
@@ -55,7 +59,11 @@ function fail(message: string): never {
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
   return JSON.parse(text) as T;
@@ -68,7 +76,13 @@ function pct(sorted: readonly number[], p: number): number {
 
 function stats(xs: readonly number[]): { p50: number; p90: number; p99: number; max: number; mean: number } {
   const s = [...xs].sort((a, b) => a - b);
-  return { p50: pct(s, 50), p90: pct(s, 90), p99: pct(s, 99), max: s.at(-1) ?? Number.NaN, mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
+  return {
+    p50: pct(s, 50),
+    p90: pct(s, 90),
+    p99: pct(s, 99),
+    max: s.at(-1) ?? Number.NaN,
+    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
+  };
 }
 
 const ms = (x: number): string => x.toFixed(2);
@@ -110,17 +124,30 @@ class Arrivals {
 }
 
 /** Follows the run's `messages` stream; marks agent turns and the first chunk of each agent turn. */
-function follow(runId: string, agentTurns: Arrivals, firstChunks: Arrivals, closed: Arrivals, decidedAt: Map<number, number>): { done: Promise<void>; stop: () => void } {
+function follow(
+  runId: string,
+  agentTurns: Arrivals,
+  firstChunks: Arrivals,
+  closed: Arrivals,
+  decidedAt: Map<number, number>,
+): { done: Promise<void>; stop: () => void } {
   const abort = new AbortController();
   const done = (async () => {
-    for await (const { event, body: data, at: now } of sseFrames(`${url}/v1/runs/${runId}/events?streamMode=messages`, key, abort.signal)) {
-      const body = data as { payload?: { turnIndex?: number; turn?: { role?: string; ts?: number } }; meta?: { turnIndex?: number } };
+    for await (const { event, body: data, at: now } of sseFrames(
+      `${url}/v1/runs/${runId}/events?streamMode=messages`,
+      key,
+      abort.signal,
+    )) {
+      const body = data as {
+        payload?: { turnIndex?: number; turn?: { role?: string; ts?: number } };
+        meta?: { turnIndex?: number };
+      };
       if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
         agentTurns.mark(body.payload.turnIndex!, now);
         // turn.ts is the wall clock (ms) at which the interrupt service decided the agent's turn.
         decidedAt.set(body.payload.turnIndex!, body.payload.turn.ts ?? Number.NaN);
-      }
-      else if (event === 'ai.message.chunk' && body.meta?.turnIndex !== undefined) firstChunks.mark(body.meta.turnIndex, now);
+      } else if (event === 'ai.message.chunk' && body.meta?.turnIndex !== undefined)
+        firstChunks.mark(body.meta.turnIndex, now);
       else if (event === 'conversation.closed') closed.mark(0, now);
     }
   })().catch((e: unknown) => {
@@ -129,7 +156,10 @@ function follow(runId: string, agentTurns: Arrivals, firstChunks: Arrivals, clos
   return { done, stop: () => abort.abort() };
 }
 
-async function fetchTranscript(runId: string, conversationId: string): Promise<{ turns: Turn[]; pages: number; last: Transcript }> {
+async function fetchTranscript(
+  runId: string,
+  conversationId: string,
+): Promise<{ turns: Turn[]; pages: number; last: Transcript }> {
   const turns: Turn[] = [];
   let after = -1;
   let pages = 0;
@@ -156,19 +186,28 @@ function check(turns: readonly Turn[], script: readonly string[], turnCount: num
     ids.add(t.messageId);
     const role = i === 0 || i === TOTAL - 1 ? 'system' : i % 2 === 1 ? 'agent' : 'user';
     if (t.role !== role) fail(`turn ${i} has role ${t.role}, expected ${role}`);
-    if (role === 'agent' && t.content !== script[agent++]) fail(`agent turn ${i} says ${JSON.stringify(t.content)}, expected ${JSON.stringify(script[agent - 1])}`);
+    if (role === 'agent' && t.content !== script[agent++])
+      fail(
+        `agent turn ${i} says ${JSON.stringify(t.content)}, expected ${JSON.stringify(script[agent - 1])}`,
+      );
   });
 }
 
 const script = Array.from({ length: EXCHANGES + 1 }, (_, i) => `reply ${i}`);
 const workflowId = `bench-conversation-${process.pid}-${Date.now().toString(36)}`;
-console.log(`# ${name}: TURNS=${TURNS} → ${EXCHANGES} exchanges, ${TOTAL} turns; reply seen via SSE streamMode=messages (conversation.exchanged, role agent)`);
+console.log(
+  `# ${name}: TURNS=${TURNS} → ${EXCHANGES} exchanges, ${TOTAL} turns; reply seen via SSE streamMode=messages (conversation.exchanged, role agent)`,
+);
 await call('POST', '/v1/workflows', {
   id: workflowId,
   name: workflowId,
   version: '1.0.0',
   nodes: [
-    { id: NODE, typeId: 'agent.conversation', config: { provider: 'scripted', system_prompt: 'You answer briefly.', script } },
+    {
+      id: NODE,
+      typeId: 'agent.conversation',
+      config: { provider: 'scripted', system_prompt: 'You answer briefly.', script },
+    },
     { id: 'after', typeId: 'core.noop', config: {} },
   ],
   edges: [{ id: 'e1', sourceNodeId: NODE, targetNodeId: 'after' }],
@@ -194,14 +233,21 @@ let tWindow = tLoop;
 for (let i = 1; i <= EXCHANGES; i++) {
   const a = performance.now();
   const wall = performance.timeOrigin + a;
-  const accepted = await call<{ status: string; turnIndex: number }>('POST', `/v1/runs/${runId}:resolveInterrupt`, {
-    nodeId: NODE,
-    operation: 'exchange',
-    turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `question ${i}` },
-  });
+  const accepted = await call<{ status: string; turnIndex: number }>(
+    'POST',
+    `/v1/runs/${runId}:resolveInterrupt`,
+    {
+      nodeId: NODE,
+      operation: 'exchange',
+      turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `question ${i}` },
+    },
+  );
   const b = performance.now();
-  if (accepted.status !== 'accepted' || accepted.turnIndex !== 2 * i) fail(`exchange ${i} answered ${JSON.stringify(accepted)}, expected accepted at turnIndex ${2 * i}`);
-  const seen = await agentTurns.wait(accepted.turnIndex + 1, EXCHANGE_TIMEOUT_MS, `exchange ${i}`).catch((e: unknown) => fail(String(e)));
+  if (accepted.status !== 'accepted' || accepted.turnIndex !== 2 * i)
+    fail(`exchange ${i} answered ${JSON.stringify(accepted)}, expected accepted at turnIndex ${2 * i}`);
+  const seen = await agentTurns
+    .wait(accepted.turnIndex + 1, EXCHANGE_TIMEOUT_MS, `exchange ${i}`)
+    .catch((e: unknown) => fail(String(e)));
   posts.push(b - a);
   roundTrips.push(seen - a);
   const chunk = firstChunks.at(accepted.turnIndex + 1);
@@ -222,7 +268,11 @@ for (let i = 1; i <= EXCHANGES; i++) {
 }
 const loopS = (performance.now() - tLoop) / 1000;
 
-await call('POST', `/v1/runs/${runId}:resolveInterrupt`, { nodeId: NODE, operation: 'close', outcome: { done: true } });
+await call('POST', `/v1/runs/${runId}:resolveInterrupt`, {
+  nodeId: NODE,
+  operation: 'close',
+  outcome: { done: true },
+});
 await closed.wait(0, EXCHANGE_TIMEOUT_MS, 'close').catch((e: unknown) => fail(String(e)));
 // The stream ends at the run's terminal event.
 await Promise.race([stream.done, new Promise((r) => setTimeout(r, EXCHANGE_TIMEOUT_MS))]);
@@ -233,9 +283,13 @@ if (run.status !== 'completed') fail(`run ended ${run.status}, expected complete
 // The projection is written after the run log; wait (bounded) until it holds every turn.
 const projectionDeadline = performance.now() + 120_000;
 for (;;) {
-  const summary = await call<Transcript>('GET', `/v1/runs/${runId}/conversations/${encodeURIComponent(conversationId)}?limit=1`);
+  const summary = await call<Transcript>(
+    'GET',
+    `/v1/runs/${runId}/conversations/${encodeURIComponent(conversationId)}?limit=1`,
+  );
   if (summary.status === 'closed' && summary.turnCount >= TOTAL) break;
-  if (performance.now() > projectionDeadline) fail(`projection still ${summary.status} with ${summary.turnCount} turns after 120 s`);
+  if (performance.now() > projectionDeadline)
+    fail(`projection still ${summary.status} with ${summary.turnCount} turns after 120 s`);
   await new Promise((r) => setTimeout(r, 200));
 }
 
@@ -255,12 +309,16 @@ console.log(`  ${line('exchange POST (accepted)', posts)}`);
 console.log(`  ${line('POST → first ai.message.chunk of the reply', chunks)}`);
 console.log(`  ${line('POST → agent turn decided (turn.ts, ms clock)', toDecided)}`);
 console.log(`  ${line('agent turn decided → seen on SSE (projection + stream)', toSeen)}`);
-console.log(`  exchanges: ${EXCHANGES} in ${loopS.toFixed(1)}s = ${(EXCHANGES / loopS).toFixed(1)} exchanges/s`);
+console.log(
+  `  exchanges: ${EXCHANGES} in ${loopS.toFixed(1)}s = ${(EXCHANGES / loopS).toFixed(1)} exchanges/s`,
+);
 console.log(
   `  transcript fetch: ${TOTAL} turns in ${last!.pages} pages of ≤${PAGE}: ${fetches.map(ms).join(' / ')}ms (median ${ms(fetchMs)}ms, ` +
     `${(TOTAL / (fetchMs / 1000)).toFixed(0)} turns/s)`,
 );
-console.log(`  checks: turnIndex 0..${TOTAL - 1} gapless, ${TOTAL} distinct messageIds, roles and agent replies in script order: ok`);
+console.log(
+  `  checks: turnIndex 0..${TOTAL - 1} gapless, ${TOTAL} distinct messageIds, roles and agent replies in script order: ok`,
+);
 console.log(
   `summary: mode=${mode} turns=${TOTAL} exchanges=${EXCHANGES} via=sse exchange_p50_ms=${ms(rt.p50)} exchange_p90_ms=${ms(rt.p90)} ` +
     `exchange_p99_ms=${ms(rt.p99)} exchange_max_ms=${ms(rt.max)} exchange_mean_ms=${ms(rt.mean)} ` +

@@ -31,7 +31,11 @@ const REPLY_MS = Number(process.env.REPLY_MS ?? 1000);
 // 0 system (opened) + 1 opening agent turn + 2 per exchange + 1 closing system turn.
 const TOTAL = 3 + 2 * EXCHANGES;
 const NODE = 'chat';
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+const headers = {
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json',
+};
 
 interface Turn {
   messageId: string;
@@ -46,7 +50,11 @@ function fail(message: string): never {
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
   return JSON.parse(text) as T;
@@ -69,7 +77,11 @@ class Conversation {
 
   follow(onTurn: (at: number) => void): void {
     this.done = (async () => {
-      for await (const { event, body: data, at: now } of sseFrames(`${url}/v1/runs/${this.runId}/events?streamMode=messages`, key, this.abort.signal)) {
+      for await (const { event, body: data, at: now } of sseFrames(
+        `${url}/v1/runs/${this.runId}/events?streamMode=messages`,
+        key,
+        this.abort.signal,
+      )) {
         const body = data as { payload?: { turnIndex?: number; turn?: { role?: string } } };
         if (event === 'conversation.exchanged' && body.payload?.turn?.role === 'agent') {
           const i = body.payload.turnIndex!;
@@ -92,7 +104,10 @@ class Conversation {
     if (this.seen.has(turnIndex)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`run ${this.runId}: agent turn ${turnIndex} not seen within ${EXCHANGE_TIMEOUT_MS} ms`)),
+        () =>
+          reject(
+            new Error(`run ${this.runId}: agent turn ${turnIndex} not seen within ${EXCHANGE_TIMEOUT_MS} ms`),
+          ),
         EXCHANGE_TIMEOUT_MS,
       );
       this.waiting.set(turnIndex, () => {
@@ -105,7 +120,10 @@ class Conversation {
   waitClosed(): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`run ${this.runId}: not closed within ${EXCHANGE_TIMEOUT_MS} ms`)), EXCHANGE_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`run ${this.runId}: not closed within ${EXCHANGE_TIMEOUT_MS} ms`)),
+        EXCHANGE_TIMEOUT_MS,
+      );
       this.onClosed = () => {
         clearTimeout(timer);
         resolve();
@@ -119,7 +137,10 @@ class Conversation {
 }
 
 async function transcript(runId: string): Promise<{ status: string; turnCount: number; turns: Turn[] }> {
-  return call('GET', `/v1/runs/${runId}/conversations/${encodeURIComponent(`${runId}:${NODE}:0`)}?after=-1&limit=1000`);
+  return call(
+    'GET',
+    `/v1/runs/${runId}/conversations/${encodeURIComponent(`${runId}:${NODE}:0`)}?after=-1&limit=1000`,
+  );
 }
 
 const script = Array.from({ length: EXCHANGES + 1 }, (_, i) => `reply ${i}`);
@@ -133,7 +154,11 @@ await call('POST', '/v1/workflows', {
   name: workflowId,
   version: '1.0.0',
   nodes: [
-    { id: NODE, typeId: 'agent.conversation', config: { provider: 'scripted', system_prompt: 'You answer briefly.', script } },
+    {
+      id: NODE,
+      typeId: 'agent.conversation',
+      config: { provider: 'scripted', system_prompt: 'You answer briefly.', script },
+    },
     { id: 'after', typeId: 'core.noop', config: {} },
   ],
   edges: [{ id: 'e1', sourceNodeId: NODE, targetNodeId: 'after' }],
@@ -164,13 +189,19 @@ await Promise.all(
   conversations.map(async (c) => {
     for (let i = 1; i <= EXCHANGES; i++) {
       const a = performance.now();
-      const accepted = await call<{ status: string; turnIndex: number }>('POST', `/v1/runs/${c.runId}:resolveInterrupt`, {
-        nodeId: NODE,
-        operation: 'exchange',
-        turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `question ${i}` },
-      });
+      const accepted = await call<{ status: string; turnIndex: number }>(
+        'POST',
+        `/v1/runs/${c.runId}:resolveInterrupt`,
+        {
+          nodeId: NODE,
+          operation: 'exchange',
+          turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `question ${i}` },
+        },
+      );
       if (accepted.status !== 'accepted' || accepted.turnIndex !== 2 * i)
-        fail(`run ${c.runId} exchange ${i} answered ${JSON.stringify(accepted)}, expected accepted at turnIndex ${2 * i}`);
+        fail(
+          `run ${c.runId} exchange ${i} answered ${JSON.stringify(accepted)}, expected accepted at turnIndex ${2 * i}`,
+        );
       await c.wait(accepted.turnIndex + 1).catch((e: unknown) => fail(String(e)));
       roundTrips.push(performance.now() - a);
     }
@@ -181,7 +212,11 @@ const replies = agentTurns - openings;
 
 await Promise.all(
   conversations.map(async (c) => {
-    await call('POST', `/v1/runs/${c.runId}:resolveInterrupt`, { nodeId: NODE, operation: 'close', outcome: { done: true } });
+    await call('POST', `/v1/runs/${c.runId}:resolveInterrupt`, {
+      nodeId: NODE,
+      operation: 'close',
+      outcome: { done: true },
+    });
     await c.waitClosed().catch((e: unknown) => fail(String(e)));
   }),
 );
@@ -193,32 +228,45 @@ for (const c of conversations) {
   for (;;) {
     const t = await transcript(c.runId);
     if (t.status === 'closed' && t.turnCount >= TOTAL) {
-      if (t.turns.length !== TOTAL) fail(`run ${c.runId}: transcript has ${t.turns.length} turns, expected ${TOTAL}`);
+      if (t.turns.length !== TOTAL)
+        fail(`run ${c.runId}: transcript has ${t.turns.length} turns, expected ${TOTAL}`);
       const ids = new Set<string>();
       let agent = 0;
       t.turns.forEach((turn, i) => {
-        if (turn.turnIndex !== i) fail(`run ${c.runId}: turn at position ${i} has turnIndex ${turn.turnIndex}`);
+        if (turn.turnIndex !== i)
+          fail(`run ${c.runId}: turn at position ${i} has turnIndex ${turn.turnIndex}`);
         if (ids.has(turn.messageId)) fail(`run ${c.runId}: duplicate messageId ${turn.messageId}`);
         ids.add(turn.messageId);
         const role = i === 0 || i === TOTAL - 1 ? 'system' : i % 2 === 1 ? 'agent' : 'user';
         if (turn.role !== role) fail(`run ${c.runId}: turn ${i} has role ${turn.role}, expected ${role}`);
-        if (role === 'agent' && turn.content !== script[agent++]) fail(`run ${c.runId}: agent turn ${i} says ${JSON.stringify(turn.content)}`);
+        if (role === 'agent' && turn.content !== script[agent++])
+          fail(`run ${c.runId}: agent turn ${i} says ${JSON.stringify(turn.content)}`);
       });
       break;
     }
-    if (performance.now() > deadline) fail(`run ${c.runId}: projection ${t.status} with ${t.turnCount} turns after 120 s`);
+    if (performance.now() > deadline)
+      fail(`run ${c.runId}: projection ${t.status} with ${t.turnCount} turns after 120 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 const sorted = [...roundTrips].sort((a, b) => a - b);
-const p = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((q / 100) * sorted.length) - 1))]!;
+const p = (q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((q / 100) * sorted.length) - 1))]!;
 const allRate = agentTurns / ((lastTurnAt - tStart) / 1000);
 const replyRate = replies / ((tEnd - tOpened) / 1000);
-console.log(`  exchanges: ${replies} agent replies in ${((tEnd - tOpened) / 1000).toFixed(1)}s = ${replyRate.toFixed(1)} agent turns/s`);
-console.log(`  all agent turns (openings too): ${agentTurns} in ${((lastTurnAt - tStart) / 1000).toFixed(1)}s = ${allRate.toFixed(1)} agent turns/s`);
-console.log(`  exchange round trip (POST → agent turn on SSE): p50=${p(50).toFixed(0)}ms p90=${p(90).toFixed(0)}ms p99=${p(99).toFixed(0)}ms max=${sorted.at(-1)!.toFixed(0)}ms`);
-console.log(`  checks: ${CONVERSATIONS} transcripts of ${TOTAL} turns, gapless, distinct messageIds, replies in script order: ok`);
+console.log(
+  `  exchanges: ${replies} agent replies in ${((tEnd - tOpened) / 1000).toFixed(1)}s = ${replyRate.toFixed(1)} agent turns/s`,
+);
+console.log(
+  `  all agent turns (openings too): ${agentTurns} in ${((lastTurnAt - tStart) / 1000).toFixed(1)}s = ${allRate.toFixed(1)} agent turns/s`,
+);
+console.log(
+  `  exchange round trip (POST → agent turn on SSE): p50=${p(50).toFixed(0)}ms p90=${p(90).toFixed(0)}ms p99=${p(99).toFixed(0)}ms max=${sorted.at(-1)!.toFixed(0)}ms`,
+);
+console.log(
+  `  checks: ${CONVERSATIONS} transcripts of ${TOTAL} turns, gapless, distinct messageIds, replies in script order: ok`,
+);
 console.log(
   `summary: mode=${mode} conversations=${CONVERSATIONS} exchanges=${EXCHANGES} reply_ms=${REPLY_MS} agent_turns=${agentTurns} ` +
     `agent_turns_per_s=${replyRate.toFixed(1)} all_agent_turns_per_s=${allRate.toFixed(1)} exchange_p50_ms=${p(50).toFixed(0)} ` +

@@ -18,11 +18,20 @@ if (require.main === module) {
     console.error('usage: node tools/bench/count-requests.cjs CYCLES COUNT_DIR');
     process.exit(2);
   }
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const c = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
-    const kafka = Object.entries(c.kafka).map(([api, k]) => `${api}=${(k / n).toFixed(2)}`).join(' ');
-    console.log(`${file.replace(/\.json$/, '').padEnd(28)} pg ${(c.pg / n).toFixed(1).padStart(5)}/cycle, commits ${((c.commits ?? 0) / n).toFixed(2)} | kafka ${kafka}`);
-    const top = Object.entries(c.pgText).sort((a, b) => b[1] - a[1]).slice(0, 8);
+    const kafka = Object.entries(c.kafka)
+      .map(([api, k]) => `${api}=${(k / n).toFixed(2)}`)
+      .join(' ');
+    console.log(
+      `${file.replace(/\.json$/, '').padEnd(28)} pg ${(c.pg / n).toFixed(1).padStart(5)}/cycle, commits ${((c.commits ?? 0) / n).toFixed(2)} | kafka ${kafka}`,
+    );
+    const top = Object.entries(c.pgText)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8);
     for (const [text, k] of top) console.log(`    ${(k / n).toFixed(2).padStart(6)}  ${text}`);
   }
 } else {
@@ -30,7 +39,10 @@ if (require.main === module) {
   // A commit is a COMMIT of an explicit transaction, or a statement that writes outside one (an
   // autocommitted INSERT, UPDATE, DELETE or NOTIFY, a data-modifying CTE included).
   const inTransaction = new WeakSet();
-  const writes = (sql) => /\b(INSERT|UPDATE|DELETE|MERGE|NOTIFY|pg_notify)\b/i.test(sql.replace(/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b/gi, ''));
+  const writes = (sql) =>
+    /\b(INSERT|UPDATE|DELETE|MERGE|NOTIFY|pg_notify)\b/i.test(
+      sql.replace(/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b/gi, ''),
+    );
   require('./request-hooks.cjs').hookRequests({
     kafka(api) {
       counts.kafka[api] = (counts.kafka[api] ?? 0) + 1;

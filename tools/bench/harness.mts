@@ -47,7 +47,13 @@ export function median(xs: number[]): number {
   return s.length ? s[(s.length - 1) >> 1]! * 0.5 + s[s.length >> 1]! * 0.5 : Number.NaN;
 }
 
-async function phase(adapter: CycleAdapter, prefix: string, n: number, conc: number, deadlineMs: number): Promise<PhaseResult> {
+async function phase(
+  adapter: CycleAdapter,
+  prefix: string,
+  n: number,
+  conc: number,
+  deadlineMs: number,
+): Promise<PhaseResult> {
   const startLat: number[] = [];
   const resumeLat: number[] = [];
   const cycleLat: number[] = [];
@@ -99,7 +105,10 @@ export const fmt = (r: PhaseResult): string =>
   `done=${r.done} err=${r.errors} ${r.cycles_per_s.toFixed(1)} cycles/s | resume p50=${r.resume_p50.toFixed(2)}ms p99=${r.resume_p99.toFixed(2)}ms | start p50=${r.start_p50.toFixed(2)}ms | cycle p50=${r.cycle_p50.toFixed(2)}ms p99=${r.cycle_p99.toFixed(2)}ms`;
 
 /** Runs warmup, then REPS × (sequential, concurrent); prints each and the medians; returns the medians. */
-export async function runBench(name: string, adapter: CycleAdapter): Promise<{ seq: PhaseResult; conc: PhaseResult }> {
+export async function runBench(
+  name: string,
+  adapter: CycleAdapter,
+): Promise<{ seq: PhaseResult; conc: PhaseResult }> {
   const { N, CONC, REPS, WARMUP, DEADLINE_MS, SEQ } = benchEnv;
   const tag = `${name}-${process.pid}-${Date.now().toString(36)}`;
   console.log(`# ${name}: N=${N} CONC=${CONC} REPS=${REPS} WARMUP=${WARMUP} DEADLINE_MS=${DEADLINE_MS}`);

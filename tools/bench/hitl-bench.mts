@@ -9,11 +9,19 @@ import { runBench, type CycleAdapter } from './harness.mts';
 
 const url = process.env.WOP_URL ?? 'http://127.0.0.1:8080';
 const key = process.env.WOP_API_KEY ?? '';
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+const headers = {
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json',
+};
 const runs = new Map<string, string>();
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
   return JSON.parse(text) as T;
@@ -21,7 +29,9 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 
 const adapter: CycleAdapter = {
   async start(id) {
-    const created = await call<{ runId: string; status: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    const created = await call<{ runId: string; status: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-approval',
+    });
     let status = created.status;
     let after = -1;
     while (status !== 'waiting-approval') {
@@ -45,7 +55,8 @@ const adapter: CycleAdapter = {
         `/v1/runs/${runId}/events/poll?after=${after}&timeoutMs=5000`,
       );
       if (page.runStatus === 'completed') return;
-      if (page.runStatus === 'failed' || page.runStatus === 'cancelled') throw new Error(`run ${runId} ${page.runStatus}`);
+      if (page.runStatus === 'failed' || page.runStatus === 'cancelled')
+        throw new Error(`run ${runId} ${page.runStatus}`);
       after = page.nextAfter;
     }
   },

@@ -22,34 +22,77 @@ const cpu = () => {
 function assertCalls() {
   const c = require(path.join(tree, 'libs/contracts/dist/index.js'));
   const actor = { tenant: 't1', principal: 'p', keyId: 'k' };
-  const env = (type, data) => ({ schemaVersion: 1, id: 'c1', type, occurredAt: '2026-01-01T00:00:00.000Z', correlationId: 'r1', actor, data });
+  const env = (type, data) => ({
+    schemaVersion: 1,
+    id: 'c1',
+    type,
+    occurredAt: '2026-01-01T00:00:00.000Z',
+    correlationId: 'r1',
+    actor,
+    data,
+  });
   const run = 'b1a7c3d2-1111-2222-3333-444455556666';
   const cases = [
     [c.ENGINE_COMMAND_DATA, env('run.start', { runId: run, workflowId: 'conformance-approval' })],
-    [c.INTERRUPT_COMMAND_DATA, env('interrupt.open', { runId: run, nodeId: 'gate', interruptId: `${run}:gate:0`, kind: 'approval', key: `${run}:gate:0`, data: { title: 't' }, requestedAt: '2026-01-01T00:00:00.000Z' })],
-    [c.INTERRUPT_COMMAND_DATA, env('interrupt.resolve', { runId: run, nodeId: 'gate', via: 'api', resumeValue: { action: 'accept' } })],
-    [c.ENGINE_COMMAND_DATA, env('run.resume', { runId: run, nodeId: 'gate', interruptId: `${run}:gate:0`, key: `${run}:gate:0`, outcome: 'resolved', resumeValue: { action: 'accept' }, resolvedBy: 'p', resolvedAt: '2026-01-01T00:00:00.000Z' })],
+    [
+      c.INTERRUPT_COMMAND_DATA,
+      env('interrupt.open', {
+        runId: run,
+        nodeId: 'gate',
+        interruptId: `${run}:gate:0`,
+        kind: 'approval',
+        key: `${run}:gate:0`,
+        data: { title: 't' },
+        requestedAt: '2026-01-01T00:00:00.000Z',
+      }),
+    ],
+    [
+      c.INTERRUPT_COMMAND_DATA,
+      env('interrupt.resolve', { runId: run, nodeId: 'gate', via: 'api', resumeValue: { action: 'accept' } }),
+    ],
+    [
+      c.ENGINE_COMMAND_DATA,
+      env('run.resume', {
+        runId: run,
+        nodeId: 'gate',
+        interruptId: `${run}:gate:0`,
+        key: `${run}:gate:0`,
+        outcome: 'resolved',
+        resumeValue: { action: 'accept' },
+        resolvedBy: 'p',
+        resolvedAt: '2026-01-01T00:00:00.000Z',
+      }),
+    ],
   ].map(([registry, command]) => [registry, JSON.stringify(command)]);
   const iter = Number(process.env.ITER ?? 10_000);
   for (let round = 0; round < 3; round++) {
     let t = cpu();
-    for (let i = 0; i < iter; i++) for (const [registry, text] of cases) c.assertCommand(JSON.parse(text), registry);
+    for (let i = 0; i < iter; i++)
+      for (const [registry, text] of cases) c.assertCommand(JSON.parse(text), registry);
     const withParse = cpu() - t;
     t = cpu();
     for (let i = 0; i < iter; i++) for (const [, text] of cases) JSON.parse(text);
     const parse = cpu() - t;
-    if (round > 0) console.log(`assertCommand ${((withParse - parse) / (iter * cases.length)).toFixed(2)} µs CPU a command`);
+    if (round > 0)
+      console.log(
+        `assertCommand ${((withParse - parse) / (iter * cases.length)).toFixed(2)} µs CPU a command`,
+      );
   }
 }
 
 async function queryCalls() {
   const { openDatabase } = require(path.join(tree, 'libs/platform-db/dist/index.js'));
-  const ds = await openDatabase({ url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', poolSize: 4, applicationName: 'per-call' });
+  const ds = await openDatabase({
+    url: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    poolSize: 4,
+    applicationName: 'per-call',
+  });
   const n = Number(process.env.NQ ?? 8000);
   const text = 'SELECT $1::int AS x, $2::text AS y';
   const perStatement = async (send) => {
     const t = cpu();
-    for (let i = 0; i < n; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => send([i + j, 'abc'])));
+    for (let i = 0; i < n; i += 20)
+      await Promise.all(Array.from({ length: 20 }, (_, j) => send([i + j, 'abc'])));
     return ((cpu() - t) / n).toFixed(1);
   };
   try {
@@ -59,7 +102,10 @@ async function queryCalls() {
       const runner = ds.createQueryRunner();
       await runner.connect();
       const viaRunner = await perStatement((v) => runner.query(text, v)).finally(() => runner.release());
-      if (round > 0) console.log(`ds.query ${viaDs} µs, pool.query ${viaPool} µs, held runner ${viaRunner} µs CPU a statement`);
+      if (round > 0)
+        console.log(
+          `ds.query ${viaDs} µs, pool.query ${viaPool} µs, held runner ${viaRunner} µs CPU a statement`,
+        );
     }
   } finally {
     await ds.destroy();

@@ -113,9 +113,13 @@ if (cmd === 'snap') {
   for (const [name, ticks] of Object.entries(after)) {
     const ms = ticksToMs(ticks - (before[name] ?? 0));
     total += ms;
-    console.log(`${name.padEnd(14)} ${ms.toFixed(0).padStart(7)} ms${cycles ? `  ${(ms / cycles).toFixed(2).padStart(7)} ms/cycle` : ''}`);
+    console.log(
+      `${name.padEnd(14)} ${ms.toFixed(0).padStart(7)} ms${cycles ? `  ${(ms / cycles).toFixed(2).padStart(7)} ms/cycle` : ''}`,
+    );
   }
-  console.log(`${'total'.padEnd(14)} ${total.toFixed(0).padStart(7)} ms${cycles ? `  ${(total / cycles).toFixed(2).padStart(7)} ms/cycle` : ''}`);
+  console.log(
+    `${'total'.padEnd(14)} ${total.toFixed(0).padStart(7)} ms${cycles ? `  ${(total / cycles).toFixed(2).padStart(7)} ms/cycle` : ''}`,
+  );
 } else if (cmd === 'ctx-snap') {
   process.stdout.write(JSON.stringify(ctxSnap()) + '\n');
 } else if (cmd === 'ctx-diff' && file) {
@@ -125,9 +129,13 @@ if (cmd === 'snap') {
   const per = cyclesArg ? Number(cyclesArg) : 1;
   for (const [name, [v, n]] of Object.entries(after)) {
     const [v0, n0] = before[name] ?? [0, 0];
-    console.log(`${name.padEnd(14)} ${((v - v0) / per).toFixed(2).padStart(9)} ${((n - n0) / per).toFixed(2).padStart(9)}`);
+    console.log(
+      `${name.padEnd(14)} ${((v - v0) / per).toFixed(2).padStart(9)} ${((n - n0) / per).toFixed(2).padStart(9)}`,
+    );
   }
 } else {
-  console.error('usage: proc-cpu.mjs snap | diff BEFORE.json [CYCLES] | ctx-snap | ctx-diff BEFORE.json [CYCLES]');
+  console.error(
+    'usage: proc-cpu.mjs snap | diff BEFORE.json [CYCLES] | ctx-snap | ctx-diff BEFORE.json [CYCLES]',
+  );
   process.exit(2);
 }

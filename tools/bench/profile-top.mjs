@@ -83,6 +83,8 @@ const pct = (us) => ((100 * us) / total).toFixed(1).padStart(5);
 console.log(`busy ${ms(total)} ms, idle ${ms(idle)} ms, ${files.length} file(s)`);
 for (const inc of inclusive) console.log(`inclusive ${ms(inc.us)} ms ${pct(inc.us)} %  /${inc.re.source}/`);
 console.log('\n-- self time by place --');
-for (const [k, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)} ms ${pct(us)} %  ${k}`);
+for (const [k, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${ms(us)} ms ${pct(us)} %  ${k}`);
 console.log('\n-- self time by function --');
-for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)} ms ${pct(us)} %  ${k}`);
+for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${ms(us)} ms ${pct(us)} %  ${k}`);

@@ -91,7 +91,9 @@ export class SequentialCounts {
         return names.map((f) => JSON.parse(readFileSync(join(this.dir, f), 'utf8')) as Counted);
       }
       if (Date.now() > deadline) {
-        throw new Error(`counts: ${names.length} of ${this.pids.length} host processes wrote their counts to ${this.dir}`);
+        throw new Error(
+          `counts: ${names.length} of ${this.pids.length} host processes wrote their counts to ${this.dir}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -12,7 +12,10 @@ export interface SseFrame {
  * skipped). Throws when the server refuses the stream.
  */
 export async function* sseFrames(url: string, key: string, signal: AbortSignal): AsyncGenerator<SseFrame> {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    signal,
+  });
   if (!res.ok || !res.body) throw new Error(`SSE → ${res.status} ${await res.text()}`);
   const decoder = new TextDecoder();
   let buffer = '';

@@ -31,12 +31,16 @@ if (require.main === module) {
   }
   const byDuration = [...roots].sort((a, b) => a[1] - a[0] - (b[1] - b[0]));
   const root = pick !== undefined ? roots[Number(pick)] : byDuration[byDuration.length >> 1];
-  console.log(`${roots.length} requests matching ${pattern}; showing one of ${(root[1] - root[0]).toFixed(2)} ms (ms from its start)`);
+  console.log(
+    `${roots.length} requests matching ${pattern}; showing one of ${(root[1] - root[0]).toFixed(2)} ms (ms from its start)`,
+  );
   console.log('  start     end   took  process     kind   what');
   for (const [start, end, proc, kind, what] of records) {
     if (end < root[0] || start > root[1]) continue;
     const at = (t) => (t - root[0]).toFixed(2).padStart(7);
-    console.log(`${at(start)} ${at(end)} ${(end - start).toFixed(2).padStart(6)}  ${proc.padEnd(10)}  ${kind.padEnd(5)}  ${what}`);
+    console.log(
+      `${at(start)} ${at(end)} ${(end - start).toFixed(2).padStart(6)}  ${proc.padEnd(10)}  ${kind.padEnd(5)}  ${what}`,
+    );
   }
 } else {
   const { performance } = require('node:perf_hooks');

@@ -51,7 +51,14 @@ function* fromOtlpJson(body) {
       for (const s of ss.spans ?? []) {
         const start = Number(BigInt(s.startTimeUnixNano) / 1000n);
         const end = Number(BigInt(s.endTimeUnixNano) / 1000n);
-        yield { traceId: s.traceId, parentId: s.parentSpanId || undefined, name: s.name, service, timestamp: start, duration: end - start };
+        yield {
+          traceId: s.traceId,
+          parentId: s.parentSpanId || undefined,
+          name: s.name,
+          service,
+          timestamp: start,
+          duration: end - start,
+        };
       }
     }
   }

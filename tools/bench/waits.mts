@@ -42,7 +42,11 @@ const SEED_MAX_S = Number(env.SEED_MAX_S ?? 3600);
 const TENANT = env.TENANT ?? 'bench';
 const PAGE = 50;
 const tag = `w${Date.now().toString(36)}`;
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+const headers = {
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json',
+};
 const db = new pg.Client({ connectionString: env.DATABASE_URL });
 await db.connect();
 
@@ -50,7 +54,11 @@ const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     const text = await res.text();
     if (res.ok) return JSON.parse(text) as T;
     // A busy host may shed load (429/503): back off and try again, a few times.
@@ -107,7 +115,11 @@ function gateWorkflow(id: string, timeoutMs?: number) {
         typeId: 'core.approvalGate',
         name: 'Approval Gate',
         position: { x: 0, y: 0 },
-        config: { title: 'bench: approve', actions: ['accept', 'reject'], ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+        config: {
+          title: 'bench: approve',
+          actions: ['accept', 'reject'],
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        },
         inputs: {},
       },
     ],
@@ -118,22 +130,32 @@ function gateWorkflow(id: string, timeoutMs?: number) {
     settings: { timeout: 0 },
   };
 }
-const register = (id: string, timeoutMs?: number) => call('POST', '/v1/workflows', gateWorkflow(id, timeoutMs));
+const register = (id: string, timeoutMs?: number) =>
+  call('POST', '/v1/workflows', gateWorkflow(id, timeoutMs));
 
 const startRun = (workflowId: string) => call<{ runId: string }>('POST', '/v1/runs', { workflowId });
 
 async function waitingApproval(runId: string): Promise<void> {
   let after = -1;
   for (;;) {
-    const page = await call<{ nextAfter: number; runStatus: string }>('GET', `/v1/runs/${runId}/events/poll?after=${after}&timeoutMs=5000`);
+    const page = await call<{ nextAfter: number; runStatus: string }>(
+      'GET',
+      `/v1/runs/${runId}/events/poll?after=${after}&timeoutMs=5000`,
+    );
     if (page.runStatus === 'waiting-approval') return;
-    if (['failed', 'cancelled', 'completed'].includes(page.runStatus)) throw new Error(`run ${runId} ${page.runStatus}`);
+    if (['failed', 'cancelled', 'completed'].includes(page.runStatus))
+      throw new Error(`run ${runId} ${page.runStatus}`);
     after = page.nextAfter;
   }
 }
 
 /** Runs `count` tasks with CONC in flight; returns the wall seconds. */
-async function pool(count: number, conc: number, task: (i: number) => Promise<void>, stop = () => false): Promise<number> {
+async function pool(
+  count: number,
+  conc: number,
+  task: (i: number) => Promise<void>,
+  stop = () => false,
+): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -151,7 +173,8 @@ async function pool(count: number, conc: number, task: (i: number) => Promise<vo
 /** Resolve latency: POST the accept on `runIds` one at a time (each already waiting), returns ms each. */
 async function resolveTimes(runIds: string[]): Promise<number[]> {
   const out: number[] = [];
-  for (const runId of runIds) out.push(await timed(() => call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'accept' })));
+  for (const runId of runIds)
+    out.push(await timed(() => call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'accept' })));
   return out;
 }
 
@@ -205,7 +228,10 @@ async function deepWalk(maxPages: number): Promise<{ walk: number[]; deepQuery: 
 async function listSuite(label: string, filterWorkflow: string): Promise<Record<string, number>> {
   const first = await listTimes('', LIST_REPS);
   const oldest = await listTimes('sort=-age', LIST_REPS);
-  const filtered = await listTimes(`kind=approval&workflowId=${encodeURIComponent(filterWorkflow)}`, LIST_REPS);
+  const filtered = await listTimes(
+    `kind=approval&workflowId=${encodeURIComponent(filterWorkflow)}`,
+    LIST_REPS,
+  );
   const { walk, deepQuery, pages } = await deepWalk(DEEP_PAGES);
   const deep = await listTimes(deepQuery, LIST_REPS);
   const r = {
@@ -229,7 +255,9 @@ async function listSuite(label: string, filterWorkflow: string): Promise<Record<
 }
 
 // ---- the run -----------------------------------------------------------------------------------
-log(`# bench:waits N=${N} PILOT=${PILOT} CONC=${CONC} SLOT_MS=${SLOT_MS} MEASURE_S=${MEASURE_S} url=${url} services=${pids.map((p) => p.name).join(',')}`);
+log(
+  `# bench:waits N=${N} PILOT=${PILOT} CONC=${CONC} SLOT_MS=${SLOT_MS} MEASURE_S=${MEASURE_S} url=${url} services=${pids.map((p) => p.name).join(',')}`,
+);
 const holdWf = `${tag}-hold`;
 await register(holdWf);
 await register(`${tag}-empty`);
@@ -253,10 +281,14 @@ await pool(RESOLVE_N, 8, async () => {
 await until('empty pending visible', async () => (await pendingCount()).projected >= RESOLVE_N, 60);
 const emptyList = await listSuite('empty host', `${tag}-empty`);
 const resolveEmpty = await resolveTimes(emptyRuns);
-log(`empty host resolve ms p50/p99: ${f2(pct(resolveEmpty, 50))}/${f2(pct(resolveEmpty, 99))} (${resolveEmpty.length})`);
+log(
+  `empty host resolve ms p50/p99: ${f2(pct(resolveEmpty, 50))}/${f2(pct(resolveEmpty, 99))} (${resolveEmpty.length})`,
+);
 await until('empty resolves drained', async () => (await pendingCount()).held === 0, 60);
 const rssIdle = rssAll();
-log(`idle RSS MB: ${JSON.stringify(Object.fromEntries(Object.entries(rssIdle).map(([k, v]) => [k, Math.round(v)])))}`);
+log(
+  `idle RSS MB: ${JSON.stringify(Object.fromEntries(Object.entries(rssIdle).map(([k, v]) => [k, Math.round(v)])))}`,
+);
 
 // Pilot: gates without a timeout, measuring the seeding rate.
 const pilotRuns: string[] = [];
@@ -279,7 +311,9 @@ const estSeedS = stormN / rate;
 const seedBudgetMs = Math.ceil(Math.min(estSeedS * SAFETY, SEED_MAX_S) * 1000);
 const seedStopAt = Date.now() + seedBudgetMs;
 const dueAt = seedStopAt + MEASURE_S * 1000;
-log(`pilot: ${PILOT} runs in ${f1(pilotS)} s = ${f1(rate)} runs/s; storm of ${stormN} due at ${new Date(dueAt).toISOString()} (estimated seeding ${f1(estSeedS)} s)`);
+log(
+  `pilot: ${PILOT} runs in ${f1(pilotS)} s = ${f1(rate)} runs/s; storm of ${stormN} due at ${new Date(dueAt).toISOString()} (estimated seeding ${f1(estSeedS)} s)`,
+);
 
 // Storm runs: a new workflow every SLOT_MS whose timeout lands on dueAt.
 let slot = '';
@@ -326,27 +360,46 @@ log(
   `seeded ${seeded} storm runs in ${f1(stormSeedS)} s (${f1(seeded / stormSeedS)} runs/s, ${f2((stormSeedS * 1000) / Math.max(1, seeded))} ms/run at c${CONC}); ` +
     `${seedErrors} errors${firstError ? ` (first: ${firstError instanceof Error ? firstError.message.slice(0, 200) : JSON.stringify(firstError)})` : ''}; ${slots} slot workflows; all ${total} in ${f1(seedWallS)} s`,
 );
-const visible = await until('all seeded pending visible', async () => {
-  const c = await pendingCount();
-  return c.projected >= total && c.held >= total;
-}, 300);
+const visible = await until(
+  'all seeded pending visible',
+  async () => {
+    const c = await pendingCount();
+    return c.projected >= total && c.held >= total;
+  },
+  300,
+);
 const counts = await pendingCount();
-log(`pending: projected ${counts.projected}, held by the interrupt service ${counts.held}${visible ? '' : ' (NOT all visible)'}; ${f1((dueAt - Date.now()) / 1000)} s until due`);
+log(
+  `pending: projected ${counts.projected}, held by the interrupt service ${counts.held}${visible ? '' : ' (NOT all visible)'}; ${f1((dueAt - Date.now()) / 1000)} s until due`,
+);
 const rssLoaded = rssAll();
-log(`loaded RSS MB: ${JSON.stringify(Object.fromEntries(Object.entries(rssLoaded).map(([k, v]) => [k, Math.round(v)])))}`);
+log(
+  `loaded RSS MB: ${JSON.stringify(Object.fromEntries(Object.entries(rssLoaded).map(([k, v]) => [k, Math.round(v)])))}`,
+);
 
 // Loaded host: list and resolve.
 const bigSlot = [...slotCounts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? holdWf;
 const loadedList = await listSuite('loaded host', bigSlot);
 const resolveLoaded = await resolveTimes(pilotRuns.slice(0, RESOLVE_N));
-log(`loaded host resolve ms p50/p99: ${f2(pct(resolveLoaded, 50))}/${f2(pct(resolveLoaded, 99))} (${resolveLoaded.length})`);
+log(
+  `loaded host resolve ms p50/p99: ${f2(pct(resolveLoaded, 50))}/${f2(pct(resolveLoaded, 99))} (${resolveLoaded.length})`,
+);
 const measuredBeforeDue = Date.now() < dueAt;
-log(`measurements ${measuredBeforeDue ? 'done before' : 'OVERRAN'} the due time (${f1((dueAt - Date.now()) / 1000)} s left)`);
+log(
+  `measurements ${measuredBeforeDue ? 'done before' : 'OVERRAN'} the due time (${f1((dueAt - Date.now()) / 1000)} s left)`,
+);
 
 // The storm.
 const stormWfs = [...slotCounts.keys()];
 const stormRows = async () => {
-  const { rows } = await db.query<{ due: string; expired: string; pending: string; first_due: Date; last_due: Date; last_fired: Date | null }>(
+  const { rows } = await db.query<{
+    due: string;
+    expired: string;
+    pending: string;
+    first_due: Date;
+    last_due: Date;
+    last_fired: Date | null;
+  }>(
     `SELECT count(*) AS due, count(*) FILTER (WHERE i.status = 'expired') AS expired, count(*) FILTER (WHERE i.status = 'pending') AS pending,
             min(i.deadline_at) AS first_due, max(i.deadline_at) AS last_due,
             max(i.updated_at) FILTER (WHERE i.status = 'expired') AS last_fired
@@ -357,7 +410,9 @@ const stormRows = async () => {
   return rows[0]!;
 };
 const before = await stormRows();
-log(`storm: ${before.due} interrupts due between ${before.first_due?.toISOString()} and ${before.last_due?.toISOString()}`);
+log(
+  `storm: ${before.due} interrupts due between ${before.first_due?.toISOString()} and ${before.last_due?.toISOString()}`,
+);
 const rssPeak = rssAll();
 const sampler = setInterval(() => {
   const now = rssAll();
@@ -375,13 +430,26 @@ while (Date.now() < stormDeadline) {
   if (Number(fired.pending) === 0 && Date.now() > dueAt) break;
   await new Promise((r) => setTimeout(r, 1000));
 }
-const firedS = fired.last_fired ? (fired.last_fired.getTime() - before.first_due.getTime()) / 1000 : Number.NaN;
-const lastDueToFiredS = fired.last_fired ? (fired.last_fired.getTime() - before.last_due.getTime()) / 1000 : Number.NaN;
-log(`storm: expired ${fired.expired}/${fired.due}; last fired ${f1(firedS)} s after the first deadline, ${f1(lastDueToFiredS)} s after the last`);
+const firedS = fired.last_fired
+  ? (fired.last_fired.getTime() - before.first_due.getTime()) / 1000
+  : Number.NaN;
+const lastDueToFiredS = fired.last_fired
+  ? (fired.last_fired.getTime() - before.last_due.getTime()) / 1000
+  : Number.NaN;
+log(
+  `storm: expired ${fired.expired}/${fired.due}; last fired ${f1(firedS)} s after the first deadline, ${f1(lastDueToFiredS)} s after the last`,
+);
 
 // The runs: each resumed once (one interrupt.resolved, one terminal event), from the engine's own run log.
 const runSide = async () => {
-  const { rows } = await db.query<{ runs: string; resolved: string; resolved_runs: string; terminal: string; terminal_runs: string; last_terminal: string | null }>(
+  const { rows } = await db.query<{
+    runs: string;
+    resolved: string;
+    resolved_runs: string;
+    terminal: string;
+    terminal_runs: string;
+    last_terminal: string | null;
+  }>(
     `SELECT (SELECT count(*) FROM engine_runs WHERE tenant = $1 AND workflow_id = ANY($2::text[])) AS runs,
             count(*) FILTER (WHERE e.event->>'type' = 'interrupt.resolved') AS resolved,
             count(DISTINCT e.run_id) FILTER (WHERE e.event->>'type' = 'interrupt.resolved') AS resolved_runs,
@@ -406,7 +474,9 @@ while (Number(runs.terminal_runs) < Number(fired.expired) && Date.now() < runsDe
   }
 }
 clearInterval(sampler);
-const runsEndS = runs.last_terminal ? (Date.parse(runs.last_terminal) - before.first_due.getTime()) / 1000 : Number.NaN;
+const runsEndS = runs.last_terminal
+  ? (Date.parse(runs.last_terminal) - before.first_due.getTime()) / 1000
+  : Number.NaN;
 const dupExpired = 0; // one row per interrupt: a second expiry cannot exist in `interrupts`; duplicates show in the run events.
 const dupResolved = Number(runs.resolved) - Number(runs.resolved_runs);
 const dupTerminal = Number(runs.terminal) - Number(runs.terminal_runs);
@@ -422,7 +492,9 @@ for (const { name } of pids) {
   const dl = rssLoaded[name]! - rssIdle[name]!;
   const dp = rssPeak[name]! - rssIdle[name]!;
   maxDelta = Math.max(maxDelta, dl, dp);
-  console.log(`${name.padEnd(10)} ${f1(rssIdle[name]!).padStart(7)} ${f1(rssLoaded[name]!).padStart(7)} ${f1(rssPeak[name]!).padStart(10)} ${f1(dl).padStart(8)} ${f1(dp).padStart(6)}`);
+  console.log(
+    `${name.padEnd(10)} ${f1(rssIdle[name]!).padStart(7)} ${f1(rssLoaded[name]!).padStart(7)} ${f1(rssPeak[name]!).padStart(10)} ${f1(dl).padStart(8)} ${f1(dp).padStart(6)}`,
+  );
 }
 const listP99 = Math.max(loadedList.first_p99!, loadedList.filtered_p99!, loadedList.deep_p99!);
 const resolveRatio = pct(resolveLoaded, 50) / pct(resolveEmpty, 50);

@@ -22,7 +22,15 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { isTerminalRunStatus } from '@openwop/contracts';
-import { createTestDatabase, REPO_ROOT, startDistributedStack, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
+import {
+  createTestDatabase,
+  REPO_ROOT,
+  startDistributedStack,
+  TEST_KEYS,
+  type AppProcess,
+  type RunningHost,
+  type TestDatabase,
+} from '@openwop/testing';
 
 const run = promisify(execFile);
 
@@ -40,7 +48,8 @@ const FAULT_INTERVAL_S = seconds(process.env.FAULT_INTERVAL ?? '20s');
 const LOAD_CONCURRENCY = Number(process.env.LOAD_CONCURRENCY ?? 4);
 const INSTANCES = Number(process.env.INSTANCES ?? 2);
 const KAFKA_PORT = Number(process.env.FAULT_KAFKA_PORT ?? 19092);
-const RESTART_POSTGRES = process.argv.includes('--restart-postgres') || process.env.FAULT_RESTART_POSTGRES === '1';
+const RESTART_POSTGRES =
+  process.argv.includes('--restart-postgres') || process.env.FAULT_RESTART_POSTGRES === '1';
 let seed = Number(process.env.FAULT_SEED ?? Date.now() % 2 ** 31);
 const SEED = seed;
 
@@ -63,7 +72,8 @@ const KAFKA_ENV = {
   // A restart, not a drain: SIGKILL after 10 s (the broker recovers its log either way).
   KAFKA_STOP_TIMEOUT: process.env.KAFKA_STOP_TIMEOUT ?? '10',
 };
-const kafka = (cmd: string) => run('bash', [resolve(REPO_ROOT, 'tools/kafka/kafka.sh'), cmd], { env: KAFKA_ENV, timeout: 120_000 });
+const kafka = (cmd: string) =>
+  run('bash', [resolve(REPO_ROOT, 'tools/kafka/kafka.sh'), cmd], { env: KAFKA_ENV, timeout: 120_000 });
 
 /** Conversations are part of the mixed load unless FAULT_CONVERSATIONS=0. */
 const WITH_CONVERSATIONS = process.env.FAULT_CONVERSATIONS !== '0';
@@ -152,7 +162,9 @@ class Stack {
     this.restarting.push(
       sleep(delay)
         .then(() => this.restart(victim.name))
-        .catch((e: unknown) => anomaly(`could not restart ${victim.name}: ${e instanceof Error ? e.message : String(e)}`)),
+        .catch((e: unknown) =>
+          anomaly(`could not restart ${victim.name}: ${e instanceof Error ? e.message : String(e)}`),
+        ),
     );
     return victim.name;
   }
@@ -167,9 +179,15 @@ class Stack {
     for (const p of [...this.live.keys()]) {
       if (p.child.exitCode === null && p.child.signalCode === null) continue;
       counts.unplannedExits++;
-      console.error(`\n${p.name} exited on its own (${p.child.exitCode ?? p.child.signalCode}); last output: ${p.output().slice(-400)}`);
+      console.error(
+        `\n${p.name} exited on its own (${p.child.exitCode ?? p.child.signalCode}); last output: ${p.output().slice(-400)}`,
+      );
       this.live.delete(p);
-      this.restarting.push(this.restart(p.name).catch((e: unknown) => anomaly(`could not restart ${p.name}: ${e instanceof Error ? e.message : String(e)}`)));
+      this.restarting.push(
+        this.restart(p.name).catch((e: unknown) =>
+          anomaly(`could not restart ${p.name}: ${e instanceof Error ? e.message : String(e)}`),
+        ),
+      );
     }
   }
 }
@@ -181,7 +199,13 @@ interface Answer {
   readonly json: Record<string, unknown>;
 }
 
-async function call(stack: Stack, method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_KEYS.t1}` }): Promise<Answer> {
+async function call(
+  stack: Stack,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${TEST_KEYS.t1}` },
+): Promise<Answer> {
   const res = await fetch(`${stack.gateway()}${path}`, {
     method,
     headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
@@ -199,10 +223,19 @@ async function call(stack: Stack, method: string, path: string, body?: unknown, 
 }
 
 /** Outcome label of one attempt: the status and error code, or `network` when no answer came. */
-async function attempt(stack: Stack, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ label: string; answer?: Answer }> {
+async function attempt(
+  stack: Stack,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<{ label: string; answer?: Answer }> {
   try {
     const answer = await call(stack, method, path, body, headers);
-    return { label: answer.status < 300 ? String(answer.status) : `${answer.status} ${String(answer.json.error)}`, answer };
+    return {
+      label: answer.status < 300 ? String(answer.status) : `${answer.status} ${String(answer.json.error)}`,
+      answer,
+    };
   } catch {
     return { label: 'network' };
   }
@@ -235,7 +268,14 @@ const CONVERSATION_WORKFLOW = {
   name: 'faults conversation',
   version: '1.0.0',
   nodes: [
-    { id: 'chat', typeId: 'agent.conversation', config: { provider: 'scripted', script: ['Hello! What shall we plan?', 'Noted.', 'Noted again.', 'Done.'] } },
+    {
+      id: 'chat',
+      typeId: 'agent.conversation',
+      config: {
+        provider: 'scripted',
+        script: ['Hello! What shall we plan?', 'Noted.', 'Noted again.', 'Done.'],
+      },
+    },
     { id: 'after', typeId: 'core.noop', config: {} },
   ],
   edges: [{ id: 'e0', sourceNodeId: 'chat', targetNodeId: 'after' }],
@@ -252,7 +292,13 @@ const WORKFLOW_OF: Record<Scenario, string> = {
   external: 'faults-external',
   conversation: 'faults-conversation',
 };
-const NODE_OF: Record<Scenario, string> = { approval: 'gate', token: 'gate', clarification: 'ask', external: 'gate', conversation: 'chat' };
+const NODE_OF: Record<Scenario, string> = {
+  approval: 'gate',
+  token: 'gate',
+  clarification: 'ask',
+  external: 'gate',
+  conversation: 'chat',
+};
 const ANSWER_OF: Record<Exclude<Scenario, 'conversation'>, unknown> = {
   approval: { action: 'accept' },
   token: { action: 'accept' },
@@ -264,7 +310,11 @@ const ANSWER_OF: Record<Exclude<Scenario, 'conversation'>, unknown> = {
 const CLIENT_PATIENCE_MS = 120_000;
 
 /** Retries `op` on 503 and network failures (a real client's behaviour) for {@link CLIENT_PATIENCE_MS}. */
-async function withRetries(stack: Stack, op: () => Promise<{ label: string; answer?: Answer }>, seen: string[]): Promise<{ label: string; answer?: Answer }> {
+async function withRetries(
+  stack: Stack,
+  op: () => Promise<{ label: string; answer?: Answer }>,
+  seen: string[],
+): Promise<{ label: string; answer?: Answer }> {
   const deadline = Date.now() + CLIENT_PATIENCE_MS;
   let last: { label: string; answer?: Answer } = { label: 'network' };
   for (let i = 0; Date.now() < deadline; i++) {
@@ -299,7 +349,11 @@ async function startRun(stack: Stack, scenario: Scenario): Promise<string | unde
   return undefined;
 }
 
-async function waitWaiting(stack: Stack, runId: string, deadlineMs: number): Promise<Record<string, unknown> | undefined> {
+async function waitWaiting(
+  stack: Stack,
+  runId: string,
+  deadlineMs: number,
+): Promise<Record<string, unknown> | undefined> {
   while (Date.now() < deadlineMs) {
     const r = await attempt(stack, 'GET', `/v1/runs/${runId}`);
     const raw = r.answer?.json.status;
@@ -311,7 +365,11 @@ async function waitWaiting(stack: Stack, runId: string, deadlineMs: number): Pro
   return undefined;
 }
 
-async function resolutionToken(stack: Stack, runId: string, snapshot: Record<string, unknown>): Promise<string | undefined> {
+async function resolutionToken(
+  stack: Stack,
+  runId: string,
+  snapshot: Record<string, unknown>,
+): Promise<string | undefined> {
   const deadline = Date.now() + CLIENT_PATIENCE_MS;
   for (let snap: Record<string, unknown> | undefined = snapshot; Date.now() < deadline; ) {
     const token = (snap?.interrupt as { interruptToken?: string } | undefined)?.interruptToken;
@@ -335,10 +393,12 @@ async function cycle(stack: Stack, scenario: Scenario): Promise<void> {
     // The snapshot's token is minted on demand by the token service, so it is missing while that
     // token instance was just killed (until another instance owns the partition).
     const token = await resolutionToken(stack, runId, snapshot);
-    if (!token) return anomaly(`run ${runId}: waiting, but no resolution token within ${CLIENT_PATIENCE_MS} ms`);
+    if (!token)
+      return anomaly(`run ${runId}: waiting, but no resolution token within ${CLIENT_PATIENCE_MS} ms`);
     op = () => attempt(stack, 'POST', `/v1/interrupts/${token}`, ANSWER_OF.token, {});
   } else {
-    op = () => attempt(stack, 'POST', `/v1/runs/${runId}/interrupts/${NODE_OF[scenario]}`, ANSWER_OF[scenario]);
+    op = () =>
+      attempt(stack, 'POST', `/v1/runs/${runId}/interrupts/${NODE_OF[scenario]}`, ANSWER_OF[scenario]);
   }
   const last = await withRetries(stack, op, t.resolves);
   if (last.label === '200') {
@@ -355,9 +415,17 @@ async function cycle(stack: Stack, scenario: Scenario): Promise<void> {
 async function converse(stack: Stack, t: Tracked): Promise<void> {
   for (const [i, content] of ['Plan a trip to Lisbon.', 'Three days, please.'].entries()) {
     const messageId = crypto.randomUUID();
-    const body = { nodeId: 'chat', operation: 'exchange', turn: { messageId, from: 'user', role: 'user', content } };
+    const body = {
+      nodeId: 'chat',
+      operation: 'exchange',
+      turn: { messageId, from: 'user', role: 'user', content },
+    };
     const seen: string[] = [];
-    const last = await withRetries(stack, () => attempt(stack, 'POST', `/v1/runs/${t.runId}:resolveInterrupt`, body), seen);
+    const last = await withRetries(
+      stack,
+      () => attempt(stack, 'POST', `/v1/runs/${t.runId}:resolveInterrupt`, body),
+      seen,
+    );
     if (last.label === '200') {
       t.turns.push(messageId);
       counts.turnsAccepted++;
@@ -366,7 +434,12 @@ async function converse(stack: Stack, t: Tracked): Promise<void> {
       return anomaly(`run ${t.runId}: turn ${i + 1} answered ${seen.join(' → ')}`);
     } else t.turns.push(messageId);
   }
-  const last = await withRetries(stack, () => attempt(stack, 'POST', `/v1/runs/${t.runId}:resolveInterrupt`, { nodeId: 'chat', operation: 'close' }), t.resolves);
+  const last = await withRetries(
+    stack,
+    () =>
+      attempt(stack, 'POST', `/v1/runs/${t.runId}:resolveInterrupt`, { nodeId: 'chat', operation: 'close' }),
+    t.resolves,
+  );
   if (last.label === '200') {
     t.resolved = true;
     counts.resolvesAccepted++;
@@ -376,7 +449,14 @@ async function converse(stack: Stack, t: Tracked): Promise<void> {
 }
 
 async function load(stack: Stack, until: number): Promise<void> {
-  const scenarios: Scenario[] = ['approval', 'approval', 'clarification', 'external', 'token', ...(WITH_CONVERSATIONS ? (['conversation'] as const) : [])];
+  const scenarios: Scenario[] = [
+    'approval',
+    'approval',
+    'clarification',
+    'external',
+    'token',
+    ...(WITH_CONVERSATIONS ? (['conversation'] as const) : []),
+  ];
   const worker = async (w: number) => {
     for (let i = w; Date.now() < until; i++) {
       try {
@@ -427,7 +507,9 @@ async function faults(stack: Stack, until: number): Promise<void> {
 
 function log(s: string): void {
   const total = Object.values(counts.faults).reduce((a, b) => a + b, 0);
-  console.log(`[${new Date().toISOString().slice(11, 19)}] ${s} — accepted ${counts.operationsAccepted}, faults ${total}, anomalies ${anomalies.length}`);
+  console.log(
+    `[${new Date().toISOString().slice(11, 19)}] ${s} — accepted ${counts.operationsAccepted}, faults ${total}, anomalies ${anomalies.length}`,
+  );
 }
 
 // ------------------------------------------------------------------ checks
@@ -442,7 +524,10 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
     const settleBy = Date.now() + 120_000;
     let notSettled: { run_id: string; status: string }[] = [];
     while (Date.now() < settleBy) {
-      const rows = await q<{ run_id: string; status: string }>('SELECT run_id, status FROM runs WHERE run_id = ANY($1)', [all]);
+      const rows = await q<{ run_id: string; status: string }>(
+        'SELECT run_id, status FROM runs WHERE run_id = ANY($1)',
+        [all],
+      );
       const status = new Map(rows.map((r) => [r.run_id, r.status]));
       notSettled = all
         .filter((id) => {
@@ -455,12 +540,20 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
       if (notSettled.length === 0 && Number(outbox!.n) === 0) break;
       await sleep(1000);
     }
-    for (const r of notSettled.slice(0, 20)) anomaly(`run ${r.run_id} (${tracked.get(r.run_id)!.scenario}, resolves ${tracked.get(r.run_id)!.resolves.join(' → ') || 'none'}) stuck: ${r.status}`);
+    for (const r of notSettled.slice(0, 20))
+      anomaly(
+        `run ${r.run_id} (${tracked.get(r.run_id)!.scenario}, resolves ${tracked.get(r.run_id)!.resolves.join(' → ') || 'none'}) stuck: ${r.status}`,
+      );
     if (notSettled.length > 20) anomaly(`… ${notSettled.length - 20} more stuck runs`);
     const [outbox] = await q<{ n: string }>('SELECT count(*) AS n FROM outbox');
     if (Number(outbox!.n) !== 0) anomaly(`outbox not drained: ${outbox!.n} rows`);
-    const [running] = await q<{ n: string }>("SELECT count(*) AS n FROM runs WHERE status IN ('running', 'pending')");
-    if (Number(running!.n) !== 0) anomaly(`${running!.n} run(s) still running after the settle time (all runs, started or not by an accepted request)`);
+    const [running] = await q<{ n: string }>(
+      "SELECT count(*) AS n FROM runs WHERE status IN ('running', 'pending')",
+    );
+    if (Number(running!.n) !== 0)
+      anomaly(
+        `${running!.n} run(s) still running after the settle time (all runs, started or not by an accepted request)`,
+      );
 
     // 2. Exactly once: each completed run asked once, resolved once, resumed once, completed once.
     const typeCounts = await q<{ run_id: string; type: string; n: string }>(
@@ -469,21 +562,33 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
     );
     const per = new Map<string, Record<string, number>>();
     for (const r of typeCounts) per.set(r.run_id, { ...per.get(r.run_id), [r.type]: Number(r.n) });
-    const [completedRows] = await q<{ ids: string[] | null }>("SELECT array_agg(run_id) AS ids FROM runs WHERE status = 'completed' AND run_id = ANY($1)", [all]);
+    const [completedRows] = await q<{ ids: string[] | null }>(
+      "SELECT array_agg(run_id) AS ids FROM runs WHERE status = 'completed' AND run_id = ANY($1)",
+      [all],
+    );
     const completed = completedRows!.ids ?? [];
-    const once = ['run.started', 'interrupt.requested', 'interrupt.resolved', 'node.resumed', 'run.completed'];
+    const once = [
+      'run.started',
+      'interrupt.requested',
+      'interrupt.resolved',
+      'node.resumed',
+      'run.completed',
+    ];
     let twice = 0;
     for (const id of completed) {
       const c = per.get(id) ?? {};
       const t = tracked.get(id)!;
-      const wrong = once.filter((type) => !(t.scenario === 'conversation' && type.startsWith('interrupt.')) && c[type] !== 1);
+      const wrong = once.filter(
+        (type) => !(t.scenario === 'conversation' && type.startsWith('interrupt.')) && c[type] !== 1,
+      );
       if (wrong.length) {
         twice++;
         if (twice <= 20) anomaly(`run ${id} (${t.scenario}): not exactly once: ${JSON.stringify(c)}`);
       }
     }
     const accepted200 = [...tracked.values()].filter((t) => t.resolves.filter((l) => l === '200').length > 1);
-    for (const t of accepted200) anomaly(`run ${t.runId}: two resolves answered 200 (${t.resolves.join(' → ')})`);
+    for (const t of accepted200)
+      anomaly(`run ${t.runId}: two resolves answered 200 (${t.resolves.join(' → ')})`);
 
     // 3. Logs: gapless sequences, no duplicate event ids.
     const gappy = await q<{ run_id: string }>(
@@ -494,10 +599,15 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
 
     // 4. Conversations: each accepted turn recorded exactly once.
     if (WITH_CONVERSATIONS) {
-      const tables = await q<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_name = 'conversation_turns'");
+      const tables = await q<{ t: string }>(
+        "SELECT table_name AS t FROM information_schema.tables WHERE table_name = 'conversation_turns'",
+      );
       if (tables.length) {
         const ids = [...tracked.values()].flatMap((t) => t.turns);
-        const rows = await q<{ id: string; n: string }>('SELECT message_id AS id, count(*) AS n FROM conversation_turns WHERE message_id = ANY($1) GROUP BY 1', [ids]);
+        const rows = await q<{ id: string; n: string }>(
+          'SELECT message_id AS id, count(*) AS n FROM conversation_turns WHERE message_id = ANY($1) GROUP BY 1',
+          [ids],
+        );
         const seen = new Map(rows.map((r) => [r.id, Number(r.n)]));
         const lost = ids.filter((id) => (seen.get(id) ?? 0) === 0);
         const doubled = ids.filter((id) => (seen.get(id) ?? 0) > 1);
@@ -510,22 +620,37 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
     const target = new URL(db.url);
     target.pathname = `${target.pathname}_rebuild`;
     try {
-      const { stdout } = await run(process.execPath, [resolve(REPO_ROOT, 'apps/projector/dist/rebuild.main.js'), '--target', target.toString(), '--compare'], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...stack.host.env },
-        timeout: 300_000,
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [
+          resolve(REPO_ROOT, 'apps/projector/dist/rebuild.main.js'),
+          '--target',
+          target.toString(),
+          '--compare',
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, ...stack.host.env },
+          timeout: 300_000,
+        },
+      );
       console.log(`  rebuild: ${stdout.trim().split('\n').join(' | ')}`);
     } catch (e) {
       const out = e as { stdout?: string; stderr?: string; code?: number };
-      anomaly(`projections differ from a rebuild from the topic (exit ${out.code}): ${(out.stdout ?? '').trim()} ${(out.stderr ?? '').slice(-500)}`);
+      anomaly(
+        `projections differ from a rebuild from the topic (exit ${out.code}): ${(out.stdout ?? '').trim()} ${(out.stderr ?? '').slice(-500)}`,
+      );
     } finally {
       const admin = new pg.Client({ connectionString: db.url });
       await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${decodeURIComponent(target.pathname.slice(1))}" WITH (FORCE)`).catch(() => undefined);
+      await admin
+        .query(`DROP DATABASE IF EXISTS "${decodeURIComponent(target.pathname.slice(1))}" WITH (FORCE)`)
+        .catch(() => undefined);
       await admin.end();
     }
-    console.log(`  runs: ${all.length} tracked, ${completed.length} completed, ${uncertainRuns.size} starts answered 503`);
+    console.log(
+      `  runs: ${all.length} tracked, ${completed.length} completed, ${uncertainRuns.size} starts answered 503`,
+    );
     // Storage per run, for docs/capacity.md: rows and bytes (heap + indexes + TOAST) of every table.
     await q('ANALYZE');
     const [runsRow] = await q<{ n: string }>('SELECT count(*) AS n FROM runs');
@@ -535,7 +660,9 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
        WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`,
     );
     const nRuns = Math.max(1, Number(runsRow!.n));
-    console.log(`  storage over ${nRuns} runs (rows estimated by ANALYZE): ${sizes.map((r) => `${r.t} ${Math.round(Number(r.bytes) / 1024)} KiB/${Math.max(0, Number(r.rows))} rows`).join(', ')}`);
+    console.log(
+      `  storage over ${nRuns} runs (rows estimated by ANALYZE): ${sizes.map((r) => `${r.t} ${Math.round(Number(r.bytes) / 1024)} KiB/${Math.max(0, Number(r.rows))} rows`).join(', ')}`,
+    );
   } finally {
     await client.end();
   }
@@ -546,7 +673,9 @@ async function check(db: TestDatabase, stack: Stack): Promise<void> {
 async function main(): Promise<number> {
   const t0 = Date.now();
   mkdirSync(resolve(REPO_ROOT, '.infra/faults'), { recursive: true });
-  console.log(`faults: DURATION ${DURATION_S} s, a fault every ~${FAULT_INTERVAL_S} s, ${INSTANCES} instances of every service, load ${LOAD_CONCURRENCY} workers, Kafka on :${KAFKA_PORT}, Postgres restarts ${RESTART_POSTGRES ? 'on' : 'off'}, conversations ${WITH_CONVERSATIONS ? 'on' : 'off (FAULT_CONVERSATIONS=0)'}, seed ${SEED}`);
+  console.log(
+    `faults: DURATION ${DURATION_S} s, a fault every ~${FAULT_INTERVAL_S} s, ${INSTANCES} instances of every service, load ${LOAD_CONCURRENCY} workers, Kafka on :${KAFKA_PORT}, Postgres restarts ${RESTART_POSTGRES ? 'on' : 'off'}, conversations ${WITH_CONVERSATIONS ? 'on' : 'off (FAULT_CONVERSATIONS=0)'}, seed ${SEED}`,
+  );
   // The broker's data stays between runs (a fresh one takes long to load its group coordinator);
   // each run has its own topic namespace.
   await kafka('start');
@@ -564,7 +693,9 @@ async function main(): Promise<number> {
         });
       } catch (e) {
         if (attempt >= 2) throw e;
-        console.error(`the stack did not start (${e instanceof Error ? e.message : String(e)}); trying again`);
+        console.error(
+          `the stack did not start (${e instanceof Error ? e.message : String(e)}); trying again`,
+        );
       }
     }
     const stack = new Stack(host);
@@ -582,10 +713,18 @@ async function main(): Promise<number> {
     await check(db, stack);
     const totalFaults = Object.values(counts.faults).reduce((a, b) => a + b, 0);
     console.log('faults summary');
-    console.log(`  duration:             ${Math.round((Date.now() - t0) / 1000)} s (load ${DURATION_S} s, seed ${SEED})`);
-    console.log(`  operations accepted:  ${counts.operationsAccepted} (runs started ${counts.runsStarted}, resolves ${counts.resolvesAccepted}, conversation turns ${counts.turnsAccepted})`);
-    console.log(`  retries after 503/no answer: ${counts.retriedAfterUnknownOutcome}; operations given up: ${counts.operationsFailed}`);
-    console.log(`  faults injected:      ${totalFaults} (kill -9 ${counts.faults.kill}, Kafka restarts ${counts.faults.kafka}, Postgres restarts ${counts.faults.postgres}); instances that exited on their own: ${counts.unplannedExits}; replacement starts retried: ${counts.failedStarts}`);
+    console.log(
+      `  duration:             ${Math.round((Date.now() - t0) / 1000)} s (load ${DURATION_S} s, seed ${SEED})`,
+    );
+    console.log(
+      `  operations accepted:  ${counts.operationsAccepted} (runs started ${counts.runsStarted}, resolves ${counts.resolvesAccepted}, conversation turns ${counts.turnsAccepted})`,
+    );
+    console.log(
+      `  retries after 503/no answer: ${counts.retriedAfterUnknownOutcome}; operations given up: ${counts.operationsFailed}`,
+    );
+    console.log(
+      `  faults injected:      ${totalFaults} (kill -9 ${counts.faults.kill}, Kafka restarts ${counts.faults.kafka}, Postgres restarts ${counts.faults.postgres}); instances that exited on their own: ${counts.unplannedExits}; replacement starts retried: ${counts.failedStarts}`,
+    );
     console.log(`  anomalies:            ${anomalies.length}`);
     return anomalies.length ? 1 : 0;
   } finally {

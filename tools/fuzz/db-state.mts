@@ -105,7 +105,8 @@ export class DbState {
   /** One digest of everything: cheap enough to poll until the host is quiet. */
   async checksum(): Promise<string> {
     const parts = this.tables.map(
-      (t) => `SELECT '${t.name}' AS t, count(*)::text AS n, coalesce(md5(string_agg(md5(x::text), '' ORDER BY ${t.key})), '') AS h FROM ${t.name} x`,
+      (t) =>
+        `SELECT '${t.name}' AS t, count(*)::text AS n, coalesce(md5(string_agg(md5(x::text), '' ORDER BY ${t.key})), '') AS h FROM ${t.name} x`,
     );
     const { rows } = await this.pool.query<{ t: string; n: string; h: string }>(parts.join(' UNION ALL '));
     return rows.map((r) => `${r.t}:${r.n}:${r.h}`).join('|');
@@ -114,7 +115,9 @@ export class DbState {
   /** Row counts per table. */
   async counts(): Promise<Record<string, number>> {
     const { rows } = await this.pool.query<{ t: string; n: string }>(
-      this.tables.map((t) => `SELECT '${t.name}' AS t, count(*)::text AS n FROM ${t.name}`).join(' UNION ALL '),
+      this.tables
+        .map((t) => `SELECT '${t.name}' AS t, count(*)::text AS n FROM ${t.name}`)
+        .join(' UNION ALL '),
     );
     return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
   }
@@ -122,7 +125,9 @@ export class DbState {
   async snapshot(): Promise<Snapshot> {
     const snap: Snapshot = new Map();
     for (const t of this.tables) {
-      const owners = t.owners.length ? `ARRAY[${t.owners.map((o) => `coalesce((${o})::text, '')`).join(', ')}]` : 'ARRAY[]::text[]';
+      const owners = t.owners.length
+        ? `ARRAY[${t.owners.map((o) => `coalesce((${o})::text, '')`).join(', ')}]`
+        : 'ARRAY[]::text[]';
       const { rows } = await this.pool.query<{ k: string; h: string; o: string[] }>(
         `SELECT ${t.key} AS k, md5(x::text) AS h, ${owners} AS o FROM ${t.name} x`,
       );
@@ -158,7 +163,8 @@ export function diff(before: Snapshot, after: Snapshot): RowChange[] {
       if (!old) changes.push({ table, key, kind: 'inserted', owners: row.owners });
       else if (old.hash !== row.hash) changes.push({ table, key, kind: 'updated', owners: row.owners });
     }
-    for (const [key, row] of a) if (!b.has(key)) changes.push({ table, key, kind: 'deleted', owners: row.owners });
+    for (const [key, row] of a)
+      if (!b.has(key)) changes.push({ table, key, kind: 'deleted', owners: row.owners });
   }
   return changes;
 }

@@ -39,12 +39,54 @@ import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { isTerminalRunStatus } from '@openwop/contracts';
-import { createTestDatabase, REPO_ROOT, startDistributedStack, startEmbeddedHost, TEST_KEYS, type AppProcess, type RunningHost, type TestDatabase } from '@openwop/testing';
+import {
+  createTestDatabase,
+  REPO_ROOT,
+  startDistributedStack,
+  startEmbeddedHost,
+  TEST_KEYS,
+  type AppProcess,
+  type RunningHost,
+  type TestDatabase,
+} from '@openwop/testing';
 import { DbState, diff, type RowChange } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
-import { COVERED_ROUTES, HOSTILE_CLASSES, refusalArbitrary, refusedHostileRequests, requestArbitrary, type FuzzRequest, type HostileClass, type HostileRequest, type Pool } from './requests.mts';
-import { borrowedAuthority, cancelAndEnd, inspectTokens, oddNumbers, oversizeValues, parallelWorkflow, protoKeys, redos, SCENARIO_WORKFLOWS, settle, snapshot, type Ctx } from './scenarios.mts';
-import { deadLetterLines, EXPIRY_GRACE_MS, FairnessWatch, figures, fingerprint, idsIn, LogWatch, tokensIn, type Figures } from './watch.mts';
+import {
+  COVERED_ROUTES,
+  HOSTILE_CLASSES,
+  refusalArbitrary,
+  refusedHostileRequests,
+  requestArbitrary,
+  type FuzzRequest,
+  type HostileClass,
+  type HostileRequest,
+  type Pool,
+} from './requests.mts';
+import {
+  borrowedAuthority,
+  cancelAndEnd,
+  inspectTokens,
+  oddNumbers,
+  oversizeValues,
+  parallelWorkflow,
+  protoKeys,
+  redos,
+  SCENARIO_WORKFLOWS,
+  settle,
+  snapshot,
+  type Ctx,
+} from './scenarios.mts';
+import {
+  deadLetterLines,
+  EXPIRY_GRACE_MS,
+  FairnessWatch,
+  figures,
+  fingerprint,
+  idsIn,
+  LogWatch,
+  tokensIn,
+  type Figures,
+} from './watch.mts';
 
 // ------------------------------------------------------------------ options
 
@@ -82,9 +124,12 @@ const REQUEST_TIMEOUT_MS = 20_000;
 const SLOW_MS = 5_000;
 /** The issue's fairness target: p99 of another tenant's requests and of the event-loop delay. */
 const FAIRNESS_MS = 100;
-if (MODE !== 'embedded' && MODE !== 'distributed') throw new Error(`--mode must be embedded or distributed, got ${MODE}`);
+if (MODE !== 'embedded' && MODE !== 'distributed')
+  throw new Error(`--mode must be embedded or distributed, got ${MODE}`);
 
-const envelopeSchema = JSON.parse(readFileSync(resolve(REPO_ROOT, 'libs/contracts/src/schemas/error-envelope.schema.json'), 'utf8')) as object;
+const envelopeSchema = JSON.parse(
+  readFileSync(resolve(REPO_ROOT, 'libs/contracts/src/schemas/error-envelope.schema.json'), 'utf8'),
+) as object;
 const validateEnvelope = new Ajv2020({ strict: false }).compile(envelopeSchema);
 
 // ------------------------------------------------------------------ results
@@ -111,7 +156,10 @@ interface Anomaly {
   readonly kind: AnomalyKind;
   readonly detail: string;
   readonly cls?: HostileClass;
-  readonly request?: Pick<FuzzRequest, 'endpoint' | 'method' | 'path'> & { body?: string; headers?: Record<string, string> };
+  readonly request?: Pick<FuzzRequest, 'endpoint' | 'method' | 'path'> & {
+    body?: string;
+    headers?: Record<string, string>;
+  };
 }
 
 const stats = {
@@ -137,7 +185,10 @@ const stats = {
 };
 const anomalies: Anomaly[] = [];
 /** Per hostile class: requests sent, statuses, anomalies. */
-const byClass = new Map<HostileClass, { requests: number; byStatus: Record<number, number>; anomalies: number }>(HOSTILE_CLASSES.map((c) => [c, { requests: 0, byStatus: {}, anomalies: 0 }]));
+const byClass = new Map<
+  HostileClass,
+  { requests: number; byStatus: Record<number, number>; anomalies: number }
+>(HOSTILE_CLASSES.map((c) => [c, { requests: 0, byStatus: {}, anomalies: 0 }]));
 /** The class the fuzzer is sending now (anomalies found meanwhile are counted under it). */
 let currentClass: HostileClass | undefined;
 
@@ -152,7 +203,10 @@ function record(a: Anomaly): void {
   const cls = a.cls ?? currentClass;
   anomalies.push(cls ? { ...a, cls } : a);
   if (cls) byClass.get(cls)!.anomalies++;
-  if (anomalies.length <= 30) console.error(`ANOMALY ${a.kind}${cls ? ` [${cls}]` : ''}: ${redact(a.detail)}${a.request ? ` — ${a.request.method} ${redact(a.request.path.slice(0, 200))}` : ''}`);
+  if (anomalies.length <= 30)
+    console.error(
+      `ANOMALY ${a.kind}${cls ? ` [${cls}]` : ''}: ${redact(a.detail)}${a.request ? ` — ${a.request.method} ${redact(a.request.path.slice(0, 200))}` : ''}`,
+    );
 }
 
 /** Secrets the fuzzer knows: the API keys and every resolving token it was handed. */
@@ -170,7 +224,9 @@ const brief = (r: FuzzRequest) => ({
   method: r.method,
   path: r.path.slice(0, 500),
   headers: r.headers,
-  ...(r.body !== undefined ? { body: r.body.length > 2000 ? `${r.body.slice(0, 500)}… (${r.body.length} characters)` : r.body } : {}),
+  ...(r.body !== undefined
+    ? { body: r.body.length > 2000 ? `${r.body.slice(0, 500)}… (${r.body.length} characters)` : r.body }
+    : {}),
 });
 
 // ------------------------------------------------------------------ HTTP
@@ -214,10 +270,20 @@ async function sendOnce(base: string, r: FuzzRequest): Promise<Omit<Outcome, 'ms
   }
 }
 
-async function api<T>(base: string, method: string, path: string, body?: unknown, key: string = TEST_KEYS.t1): Promise<{ status: number; json: T }> {
+async function api<T>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  key: string = TEST_KEYS.t1,
+): Promise<{ status: number; json: T }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -226,7 +292,14 @@ async function api<T>(base: string, method: string, path: string, body?: unknown
 
 // ------------------------------------------------------------------ the pool of live ids
 
-const SAFE_WORKFLOWS = ['conformance-approval', 'conformance-clarification', 'conformance-noop', 'conformance-approval-reject-routed', 'conformance-approval-reject-loopback', 'fuzz-external'];
+const SAFE_WORKFLOWS = [
+  'conformance-approval',
+  'conformance-clarification',
+  'conformance-noop',
+  'conformance-approval-reject-routed',
+  'conformance-approval-reject-loopback',
+  'fuzz-external',
+];
 
 const EXTERNAL_WORKFLOW = externalEventWorkflow('fuzz-external', 'fuzz external event');
 
@@ -272,7 +345,8 @@ class LivePool {
       const have = this.runs.filter((r) => r.kind === kind).length;
       for (let i = have; i < n; i++) {
         const { status, json } = await api<{ runId: string }>(this.base, 'POST', '/v1/runs', { workflowId });
-        if (status !== 201) throw new Error(`setup: POST /v1/runs ${workflowId} → ${status} ${JSON.stringify(json)}`);
+        if (status !== 201)
+          throw new Error(`setup: POST /v1/runs ${workflowId} → ${status} ${JSON.stringify(json)}`);
         started.push(json.runId);
         await this.waitSettled(json.runId);
         this.runs.push({ runId: json.runId, kind });
@@ -286,16 +360,26 @@ class LivePool {
     const deadline = Date.now() + 20_000;
     let after = -1;
     while (Date.now() < deadline) {
-      const { status, json } = await api<{ runStatus: string; nextAfter: number }>(this.base, 'GET', `/v1/runs/${runId}/events/poll?after=${after}&timeoutMs=1000`);
-      if (status === 200 && json.runStatus !== 'running' && json.runStatus !== 'pending') return json.runStatus;
+      const { status, json } = await api<{ runStatus: string; nextAfter: number }>(
+        this.base,
+        'GET',
+        `/v1/runs/${runId}/events/poll?after=${after}&timeoutMs=1000`,
+      );
+      if (status === 200 && json.runStatus !== 'running' && json.runStatus !== 'pending')
+        return json.runStatus;
       if (status === 200) after = json.nextAfter;
     }
     throw new Error(`setup: run ${runId} did not settle within 20 s`);
   }
 
   private async collectTokens(runId: string): Promise<void> {
-    const { json } = await api<{ interrupt?: { interruptToken?: string; inspectToken?: string } }>(this.base, 'GET', `/v1/runs/${runId}`);
-    for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken]) if (token) this.tokens.push({ token, runId });
+    const { json } = await api<{ interrupt?: { interruptToken?: string; inspectToken?: string } }>(
+      this.base,
+      'GET',
+      `/v1/runs/${runId}`,
+    );
+    for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken])
+      if (token) this.tokens.push({ token, runId });
   }
 
   /** Moves runs that ended (or moved on) out of the waiting sets. */
@@ -306,11 +390,15 @@ class LivePool {
         next.push(r);
         continue;
       }
-      const { status, json } = await api<{ status: string; interrupt?: { interruptToken?: string; inspectToken?: string } }>(this.base, 'GET', `/v1/runs/${r.runId}`);
+      const { status, json } = await api<{
+        status: string;
+        interrupt?: { interruptToken?: string; inspectToken?: string };
+      }>(this.base, 'GET', `/v1/runs/${r.runId}`);
       if (status !== 200) continue;
       // The tokens a waiting run shows now (fresh ones once the first expired), and none expired.
       checkExpiry(`/v1/runs/${r.runId}`, JSON.stringify(json));
-      for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken]) if (token && !this.tokens.some((t) => t.token === token)) this.tokens.push({ token, runId: r.runId });
+      for (const token of [json.interrupt?.interruptToken, json.interrupt?.inspectToken])
+        if (token && !this.tokens.some((t) => t.token === token)) this.tokens.push({ token, runId: r.runId });
       if (isTerminalRunStatus(json.status)) next.push({ runId: r.runId, kind: 'terminal' });
       else if (json.status.startsWith('waiting')) next.push(r);
     }
@@ -321,7 +409,11 @@ class LivePool {
 
   /** Routes of the host's OpenAPI document without a dedicated generator. */
   async discoverRoutes(): Promise<{ total: number; extra: string[] }> {
-    const { json } = await api<{ paths: Record<string, Record<string, unknown>> }>(this.base, 'GET', '/v1/openapi.json');
+    const { json } = await api<{ paths: Record<string, Record<string, unknown>> }>(
+      this.base,
+      'GET',
+      '/v1/openapi.json',
+    );
     const all: string[] = [];
     for (const [path, ops] of Object.entries(json.paths)) {
       for (const method of Object.keys(ops)) all.push(`${method.toUpperCase()} ${path.replace(/\\/g, '')}`);
@@ -337,7 +429,12 @@ class LivePool {
 
 // ------------------------------------------------------------------ checks
 
-const KEY_NAMES = new Map<string, string>([[TEST_KEYS.t1, 't1'], [TEST_KEYS.t1b, 't1b'], [TEST_KEYS.t2, 't2'], [TEST_KEYS.readonly, 'readonly']]);
+const KEY_NAMES = new Map<string, string>([
+  [TEST_KEYS.t1, 't1'],
+  [TEST_KEYS.t1b, 't1b'],
+  [TEST_KEYS.t2, 't2'],
+  [TEST_KEYS.readonly, 'readonly'],
+]);
 
 /** The test key a request carries (`Bearer <key>` exactly), if any. */
 function keyOf(r: FuzzRequest): string | undefined {
@@ -357,14 +454,29 @@ function checkTokens(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
   const sent = `${r.path}\n${r.body ?? ''}`;
   const found = tokensIn(o.body).filter((t) => !sent.includes(t.token));
   for (const t of found) if (t.intent === 'resolve') secrets.add(t.token);
-  if (found.length) inspectTokens({ ...ctxFor(), anomaly: (kind, detail) => record({ kind: kind as AnomalyKind, detail, request: brief(r), ...(cls ? { cls } : {}) }) }, narrow, found.map((t) => t.token).join('\n'), r as HostileRequest);
+  if (found.length)
+    inspectTokens(
+      {
+        ...ctxFor(),
+        anomaly: (kind, detail) =>
+          record({ kind: kind as AnomalyKind, detail, request: brief(r), ...(cls ? { cls } : {}) }),
+      },
+      narrow,
+      found.map((t) => t.token).join('\n'),
+      r as HostileRequest,
+    );
 }
 
 /** Flags an expired token in what the run's owner (t1) was shown at `path`. */
 function checkExpiry(path: string, body: string): void {
   for (const t of tokensIn(body)) {
     if (t.intent === 'resolve') secrets.add(t.token);
-    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS) record({ kind: 'expired-token', detail: `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, request: { endpoint: 'GET /v1/runs/{runId}', method: 'GET', path } });
+    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS)
+      record({
+        kind: 'expired-token',
+        detail: `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`,
+        request: { endpoint: 'GET /v1/runs/{runId}', method: 'GET', path },
+      });
   }
 }
 
@@ -377,7 +489,12 @@ function checkResponse(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
   checkTokens(r, o, cls);
   if (o.status >= 500) {
     stats.fiveXx++;
-    record({ kind: '5xx', detail: `${o.status} ${o.body.slice(0, 300)}`, request: brief(r), ...(cls ? { cls } : {}) });
+    record({
+      kind: '5xx',
+      detail: `${o.status} ${o.body.slice(0, 300)}`,
+      request: brief(r),
+      ...(cls ? { cls } : {}),
+    });
   }
   if (o.status >= 400) {
     let parsed: unknown;
@@ -386,10 +503,16 @@ function checkResponse(r: FuzzRequest, o: Outcome, cls?: HostileClass): void {
     } catch {
       parsed = undefined;
     }
-    const ok = o.contentType.startsWith('application/json') && parsed !== undefined && validateEnvelope(parsed);
+    const ok =
+      o.contentType.startsWith('application/json') && parsed !== undefined && validateEnvelope(parsed);
     if (!ok) {
       stats.envelopeViolations++;
-      record({ kind: 'envelope', detail: `${o.status} ${o.contentType} ${o.body.slice(0, 300)}`, request: brief(r), ...(cls ? { cls } : {}) });
+      record({
+        kind: 'envelope',
+        detail: `${o.status} ${o.contentType} ${o.body.slice(0, 300)}`,
+        request: brief(r),
+        ...(cls ? { cls } : {}),
+      });
     }
   }
 }
@@ -404,7 +527,12 @@ function createdIds(o: Outcome): string[] {
   }
 }
 
-function checkWrites(changes: RowChange[], allowed: Set<string>, commandsAccepted: boolean, sample: FuzzRequest[]): void {
+function checkWrites(
+  changes: RowChange[],
+  allowed: Set<string>,
+  commandsAccepted: boolean,
+  sample: FuzzRequest[],
+): void {
   const bad = changes.filter((c) => {
     if (c.table === 'processed_messages') return !commandsAccepted;
     return !c.owners.some((o) => allowed.has(o));
@@ -437,7 +565,12 @@ function noteRefusal(r: FuzzRequest): void {
 }
 
 function noteCreated(r: FuzzRequest, o: Outcome): void {
-  if (o.status >= 200 && o.status < 300 && r.method === 'POST' && (r.endpoint === 'POST /v1/runs' || r.endpoint.endsWith(':fork'))) {
+  if (
+    o.status >= 200 &&
+    o.status < 300 &&
+    r.method === 'POST' &&
+    (r.endpoint === 'POST /v1/runs' || r.endpoint.endsWith(':fork'))
+  ) {
     for (const id of createdIds(o)) track(id, keyOf(r));
   }
 }
@@ -466,12 +599,28 @@ async function execHostile(base: string, r: HostileRequest): Promise<Outcome | u
   if (o.status >= 400 && o.status < 500) noteRefusal(r);
   noteCreated(r, o);
   if (r.expect && !r.expect.includes(o.status)) {
-    record({ kind: 'expectation', detail: `${o.status} where ${r.expect.join(' or ')} is required: ${o.body.slice(0, 300)}`, request: brief(r), cls });
+    record({
+      kind: 'expectation',
+      detail: `${o.status} where ${r.expect.join(' or ')} is required: ${o.body.slice(0, 300)}`,
+      request: brief(r),
+      cls,
+    });
   }
-  slowest.push({ ms: Math.round(o.ms), status: o.status, cls, request: `${r.method} ${r.path.slice(0, 120)}${r.body ? ` ${r.body.slice(0, 120)}${r.body.length > 120 ? `… (${r.body.length} characters)` : ''}` : ''}` });
+  slowest.push({
+    ms: Math.round(o.ms),
+    status: o.status,
+    cls,
+    request: `${r.method} ${r.path.slice(0, 120)}${r.body ? ` ${r.body.slice(0, 120)}${r.body.length > 120 ? `… (${r.body.length} characters)` : ''}` : ''}`,
+  });
   slowest.sort((a, b) => b.ms - a.ms);
   slowest.length = Math.min(slowest.length, 8);
-  if (o.ms > SLOW_MS) record({ kind: 'slow', detail: `answered ${o.status} only after ${Math.round(o.ms)} ms`, request: brief(r), cls });
+  if (o.ms > SLOW_MS)
+    record({
+      kind: 'slow',
+      detail: `answered ${o.status} only after ${Math.round(o.ms)} ms`,
+      request: brief(r),
+      cls,
+    });
   return o;
 }
 
@@ -487,7 +636,9 @@ function interleave(rs: HostileRequest[]): HostileRequest[] {
 }
 
 function metricsUrlsOf(processes: readonly AppProcess[]): string[] {
-  return processes.map((p) => /metrics on (http:\/\/\S+\/metrics)/.exec(p.output())?.[1]).filter((u): u is string => !!u);
+  return processes
+    .map((p) => /metrics on (http:\/\/\S+\/metrics)/.exec(p.output())?.[1])
+    .filter((u): u is string => !!u);
 }
 
 // ------------------------------------------------------------------ main
@@ -508,7 +659,10 @@ async function main(): Promise<number> {
     dbUrl = db.url;
     // METRICS_PORT 0: each process serves its metrics on a port of its own, which it logs.
     const env = { WOP_TOKEN_TTL_MS: TOKEN_TTL_MS };
-    const start = () => (MODE === 'distributed' ? startDistributedStack({ databaseUrl: db!.url, env: { ...env, METRICS_PORT: '0' } }) : startEmbeddedHost({ databaseUrl: db!.url, env }));
+    const start = () =>
+      MODE === 'distributed'
+        ? startDistributedStack({ databaseUrl: db!.url, env: { ...env, METRICS_PORT: '0' } })
+        : startEmbeddedHost({ databaseUrl: db!.url, env });
     // A start on a busy machine may miss the 60 s readiness bound once; a second failure is fatal.
     host = await start().catch((e: unknown) => {
       console.error(`the ${MODE} host did not start (${String(e).split('\n')[0]}); trying once more`);
@@ -538,7 +692,8 @@ async function main(): Promise<number> {
     base,
     keys: TEST_KEYS,
     exec: (r) => execHostile(base, r),
-    anomaly: (kind, detail, request) => record({ kind: kind as AnomalyKind, detail, ...(request ? { request: brief(request) } : {}) }),
+    anomaly: (kind, detail, request) =>
+      record({ kind: kind as AnomalyKind, detail, ...(request ? { request: brief(request) } : {}) }),
     track,
     secrets,
     parallelNodes: PARALLEL_NODES,
@@ -559,7 +714,10 @@ async function main(): Promise<number> {
         reportedSecrets.add(secret);
         const line = text.split('\n').find((l) => l.includes(secret)) ?? '';
         const what = KEY_NAMES.has(secret) ? `API key ${KEY_NAMES.get(secret)}` : 'a resolving token';
-        record({ kind: 'secret-in-log', detail: `${name} logged ${what} (${fingerprint(secret)}) in ${file}: ${redact(line.split(secret).join(fingerprint(secret))).slice(0, 400)}` });
+        record({
+          kind: 'secret-in-log',
+          detail: `${name} logged ${what} (${fingerprint(secret)}) in ${file}: ${redact(line.split(secret).join(fingerprint(secret))).slice(0, 400)}`,
+        });
       }
     }
   };
@@ -574,12 +732,19 @@ async function main(): Promise<number> {
     if (delta <= 0) return;
     stats.deadLetters = fair.deadLetters;
     if (!lines.length) {
-      record({ kind: 'dead-letter', detail: `${delta} dead letter(s) counted (${JSON.stringify(fair.deadLetterSeries)}) with no log line naming run, message and reason` });
+      record({
+        kind: 'dead-letter',
+        detail: `${delta} dead letter(s) counted (${JSON.stringify(fair.deadLetterSeries)}) with no log line naming run, message and reason`,
+      });
       return;
     }
     for (const line of lines) {
       if (idsIn(line).some((id) => refusedIds.has(id))) stats.deadLettersMatched++;
-      else record({ kind: 'dead-letter', detail: `a dead letter no request of the fuzzer saw refused: ${redact(line).slice(0, 400)}` });
+      else
+        record({
+          kind: 'dead-letter',
+          detail: `a dead letter no request of the fuzzer saw refused: ${redact(line).slice(0, 400)}`,
+        });
     }
   };
   try {
@@ -587,16 +752,36 @@ async function main(): Promise<number> {
     const routes = await pool.discoverRoutes();
     const reg = await api(base, 'POST', '/v1/workflows', EXTERNAL_WORKFLOW);
     if (reg.status !== 201) throw new Error(`setup: register ${EXTERNAL_WORKFLOW.id} → ${reg.status}`);
-    const discovery = await api<{ limits?: Record<string, unknown>; extensions?: { limits?: Record<string, unknown> } }>(base, 'GET', '/.well-known/openwop');
+    const discovery = await api<{
+      limits?: Record<string, unknown>;
+      extensions?: { limits?: Record<string, unknown> };
+    }>(base, 'GET', '/.well-known/openwop');
     const limitOf = (name: string) => {
       const v = discovery.json.extensions?.limits?.[name] ?? discovery.json.limits?.[name];
       return typeof v === 'number' && v > 0 ? v : undefined;
     };
-    const limits = { nodes: limitOf('maxWorkflowNodes'), edges: limitOf('maxWorkflowEdges'), executions: limitOf('maxNodeExecutions') };
+    const limits = {
+      nodes: limitOf('maxWorkflowNodes'),
+      edges: limitOf('maxWorkflowEdges'),
+      executions: limitOf('maxNodeExecutions'),
+    };
     ctx.limits = limits;
-    const scenarioClass: Record<string, HostileClass> = { 'fuzz-conversation': 'borrowed-authority', 'fuzz-custom': 'proto-keys', 'fuzz-loop': 'odd-numbers' };
+    const scenarioClass: Record<string, HostileClass> = {
+      'fuzz-conversation': 'borrowed-authority',
+      'fuzz-custom': 'proto-keys',
+      'fuzz-loop': 'odd-numbers',
+    };
     for (const w of SCENARIO_WORKFLOWS) {
-      await execHostile(base, { cls: scenarioClass[w.id] ?? 'redos', endpoint: 'POST /v1/workflows', method: 'POST', path: '/v1/workflows', headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' }, body: JSON.stringify(w), mutating: true, targets: [] });
+      await execHostile(base, {
+        cls: scenarioClass[w.id] ?? 'redos',
+        endpoint: 'POST /v1/workflows',
+        method: 'POST',
+        path: '/v1/workflows',
+        headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' },
+        body: JSON.stringify(w),
+        mutating: true,
+        targets: [],
+      });
     }
     await fair.scrape();
     fair.resetWindows();
@@ -626,7 +811,8 @@ async function main(): Promise<number> {
     }
     async function quietSnapshot(when: string) {
       if (!state) return undefined;
-      if (!(await state.quiesce())) record({ kind: 'not-quiet', detail: `the host kept writing for 15 s ${when}` });
+      if (!(await state.quiesce()))
+        record({ kind: 'not-quiet', detail: `the host kept writing for 15 s ${when}` });
       return state.snapshot();
     }
     async function oneRound(): Promise<void> {
@@ -635,7 +821,13 @@ async function main(): Promise<number> {
       const beforeSetup = await quietSnapshot('before a setup step');
       const started = await pool.replenish();
       for (const id of started) track(id, TEST_KEYS.t1);
-      if (state && beforeSetup) checkWrites(diff(beforeSetup, (await quietSnapshot('after a setup step'))!), new Set(started), true, []);
+      if (state && beforeSetup)
+        checkWrites(
+          diff(beforeSetup, (await quietSnapshot('after a setup step'))!),
+          new Set(started),
+          true,
+          [],
+        );
 
       // One batch of fuzz requests.
       // Odd batches: every mutating request spoiled, so the batch must write nothing at all.
@@ -669,9 +861,17 @@ async function main(): Promise<number> {
           noteCreated(r, o);
           if (refusalBatch && r.mutating && o.status < 400) {
             stats.acceptedRefusals++;
-            record({ kind: 'accepted-refusal', detail: `${o.status} to a request that must be refused: ${o.body.slice(0, 200)}`, request: brief(r) });
+            record({
+              kind: 'accepted-refusal',
+              detail: `${o.status} to a request that must be refused: ${o.body.slice(0, 200)}`,
+              request: brief(r),
+            });
           }
-          if (o.status >= 200 && o.status < 300 && (r.mutating || r.endpoint.startsWith('GET /v1/workflows'))) {
+          if (
+            o.status >= 200 &&
+            o.status < 300 &&
+            (r.mutating || r.endpoint.startsWith('GET /v1/workflows'))
+          ) {
             commandsAccepted = true;
             if (r.mutating) {
               stats.acceptedMutations++;
@@ -701,7 +901,10 @@ async function main(): Promise<number> {
       scanLogs();
       await checkDeadLetters();
       await pool.refresh();
-      if (!JSON_OUT) process.stderr.write(`\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - t0) / 1000)} s `);
+      if (!JSON_OUT)
+        process.stderr.write(
+          `\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - t0) / 1000)} s `,
+        );
     }
     async function hostileBatch(): Promise<void> {
       const view = pool.view();
@@ -709,15 +912,29 @@ async function main(): Promise<number> {
       const terminalRun = view.terminalRuns[0];
       // An approval run whose resolving token is still live: a fresh one of its own (the pool's
       // runs may have outlived their tokens, and a host shows none once they expired).
-      const started = await api<{ runId: string }>(base, 'POST', '/v1/runs', { workflowId: 'conformance-approval' });
+      const started = await api<{ runId: string }>(base, 'POST', '/v1/runs', {
+        workflowId: 'conformance-approval',
+      });
       const approvalRun = started.status === 201 ? started.json.runId : undefined;
       if (approvalRun) track(approvalRun, TEST_KEYS.t1);
-      const token = approvalRun ? (await settle(ctx, approvalRun, TEST_KEYS.t1, undefined))?.interrupt?.interruptToken : undefined;
+      const token = approvalRun
+        ? (await settle(ctx, approvalRun, TEST_KEYS.t1, undefined))?.interrupt?.interruptToken
+        : undefined;
       if (!approvalRun || !clarificationRun || !terminalRun || !token) {
-        record({ kind: 'expectation', detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at` });
+        record({
+          kind: 'expectation',
+          detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at`,
+        });
         return;
       }
-      const all = interleave(refusedHostileRequests({ approvalRun, clarificationRun, terminalRun, token }, TEST_KEYS, limits, view.extraRoutes));
+      const all = interleave(
+        refusedHostileRequests(
+          { approvalRun, clarificationRun, terminalRun, token },
+          TEST_KEYS,
+          limits,
+          view.extraRoutes,
+        ),
+      );
       const n = Math.min(HOSTILE_BATCH, all.length);
       const batch = Array.from({ length: n }, (_, i) => all[(hostileOffset + i) % all.length]!);
       hostileOffset = (hostileOffset + n) % all.length;
@@ -737,7 +954,8 @@ async function main(): Promise<number> {
       fair.mark(undefined);
       stats.hostileBatches++;
       stats.refusalOnlyBatches++;
-      if (state && before && !hostExit) checkWrites(diff(before, (await quietSnapshot('after a hostile batch'))!), new Set(), false, []);
+      if (state && before && !hostExit)
+        checkWrites(diff(before, (await quietSnapshot('after a hostile batch'))!), new Set(), false, []);
     }
     async function scenarios(r: number): Promise<void> {
       const steps: [HostileClass, () => Promise<void>][] = [
@@ -777,7 +995,10 @@ async function main(): Promise<number> {
           const s = await snapshot(ctx, runId, key);
           if (!s) {
             unreadable++;
-            record({ kind: 'unresolvable-run', detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back` });
+            record({
+              kind: 'unresolvable-run',
+              detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back`,
+            });
             continue;
           }
           if (isTerminalRunStatus(s.status)) continue;
@@ -795,9 +1016,30 @@ async function main(): Promise<number> {
     const phases = fair.byPhase();
     const own = figures(fair.ownLoopP99);
     const contention = `; an idle fuzzer thread's own event-loop delay meanwhile: p99 ${own.p99} ms per 0.5-s window, so the machine's CPUs were ${own.p99 >= FAIRNESS_MS ? '' : 'not '}starved`;
-    if (probe.p99 >= FAIRNESS_MS) record({ kind: 'unfair', detail: `tenant t2's probe p99 was ${probe.p99} ms (max ${probe.max} ms) while tenant t1 sent hostile input (worst phases: ${phases.slice(0, 3).map((ph) => `${ph.phase} p99 ${ph.probe.p99} ms`).join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms` });
-    if (loop && loop.p99 >= FAIRNESS_MS) record({ kind: 'unfair', detail: `the host's event-loop delay p99 reached ${loop.p99} ms in a 1-s window (max ${loop.max} ms; worst phases: ${[...phases].sort((a, b) => (b.loopP99 ?? 0) - (a.loopP99 ?? 0)).slice(0, 3).map((ph) => `${ph.phase} ${ph.loopP99 ?? '-'} ms`).join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms` });
-    if (fair.probeErrors) record({ kind: 'unfair', detail: `tenant t2's probe failed ${fair.probeErrors} time(s): ${fair.probeFailures.join('; ')}` });
+    if (probe.p99 >= FAIRNESS_MS)
+      record({
+        kind: 'unfair',
+        detail: `tenant t2's probe p99 was ${probe.p99} ms (max ${probe.max} ms) while tenant t1 sent hostile input (worst phases: ${phases
+          .slice(0, 3)
+          .map((ph) => `${ph.phase} p99 ${ph.probe.p99} ms`)
+          .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
+      });
+    if (loop && loop.p99 >= FAIRNESS_MS)
+      record({
+        kind: 'unfair',
+        detail: `the host's event-loop delay p99 reached ${loop.p99} ms in a 1-s window (max ${loop.max} ms; worst phases: ${[
+          ...phases,
+        ]
+          .sort((a, b) => (b.loopP99 ?? 0) - (a.loopP99 ?? 0))
+          .slice(0, 3)
+          .map((ph) => `${ph.phase} ${ph.loopP99 ?? '-'} ms`)
+          .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
+      });
+    if (fair.probeErrors)
+      record({
+        kind: 'unfair',
+        detail: `tenant t2's probe failed ${fair.probeErrors} time(s): ${fair.probeFailures.join('; ')}`,
+      });
 
     if (!JSON_OUT) process.stderr.write('\n');
     const seconds = Math.round((Date.now() - t0) / 100) / 10;
@@ -807,7 +1049,8 @@ async function main(): Promise<number> {
     const anomaliesByKind: Record<string, number> = {};
     for (const a of anomalies) anomaliesByKind[a.kind] = (anomaliesByKind[a.kind] ?? 0) + 1;
     const classes = Object.fromEntries([...byClass].map(([c, v]) => [c, v]));
-    const fmt = (f: Figures | undefined) => (f ? `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (n=${f.n})` : 'not exported by the host');
+    const fmt = (f: Figures | undefined) =>
+      f ? `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (n=${f.n})` : 'not exported by the host';
     const summary = {
       requests: stats.requests,
       seconds,
@@ -830,43 +1073,121 @@ async function main(): Promise<number> {
       tableRows: counts,
       byClass: classes,
       runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
-      deadLetters: metricsUrls.length ? { counted: stats.deadLetters, matched: stats.deadLettersMatched } : 'not checked (no metrics URL)',
-      logScanned: logs.watching ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size } : 'not checked (host not started here)',
-      machineLoad: { start: loadAtStart, end: loadavg(), cpus: cpus().length, idleThreadLoopDelayWindowsP99Ms: figures(fair.ownLoopP99) },
-      fairness: { probe, eventLoop: loop ?? 'not exported by the host', probeErrors: fair.probeErrors, targetMs: FAIRNESS_MS, byPhase: phases, worstEventLoopByProcess: Object.fromEntries(Object.entries(fair.worstByUrl).map(([u, ms]) => [processOf.get(u) ?? u, ms])), slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })) },
+      deadLetters: metricsUrls.length
+        ? { counted: stats.deadLetters, matched: stats.deadLettersMatched }
+        : 'not checked (no metrics URL)',
+      logScanned: logs.watching
+        ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size }
+        : 'not checked (host not started here)',
+      machineLoad: {
+        start: loadAtStart,
+        end: loadavg(),
+        cpus: cpus().length,
+        idleThreadLoopDelayWindowsP99Ms: figures(fair.ownLoopP99),
+      },
+      fairness: {
+        probe,
+        eventLoop: loop ?? 'not exported by the host',
+        probeErrors: fair.probeErrors,
+        targetMs: FAIRNESS_MS,
+        byPhase: phases,
+        worstEventLoopByProcess: Object.fromEntries(
+          Object.entries(fair.worstByUrl).map(([u, ms]) => [processOf.get(u) ?? u, ms]),
+        ),
+        slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })),
+      },
       anomaliesByKind,
       timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
       anomalies: anomalies.length,
       reachedTarget: stats.requests >= REQUESTS,
     };
     console.log('fuzz summary');
-    console.log(`  requests:             ${summary.requests} in ${seconds} s (seed ${SEED}, ${summary.target})`);
+    console.log(
+      `  requests:             ${summary.requests} in ${seconds} s (seed ${SEED}, ${summary.target})`,
+    );
     console.log(`  endpoints:            ${summary.endpointsCovered}`);
-    console.log(`  by status:            ${Object.entries(byStatus).map(([s, c]) => `${s}=${c}`).join(' ')}`);
+    console.log(
+      `  by status:            ${Object.entries(byStatus)
+        .map(([s, c]) => `${s}=${c}`)
+        .join(' ')}`,
+    );
     console.log(`  5xx:                  ${summary.fiveXx}`);
     console.log(`  envelope violations:  ${summary.envelopeViolations}`);
-    console.log(`  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches} random + ${summary.hostileBatches} hostile: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`);
+    console.log(
+      `  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches} random + ${summary.hostileBatches} hostile: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`,
+    );
     console.log(`  accepted refusals:    ${summary.acceptedRefusals} (spoiled requests answered 2xx)`);
     console.log(`  hangs:                ${summary.hangs}`);
-    if (summary.hostRestarts) console.log(`  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`);
+    if (summary.hostRestarts)
+      console.log(
+        `  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`,
+      );
     console.log('  hostile classes:      requests, statuses, anomalies');
-    for (const [c, v] of byClass) console.log(`    ${c.padEnd(20)} ${String(v.requests).padStart(5)}  ${Object.entries(v.byStatus).map(([s, k]) => `${s}=${k}`).join(' ').padEnd(40)} ${v.anomalies}`);
-    console.log(`  runs:                 ${stats.runsTracked} made, ${stats.runsCancelledAtEnd} still open at the end and cancelled, ${unreadable} unreadable`);
-    console.log(`  dead letters:         ${typeof summary.deadLetters === 'string' ? summary.deadLetters : `${stats.deadLetters} counted, ${stats.deadLettersMatched} matched by a refusal`}`);
-    console.log(`  host log:             ${typeof summary.logScanned === 'string' ? summary.logScanned : `${Math.round(stats.logBytesScanned / 1024)} KiB scanned for ${summary.logScanned.secrets} secrets (4 API keys, ${secrets.size} resolving tokens)`}`);
-    console.log(`  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${fair.probeErrors ? `, ${fair.probeErrors} failed` : ''}`);
-    console.log(`  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`);
+    for (const [c, v] of byClass)
+      console.log(
+        `    ${c.padEnd(20)} ${String(v.requests).padStart(5)}  ${Object.entries(v.byStatus)
+          .map(([s, k]) => `${s}=${k}`)
+          .join(' ')
+          .padEnd(40)} ${v.anomalies}`,
+      );
+    console.log(
+      `  runs:                 ${stats.runsTracked} made, ${stats.runsCancelledAtEnd} still open at the end and cancelled, ${unreadable} unreadable`,
+    );
+    console.log(
+      `  dead letters:         ${typeof summary.deadLetters === 'string' ? summary.deadLetters : `${stats.deadLetters} counted, ${stats.deadLettersMatched} matched by a refusal`}`,
+    );
+    console.log(
+      `  host log:             ${typeof summary.logScanned === 'string' ? summary.logScanned : `${Math.round(stats.logBytesScanned / 1024)} KiB scanned for ${summary.logScanned.secrets} secrets (4 API keys, ${secrets.size} resolving tokens)`}`,
+    );
+    console.log(
+      `  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${fair.probeErrors ? `, ${fair.probeErrors} failed` : ''}`,
+    );
+    console.log(
+      `  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`,
+    );
     console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
-    for (const ph of phases) console.log(`    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`);
-    if (Object.keys(fair.worstByUrl).length > 1) console.log(`  event loop by process: worst window p99 ${Object.entries(fair.worstByUrl).map(([u, ms]) => `${processOf.get(u) ?? u} ${ms} ms`).join(', ')}`);
-    console.log(`  machine contention:   event-loop delay of an idle fuzzer thread (p99 per 0.5-s window): median ${own.p50} ms, p99 ${own.p99} ms, max ${own.max} ms (${own.n} windows); the CPU wait no host causes`);
-    console.log(`  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`);
+    for (const ph of phases)
+      console.log(
+        `    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`,
+      );
+    if (Object.keys(fair.worstByUrl).length > 1)
+      console.log(
+        `  event loop by process: worst window p99 ${Object.entries(fair.worstByUrl)
+          .map(([u, ms]) => `${processOf.get(u) ?? u} ${ms} ms`)
+          .join(', ')}`,
+      );
+    console.log(
+      `  machine contention:   event-loop delay of an idle fuzzer thread (p99 per 0.5-s window): median ${own.p50} ms, p99 ${own.p99} ms, max ${own.max} ms (${own.n} windows); the CPU wait no host causes`,
+    );
+    console.log(
+      `  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(
+          ' ',
+        )} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`,
+    );
     console.log('  slowest hostile requests:');
-    for (const x of slowest) console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);
-    console.log(`  anomalies:            ${summary.anomalies}${anomalies.length ? ` (${Object.entries(anomaliesByKind).map(([k, n]) => `${k}=${n}`).join(' ')})` : ''}`);
-    for (const n of notes) console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
-    if (!summary.reachedTarget) console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
-    if (!JSON_OUT) console.log(`  per endpoint:         ${Object.entries(byEndpoint).map(([e, c]) => `${e}=${c}`).join(', ')}`);
+    for (const x of slowest)
+      console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);
+    console.log(
+      `  anomalies:            ${summary.anomalies}${
+        anomalies.length
+          ? ` (${Object.entries(anomaliesByKind)
+              .map(([k, n]) => `${k}=${n}`)
+              .join(' ')})`
+          : ''
+      }`,
+    );
+    for (const n of notes)
+      console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
+    if (!summary.reachedTarget)
+      console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
+    if (!JSON_OUT)
+      console.log(
+        `  per endpoint:         ${Object.entries(byEndpoint)
+          .map(([e, c]) => `${e}=${c}`)
+          .join(', ')}`,
+      );
     if (anomalies.length) {
       const dir = resolve(REPO_ROOT, '.infra/fuzz');
       mkdirSync(dir, { recursive: true });

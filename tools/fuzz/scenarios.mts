@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isTerminalRunStatus } from '@openwop/contracts';
-import { bigWorkflow, ODD_NUMBERS, OBJECT_KEYS, protoKeyBodies, type HostileClass, type HostileRequest, type Keys } from './requests.mts';
+import {
+  bigWorkflow,
+  ODD_NUMBERS,
+  OBJECT_KEYS,
+  protoKeyBodies,
+  type HostileClass,
+  type HostileRequest,
+  type Keys,
+} from './requests.mts';
 import { EXPIRY_GRACE_MS, tokensIn } from './watch.mts';
 
 export interface Outcome {
@@ -38,12 +46,25 @@ export interface Ctx {
   limits: { nodes?: number | undefined; edges?: number | undefined; executions?: number | undefined };
 }
 
-const r = (cls: HostileClass, method: string, endpoint: string, path: string, key: string | undefined, body?: unknown, expect?: readonly number[], raw = false): HostileRequest => ({
+const r = (
+  cls: HostileClass,
+  method: string,
+  endpoint: string,
+  path: string,
+  key: string | undefined,
+  body?: unknown,
+  expect?: readonly number[],
+  raw = false,
+): HostileRequest => ({
   cls,
   endpoint,
   method,
   path,
-  headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), accept: 'application/json' },
+  headers: {
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    accept: 'application/json',
+  },
   ...(body !== undefined ? { body: raw && typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   mutating: method === 'POST',
   targets: [],
@@ -59,7 +80,10 @@ function parse<T>(o: Outcome | undefined): T | undefined {
 }
 
 export async function snapshot(ctx: Ctx, runId: string, key: string): Promise<Snapshot | undefined> {
-  const res = await fetch(`${ctx.base}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(20_000) }).catch(() => undefined);
+  const res = await fetch(`${ctx.base}/v1/runs/${runId}`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(20_000),
+  }).catch(() => undefined);
   if (!res || res.status !== 200) return undefined;
   const snap = (await res.json()) as Snapshot;
   if (snap.interrupt?.interruptToken) ctx.secrets.add(snap.interrupt.interruptToken);
@@ -70,19 +94,44 @@ export async function snapshot(ctx: Ctx, runId: string, key: string): Promise<Sn
  * Waits until the run is terminal or waiting on an interrupt; a run still `running`/`pending` (or
  * waiting with no interrupt) past `ms` is stuck: an anomaly naming what was sent to it.
  */
-export async function settle(ctx: Ctx, runId: string, key: string, cause: HostileRequest | undefined, ms = 20_000, want?: (s: Snapshot) => boolean, stuckIfNot = true): Promise<Snapshot | undefined> {
+export async function settle(
+  ctx: Ctx,
+  runId: string,
+  key: string,
+  cause: HostileRequest | undefined,
+  ms = 20_000,
+  want?: (s: Snapshot) => boolean,
+  stuckIfNot = true,
+): Promise<Snapshot | undefined> {
   const deadline = Date.now() + ms;
   let last: Snapshot | undefined;
   while (Date.now() < deadline) {
     last = await snapshot(ctx, runId, key);
-    if (last && (want ? want(last) : isTerminalRunStatus(last.status) || (last.status.startsWith('waiting') && last.interrupt))) return last;
+    if (
+      last &&
+      (want
+        ? want(last)
+        : isTerminalRunStatus(last.status) || (last.status.startsWith('waiting') && last.interrupt))
+    )
+      return last;
     await new Promise((res) => setTimeout(res, 150));
   }
-  if (stuckIfNot) ctx.anomaly('stuck-run', `run ${runId} is ${last ? `${last.status}${last.interrupt ? ' with' : ' without'} an interrupt` : 'unreadable'} ${ms / 1000} s after ${cause ? 'this request' : 'it started'}`, cause);
+  if (stuckIfNot)
+    ctx.anomaly(
+      'stuck-run',
+      `run ${runId} is ${last ? `${last.status}${last.interrupt ? ' with' : ' without'} an interrupt` : 'unreadable'} ${ms / 1000} s after ${cause ? 'this request' : 'it started'}`,
+      cause,
+    );
   return undefined;
 }
 
-async function startRun(ctx: Ctx, cls: HostileClass, body: unknown, key = ctx.keys.t1, raw = false): Promise<[string | undefined, HostileRequest, Outcome | undefined]> {
+async function startRun(
+  ctx: Ctx,
+  cls: HostileClass,
+  body: unknown,
+  key = ctx.keys.t1,
+  raw = false,
+): Promise<[string | undefined, HostileRequest, Outcome | undefined]> {
   const req = r(cls, 'POST', 'POST /v1/runs', '/v1/runs', key, body, undefined, raw);
   const o = await ctx.exec(req);
   const runId = o && o.status === 201 ? parse<{ runId: string }>(o)?.runId : undefined;
@@ -91,22 +140,79 @@ async function startRun(ctx: Ctx, cls: HostileClass, body: unknown, key = ctx.ke
 }
 
 /** Registers a workflow (expecting 201) for the scenarios; false when the host refused it. */
-async function register(ctx: Ctx, cls: HostileClass, def: unknown, raw = false): Promise<[boolean, HostileRequest, Outcome | undefined]> {
+async function register(
+  ctx: Ctx,
+  cls: HostileClass,
+  def: unknown,
+  raw = false,
+): Promise<[boolean, HostileRequest, Outcome | undefined]> {
   const req = r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', ctx.keys.t1, def, undefined, raw);
   const o = await ctx.exec(req);
   return [o?.status === 201, req, o];
 }
 
-const wf = (id: string, nodes: unknown[], edges: unknown[] = [], settings: Record<string, unknown> = {}) => ({ id, name: id, version: '1.0.0', nodes, edges, triggers: [], variables: [], metadata: {}, settings });
+const wf = (id: string, nodes: unknown[], edges: unknown[] = [], settings: Record<string, unknown> = {}) => ({
+  id,
+  name: id,
+  version: '1.0.0',
+  nodes,
+  edges,
+  triggers: [],
+  variables: [],
+  metadata: {},
+  settings,
+});
 
 /** The workflows the scenarios start runs of (registered once). */
 export const SCENARIO_WORKFLOWS = [
   wf('fuzz-conversation', [{ id: 'talk', typeId: 'core.conversationGate', config: { prompt: 'hi' } }]),
   wf('fuzz-custom', [{ id: 'gate', typeId: 'core.custom', config: { customKind: 'fuzz' } }]),
-  wf('fuzz-loop', [{ id: 'a', typeId: 'core.noop', config: {} }, { id: 'b', typeId: 'core.noop', config: {} }], [{ id: 'ab', sourceNodeId: 'a', targetNodeId: 'b' }, { id: 'ba', sourceNodeId: 'b', targetNodeId: 'a' }]),
-  wf('fuzz-redos', [{ id: 'gate', typeId: 'core.custom', config: { customKind: 'redos', resumeSchema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string', pattern: '^(a+)+$' } } } } }]),
-  wf('fuzz-redos-keys', [{ id: 'gate', typeId: 'core.custom', config: { customKind: 'redos', resumeSchema: { type: 'object', propertyNames: { pattern: '^(a|a)*$' }, patternProperties: { '^(b+)+$': { type: 'string' } } } } }]),
-  wf('fuzz-redos-turns', [{ id: 'talk', typeId: 'core.conversationGate', config: { prompt: 'hi', turnSchema: { type: 'string', pattern: '^(\\w+\\s?)*$' } } }]),
+  wf(
+    'fuzz-loop',
+    [
+      { id: 'a', typeId: 'core.noop', config: {} },
+      { id: 'b', typeId: 'core.noop', config: {} },
+    ],
+    [
+      { id: 'ab', sourceNodeId: 'a', targetNodeId: 'b' },
+      { id: 'ba', sourceNodeId: 'b', targetNodeId: 'a' },
+    ],
+  ),
+  wf('fuzz-redos', [
+    {
+      id: 'gate',
+      typeId: 'core.custom',
+      config: {
+        customKind: 'redos',
+        resumeSchema: {
+          type: 'object',
+          required: ['answer'],
+          properties: { answer: { type: 'string', pattern: '^(a+)+$' } },
+        },
+      },
+    },
+  ]),
+  wf('fuzz-redos-keys', [
+    {
+      id: 'gate',
+      typeId: 'core.custom',
+      config: {
+        customKind: 'redos',
+        resumeSchema: {
+          type: 'object',
+          propertyNames: { pattern: '^(a|a)*$' },
+          patternProperties: { '^(b+)+$': { type: 'string' } },
+        },
+      },
+    },
+  ]),
+  wf('fuzz-redos-turns', [
+    {
+      id: 'talk',
+      typeId: 'core.conversationGate',
+      config: { prompt: 'hi', turnSchema: { type: 'string', pattern: '^(\\w+\\s?)*$' } },
+    },
+  ]),
 ];
 
 // ------------------------------------------------------------------ borrowed authority
@@ -126,16 +232,60 @@ export async function borrowedAuthority(ctx: Ctx): Promise<void> {
     const own = await settle(ctx, runId, keys.t1, undefined);
     if (!own?.interrupt) continue;
     const inspect = own.interrupt.inspectToken;
-    for (const [who, key] of [['read-only key', keys.readonly], ['tenant t2', keys.t2], ['no key', undefined]] as const) {
+    for (const [who, key] of [
+      ['read-only key', keys.readonly],
+      ['tenant t2', keys.t2],
+      ['no key', undefined],
+    ] as const) {
       const foreign = who === 'tenant t2';
       const reads = [
-        r(cls, 'GET', 'GET /v1/runs/{runId}', `/v1/runs/${runId}`, key, undefined, foreign ? [403, 404] : key ? [200] : [401]),
-        r(cls, 'GET', 'GET /v1/runs/{runId}/events (JSON)', `/v1/runs/${runId}/events?after=-1`, key, undefined, foreign ? [403, 404] : key ? [200] : [401]),
-        r(cls, 'GET', 'GET /v1/runs/{runId}/events/poll', `/v1/runs/${runId}/events/poll?after=-1`, key, undefined, foreign ? [403, 404] : key ? [200] : [401]),
+        r(
+          cls,
+          'GET',
+          'GET /v1/runs/{runId}',
+          `/v1/runs/${runId}`,
+          key,
+          undefined,
+          foreign ? [403, 404] : key ? [200] : [401],
+        ),
+        r(
+          cls,
+          'GET',
+          'GET /v1/runs/{runId}/events (JSON)',
+          `/v1/runs/${runId}/events?after=-1`,
+          key,
+          undefined,
+          foreign ? [403, 404] : key ? [200] : [401],
+        ),
+        r(
+          cls,
+          'GET',
+          'GET /v1/runs/{runId}/events/poll',
+          `/v1/runs/${runId}/events/poll?after=-1`,
+          key,
+          undefined,
+          foreign ? [403, 404] : key ? [200] : [401],
+        ),
         r(cls, 'GET', 'GET /v1/interrupts', '/v1/interrupts', key, undefined, key ? [200] : [401]),
-        r(cls, 'GET', 'GET /v1/interrupts', `/v1/interrupts?runId=${runId}`, key, undefined, key ? [200] : [401]),
+        r(
+          cls,
+          'GET',
+          'GET /v1/interrupts',
+          `/v1/interrupts?runId=${runId}`,
+          key,
+          undefined,
+          key ? [200] : [401],
+        ),
         r(cls, 'GET', 'GET /v1/runs', '/v1/runs?limit=200', key, undefined, key ? [200] : [401]),
-        r(cls, 'GET', 'GET /v1/runs/{runId}/conversations', `/v1/runs/${runId}/conversations`, key, undefined, foreign ? [403, 404] : key ? [200] : [401]),
+        r(
+          cls,
+          'GET',
+          'GET /v1/runs/{runId}/conversations',
+          `/v1/runs/${runId}/conversations`,
+          key,
+          undefined,
+          foreign ? [403, 404] : key ? [200] : [401],
+        ),
         ...(inspect ? [r(cls, 'GET', 'GET /v1/interrupts/{token}', `/v1/interrupts/${inspect}`, key)] : []),
       ];
       const seen: string[] = [];
@@ -144,39 +294,102 @@ export async function borrowedAuthority(ctx: Ctx): Promise<void> {
         if (!o) continue;
         seen.push(o.body);
         // (The inspect link is the token's own authority, not the key's: whoever holds it may look.)
-        if (foreign && o.status === 200 && !q.path.startsWith('/v1/interrupts/') && o.body.includes(runId)) ctx.anomaly('tenant-leak', `${who} was shown run ${runId} of tenant t1`, q);
+        if (foreign && o.status === 200 && !q.path.startsWith('/v1/interrupts/') && o.body.includes(runId))
+          ctx.anomaly('tenant-leak', `${who} was shown run ${runId} of tenant t1`, q);
         inspectTokens(ctx, who, o.body, q);
       }
       const sse = await readSse(`${ctx.base}/v1/runs/${runId}/events?after=-1`, key);
       seen.push(sse);
-      const sseReq = r(cls, 'GET', 'GET /v1/runs/{runId}/events (SSE)', `/v1/runs/${runId}/events?after=-1`, key);
+      const sseReq = r(
+        cls,
+        'GET',
+        'GET /v1/runs/{runId}/events (SSE)',
+        `/v1/runs/${runId}/events?after=-1`,
+        key,
+      );
       inspectTokens(ctx, who, sse, sseReq);
       // Whatever resolving token a reader was shown, it must not resolve.
-      for (const t of new Set(tokensIn(seen.join('\n')).filter((t) => t.intent === 'resolve').map((t) => t.token))) {
-        const q = r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${t}`, undefined, { resumeValue: { action: 'reject' } });
+      for (const t of new Set(
+        tokensIn(seen.join('\n'))
+          .filter((t) => t.intent === 'resolve')
+          .map((t) => t.token),
+      )) {
+        const q = r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${t}`, undefined, {
+          resumeValue: { action: 'reject' },
+        });
         const o = await ctx.exec(q);
-        if (o && o.status < 300) ctx.anomaly('borrowed-authority', `a token the ${who} was shown resolved run ${runId} (${o.status})`, q);
+        if (o && o.status < 300)
+          ctx.anomaly(
+            'borrowed-authority',
+            `a token the ${who} was shown resolved run ${runId} (${o.status})`,
+            q,
+          );
       }
       // Writes of a narrow or foreign principal: refused, and nothing changes.
       if (key) {
         const deny = foreign ? [403, 404] : [403];
         const writes = [
-          r(cls, 'POST', 'POST /v1/runs/{runId}/approvals/{nodeId}', `/v1/runs/${runId}/approvals/gate`, key, { action: 'accept' }, deny),
-          r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/${own.interrupt.nodeId ?? 'gate'}`, key, { resumeValue: { action: 'accept' } }, deny),
-          r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${runId}:resolveInterrupt`, key, { nodeId: own.interrupt.nodeId ?? 'talk', operation: 'close', outcome: {} }, deny),
+          r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}/approvals/{nodeId}',
+            `/v1/runs/${runId}/approvals/gate`,
+            key,
+            { action: 'accept' },
+            deny,
+          ),
+          r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}/interrupts/{nodeId}',
+            `/v1/runs/${runId}/interrupts/${own.interrupt.nodeId ?? 'gate'}`,
+            key,
+            { resumeValue: { action: 'accept' } },
+            deny,
+          ),
+          r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}:resolveInterrupt',
+            `/v1/runs/${runId}:resolveInterrupt`,
+            key,
+            { nodeId: own.interrupt.nodeId ?? 'talk', operation: 'close', outcome: {} },
+            deny,
+          ),
           r(cls, 'POST', 'POST /v1/runs/{runId}/cancel', `/v1/runs/${runId}/cancel`, key, {}, deny),
-          r(cls, 'POST', 'POST /v1/runs/{runId}:fork', `/v1/runs/${runId}:fork`, key, { mode: 'replay' }, deny),
+          r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}:fork',
+            `/v1/runs/${runId}:fork`,
+            key,
+            { mode: 'replay' },
+            deny,
+          ),
         ];
         for (const q of writes) await ctx.exec(q);
       }
     }
     const after = await snapshot(ctx, runId, keys.t1);
-    if (after?.status !== own.status) ctx.anomaly('borrowed-authority', `run ${runId} went from ${own.status} to ${after?.status ?? 'unreadable'} under refused requests of other principals`);
+    if (after?.status !== own.status)
+      ctx.anomaly(
+        'borrowed-authority',
+        `run ${runId} went from ${own.status} to ${after?.status ?? 'unreadable'} under refused requests of other principals`,
+      );
     // The owner's resolving token still works (nothing above spent it).
     const token = after?.interrupt?.interruptToken;
     if (token && workflowId === 'conformance-approval') {
-      const q = r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${token}`, undefined, { resumeValue: { action: 'accept' } }, [200, 202]);
-      if ((await ctx.exec(q))?.status === 200) await settle(ctx, runId, keys.t1, q, 20_000, (s) => isTerminalRunStatus(s.status));
+      const q = r(
+        cls,
+        'POST',
+        'POST /v1/interrupts/{token}',
+        `/v1/interrupts/${token}`,
+        undefined,
+        { resumeValue: { action: 'accept' } },
+        [200, 202],
+      );
+      if ((await ctx.exec(q))?.status === 200)
+        await settle(ctx, runId, keys.t1, q, 20_000, (s) => isTerminalRunStatus(s.status));
     }
   }
 }
@@ -186,9 +399,15 @@ export function inspectTokens(ctx: Ctx, who: string, body: string, q: HostileReq
   for (const t of tokensIn(body)) {
     if (t.intent === 'resolve') {
       ctx.secrets.add(t.token);
-      if (who) ctx.anomaly('borrowed-authority', `the ${who} was handed a resolving token of run ${t.runId}`, q);
+      if (who)
+        ctx.anomaly('borrowed-authority', `the ${who} was handed a resolving token of run ${t.runId}`, q);
     }
-    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS) ctx.anomaly('expired-token', `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`, q);
+    if (Date.parse(t.expiresAt) < Date.now() - EXPIRY_GRACE_MS)
+      ctx.anomaly(
+        'expired-token',
+        `an expired ${t.intent} token (expiresAt ${t.expiresAt}) was handed out`,
+        q,
+      );
   }
 }
 
@@ -198,7 +417,10 @@ async function readSse(url: string, key: string | undefined): Promise<string> {
   const timer = setTimeout(() => ctl.abort(), 1500);
   let text = '';
   try {
-    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) }, signal: ctl.signal });
+    const res = await fetch(url, {
+      headers: { accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      signal: ctl.signal,
+    });
     const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
     while (reader && text.length < 65_536) {
       const chunk = await reader.read();
@@ -230,20 +452,42 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
     const tag = `${round}-${v.replace(/[^a-z0-9]/gi, '')}`;
     // Node configs with the odd number; registration may refuse them (400), never fail.
     const defs: [string, string, string][] = [
-      [`fuzz-odd-gate-timeout-${tag}`, `{"id":"gate","typeId":"core.approvalGate","config":{"timeoutMs":${v}}}`, 'approval'],
-      [`fuzz-odd-gate-approvals-${tag}`, `{"id":"gate","typeId":"core.approvalGate","config":{"requiredApprovals":${v}}}`, 'approval'],
-      [`fuzz-odd-custom-timeout-${tag}`, `{"id":"gate","typeId":"core.custom","config":{"timeoutMs":${v}}}`, 'custom'],
-      [`fuzz-odd-conversation-timeout-${tag}`, `{"id":"talk","typeId":"core.conversationGate","config":{"timeoutMs":${v}}}`, 'conversation'],
+      [
+        `fuzz-odd-gate-timeout-${tag}`,
+        `{"id":"gate","typeId":"core.approvalGate","config":{"timeoutMs":${v}}}`,
+        'approval',
+      ],
+      [
+        `fuzz-odd-gate-approvals-${tag}`,
+        `{"id":"gate","typeId":"core.approvalGate","config":{"requiredApprovals":${v}}}`,
+        'approval',
+      ],
+      [
+        `fuzz-odd-custom-timeout-${tag}`,
+        `{"id":"gate","typeId":"core.custom","config":{"timeoutMs":${v}}}`,
+        'custom',
+      ],
+      [
+        `fuzz-odd-conversation-timeout-${tag}`,
+        `{"id":"talk","typeId":"core.conversationGate","config":{"timeoutMs":${v}}}`,
+        'conversation',
+      ],
       [`fuzz-odd-delay-${tag}`, `{"id":"wait","typeId":"core.delay","config":{"delayMs":${v}}}`, 'delay'],
     ];
     for (const [id, node, kind] of defs) {
-      const [ok] = await register(ctx, cls, `{"id":"${id}","name":"odd","version":"1.0.0","nodes":[${node}],"edges":[],"triggers":[],"variables":[],"metadata":{},"settings":{}}`, true);
+      const [ok] = await register(
+        ctx,
+        cls,
+        `{"id":"${id}","name":"odd","version":"1.0.0","nodes":[${node}],"edges":[],"triggers":[],"variables":[],"metadata":{},"settings":{}}`,
+        true,
+      );
       if (!ok) continue;
       const [runId, req] = await startRun(ctx, cls, { workflowId: id });
       if (!runId) continue;
       if (kind !== 'delay') await answerAndEnd(ctx, cls, runId, kind, req);
       // A run on a durable delay is `running` with no interrupt until its timer: a cancel must end it.
-      else if (!(await settle(ctx, runId, keys.t1, req, 3_000, (x) => isTerminalRunStatus(x.status), false))) await cancelAndEnd(ctx, runId, keys.t1, req);
+      else if (!(await settle(ctx, runId, keys.t1, req, 3_000, (x) => isTerminalRunStatus(x.status), false)))
+        await cancelAndEnd(ctx, runId, keys.t1, req);
     }
     // The run's own numbers: recursionLimit on a loop, inputs.
     for (const body of [
@@ -260,7 +504,16 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
     // A fork from an odd sequence number.
     const [done] = await startRun(ctx, cls, { workflowId: 'conformance-noop' });
     if (done && (await settle(ctx, done, keys.t1, undefined))) {
-      const q = r(cls, 'POST', 'POST /v1/runs/{runId}:fork', `/v1/runs/${done}:fork`, keys.t1, `{"mode":"replay","fromSeq":${v}}`, undefined, true);
+      const q = r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}:fork',
+        `/v1/runs/${done}:fork`,
+        keys.t1,
+        `{"mode":"replay","fromSeq":${v}}`,
+        undefined,
+        true,
+      );
       const o = await ctx.exec(q);
       const forked = o && o.status < 300 ? parse<{ runId: string }>(o)?.runId : undefined;
       if (forked) {
@@ -272,7 +525,16 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
     for (const field of ['ts', 'turnIndex']) {
       const [runId] = await startRun(ctx, cls, { workflowId: 'fuzz-conversation' });
       if (!runId || !(await settle(ctx, runId, keys.t1, undefined))) continue;
-      const turn = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${runId}:resolveInterrupt`, keys.t1, `{"nodeId":"talk","operation":"exchange","turn":{"messageId":"${randomUUID()}","from":"user","role":"user","content":"hi","${field}":${v}}}`, undefined, true);
+      const turn = r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}:resolveInterrupt',
+        `/v1/runs/${runId}:resolveInterrupt`,
+        keys.t1,
+        `{"nodeId":"talk","operation":"exchange","turn":{"messageId":"${randomUUID()}","from":"user","role":"user","content":"hi","${field}":${v}}}`,
+        undefined,
+        true,
+      );
       await ctx.exec(turn);
       await answerAndEnd(ctx, cls, runId, 'conversation', turn);
     }
@@ -280,7 +542,13 @@ export async function oddNumbers(ctx: Ctx, round: number, per = 3): Promise<void
 }
 
 /** Answers the run's pending interrupt as its owner would (when it waits) and requires it to end; else cancels it. */
-async function answerAndEnd(ctx: Ctx, cls: HostileClass, runId: string, kind: string, cause: HostileRequest): Promise<void> {
+async function answerAndEnd(
+  ctx: Ctx,
+  cls: HostileClass,
+  runId: string,
+  kind: string,
+  cause: HostileRequest,
+): Promise<void> {
   const { keys } = ctx;
   const s = await settle(ctx, runId, keys.t1, cause);
   if (!s) return void (await cancelAndEnd(ctx, runId, keys.t1, cause));
@@ -288,13 +556,45 @@ async function answerAndEnd(ctx: Ctx, cls: HostileClass, runId: string, kind: st
   const nodeId = s.interrupt?.nodeId ?? (kind === 'conversation' ? 'talk' : 'gate');
   const answer =
     kind === 'conversation'
-      ? r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${runId}:resolveInterrupt`, keys.t1, { nodeId, operation: 'close', outcome: { ok: true } }, [200, 202])
+      ? r(
+          cls,
+          'POST',
+          'POST /v1/runs/{runId}:resolveInterrupt',
+          `/v1/runs/${runId}:resolveInterrupt`,
+          keys.t1,
+          { nodeId, operation: 'close', outcome: { ok: true } },
+          [200, 202],
+        )
       : kind === 'approval'
-        ? r(cls, 'POST', 'POST /v1/runs/{runId}/approvals/{nodeId}', `/v1/runs/${runId}/approvals/${nodeId}`, keys.t1, { action: 'accept' }, [200, 202])
-        : r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/${nodeId}`, keys.t1, { resumeValue: { ok: true } }, [200, 202]);
+        ? r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}/approvals/{nodeId}',
+            `/v1/runs/${runId}/approvals/${nodeId}`,
+            keys.t1,
+            { action: 'accept' },
+            [200, 202],
+          )
+        : r(
+            cls,
+            'POST',
+            'POST /v1/runs/{runId}/interrupts/{nodeId}',
+            `/v1/runs/${runId}/interrupts/${nodeId}`,
+            keys.t1,
+            { resumeValue: { ok: true } },
+            [200, 202],
+          );
   const o = await ctx.exec(answer);
   if (o && o.status < 300) {
-    const end = await settle(ctx, runId, keys.t1, { ...answer, body: `${cause.body ?? ''} then ${answer.body ?? ''}` }, 20_000, (x) => isTerminalRunStatus(x.status) || (x.status.startsWith('waiting') && x.interrupt?.nodeId !== nodeId));
+    const end = await settle(
+      ctx,
+      runId,
+      keys.t1,
+      { ...answer, body: `${cause.body ?? ''} then ${answer.body ?? ''}` },
+      20_000,
+      (x) =>
+        isTerminalRunStatus(x.status) || (x.status.startsWith('waiting') && x.interrupt?.nodeId !== nodeId),
+    );
     if (!end) await cancelAndEnd(ctx, runId, keys.t1, cause);
   } else {
     await cancelAndEnd(ctx, runId, keys.t1, cause);
@@ -302,8 +602,18 @@ async function answerAndEnd(ctx: Ctx, cls: HostileClass, runId: string, kind: st
 }
 
 /** Cancels a run and requires it to reach a terminal status within 20 s. */
-export async function cancelAndEnd(ctx: Ctx, runId: string, key: string, cause?: HostileRequest): Promise<boolean> {
-  await fetch(`${ctx.base}/v1/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"reason":"fuzz: leftover"}', signal: AbortSignal.timeout(20_000) }).catch(() => undefined);
+export async function cancelAndEnd(
+  ctx: Ctx,
+  runId: string,
+  key: string,
+  cause?: HostileRequest,
+): Promise<boolean> {
+  await fetch(`${ctx.base}/v1/runs/${runId}/cancel`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: '{"reason":"fuzz: leftover"}',
+    signal: AbortSignal.timeout(20_000),
+  }).catch(() => undefined);
   const deadline = Date.now() + 20_000;
   let last: Snapshot | undefined;
   while (Date.now() < deadline) {
@@ -311,7 +621,11 @@ export async function cancelAndEnd(ctx: Ctx, runId: string, key: string, cause?:
     if (last && isTerminalRunStatus(last.status)) return true;
     await new Promise((res) => setTimeout(res, 200));
   }
-  ctx.anomaly('unresolvable-run', `run ${runId} is still ${last?.status ?? 'unreadable'} 20 s after a cancel${cause ? ' (it was sent the request below)' : ''}`, cause);
+  ctx.anomaly(
+    'unresolvable-run',
+    `run ${runId} is still ${last?.status ?? 'unreadable'} 20 s after a cancel${cause ? ' (it was sent the request below)' : ''}`,
+    cause,
+  );
   return false;
 }
 
@@ -334,10 +648,50 @@ export async function protoKeys(ctx: Ctx, round: number): Promise<void> {
     if (!runId || !s?.interrupt) continue;
     const token = s.interrupt.interruptToken;
     const routes = [
-      r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, body, undefined, true),
-      r(cls, 'POST', 'POST /v1/runs/{runId}/approvals/{nodeId}', `/v1/runs/${runId}/approvals/gate`, keys.t1, `{"action":"accept",${k}:{${k}:1}}`, undefined, true),
-      ...(token ? [r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${token}`, undefined, body, undefined, true)] : []),
-      r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${runId}:resolveInterrupt`, keys.t1, `{"nodeId":"gate",${k}:1,"resumeValue":{${k}:{"action":"accept"}}}`, undefined, true),
+      r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}/interrupts/{nodeId}',
+        `/v1/runs/${runId}/interrupts/gate`,
+        keys.t1,
+        body,
+        undefined,
+        true,
+      ),
+      r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}/approvals/{nodeId}',
+        `/v1/runs/${runId}/approvals/gate`,
+        keys.t1,
+        `{"action":"accept",${k}:{${k}:1}}`,
+        undefined,
+        true,
+      ),
+      ...(token
+        ? [
+            r(
+              cls,
+              'POST',
+              'POST /v1/interrupts/{token}',
+              `/v1/interrupts/${token}`,
+              undefined,
+              body,
+              undefined,
+              true,
+            ),
+          ]
+        : []),
+      r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}:resolveInterrupt',
+        `/v1/runs/${runId}:resolveInterrupt`,
+        keys.t1,
+        `{"nodeId":"gate",${k}:1,"resumeValue":{${k}:{"action":"accept"}}}`,
+        undefined,
+        true,
+      ),
     ];
     // Rotating with the round, every body reaches every route over four rounds.
     const q = routes[(i + round) % routes.length]!;
@@ -347,7 +701,16 @@ export async function protoKeys(ctx: Ctx, round: number): Promise<void> {
   // Conversation turns with such keys in content and in the turn itself.
   const [conv] = await startRun(ctx, cls, { workflowId: 'fuzz-conversation' });
   if (conv && (await settle(ctx, conv, keys.t1, undefined))) {
-    const q = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${conv}:resolveInterrupt`, keys.t1, `{"nodeId":"talk","operation":"exchange",${k}:1,"turn":{${k}:{},"messageId":"${randomUUID()}","from":"user","role":"user","content":{${k}:{${k}:"x"}}}}`, undefined, true);
+    const q = r(
+      cls,
+      'POST',
+      'POST /v1/runs/{runId}:resolveInterrupt',
+      `/v1/runs/${conv}:resolveInterrupt`,
+      keys.t1,
+      `{"nodeId":"talk","operation":"exchange",${k}:1,"turn":{${k}:{},"messageId":"${randomUUID()}","from":"user","role":"user","content":{${k}:{${k}:"x"}}}}`,
+      undefined,
+      true,
+    );
     await ctx.exec(q);
     await answerAndEnd(ctx, cls, conv, 'conversation', q);
   }
@@ -361,11 +724,28 @@ export async function protoKeys(ctx: Ctx, round: number): Promise<void> {
     if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
   }
   const id = `fuzz-proto-${round}`;
-  await register(ctx, cls, `{"id":"${id}","name":"p","version":"1.0.0",${k}:{},"nodes":[{"id":${k},"typeId":"core.noop","config":{${k}:{${k}:1}}},{"id":"b","typeId":"core.noop","config":{}}],"edges":[{"id":${k},"sourceNodeId":${k},"targetNodeId":"b"}],"triggers":[],"variables":[],"metadata":{${k}:1},"settings":{${k}:1}}`, true);
+  await register(
+    ctx,
+    cls,
+    `{"id":"${id}","name":"p","version":"1.0.0",${k}:{},"nodes":[{"id":${k},"typeId":"core.noop","config":{${k}:{${k}:1}}},{"id":"b","typeId":"core.noop","config":{}}],"edges":[{"id":${k},"sourceNodeId":${k},"targetNodeId":"b"}],"triggers":[],"variables":[],"metadata":{${k}:1},"settings":{${k}:1}}`,
+    true,
+  );
   const [runId, req] = await startRun(ctx, cls, { workflowId: id });
   if (runId) await settle(ctx, runId, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
-  await ctx.exec(r(cls, 'GET', 'GET /v1/workflows/{workflowId}', `/v1/workflows/${encodeURIComponent(key)}`, keys.t1, undefined, [404]));
-  await ctx.exec(r(cls, 'GET', 'GET /v1/runs/{runId}', `/v1/runs/${encodeURIComponent(key)}`, keys.t1, undefined, [404]));
+  await ctx.exec(
+    r(
+      cls,
+      'GET',
+      'GET /v1/workflows/{workflowId}',
+      `/v1/workflows/${encodeURIComponent(key)}`,
+      keys.t1,
+      undefined,
+      [404],
+    ),
+  );
+  await ctx.exec(
+    r(cls, 'GET', 'GET /v1/runs/{runId}', `/v1/runs/${encodeURIComponent(key)}`, keys.t1, undefined, [404]),
+  );
 }
 
 // ------------------------------------------------------------------ ReDoS and big graphs
@@ -388,29 +768,96 @@ export async function redos(ctx: Ctx): Promise<void> {
     if (!runId || !s?.interrupt) continue;
     const token = s.interrupt.interruptToken;
     const q = token
-      ? r(cls, 'POST', 'POST /v1/interrupts/{token}', `/v1/interrupts/${token}`, undefined, { resumeValue: value }, [400, 422])
-      : r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, { resumeValue: value }, [400, 422]);
+      ? r(
+          cls,
+          'POST',
+          'POST /v1/interrupts/{token}',
+          `/v1/interrupts/${token}`,
+          undefined,
+          { resumeValue: value },
+          [400, 422],
+        )
+      : r(
+          cls,
+          'POST',
+          'POST /v1/runs/{runId}/interrupts/{nodeId}',
+          `/v1/runs/${runId}/interrupts/gate`,
+          keys.t1,
+          { resumeValue: value },
+          [400, 422],
+        );
     await ctx.exec(q);
-    await ctx.exec(r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, { resumeValue: value }, [400, 409, 422]));
+    await ctx.exec(
+      r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}/interrupts/{nodeId}',
+        `/v1/runs/${runId}/interrupts/gate`,
+        keys.t1,
+        { resumeValue: value },
+        [400, 409, 422],
+      ),
+    );
     const after = await settle(ctx, runId, keys.t1, q);
     if (after && !isTerminalRunStatus(after.status)) await cancelAndEnd(ctx, runId, keys.t1, q);
   }
   // Patterns a linear-time engine does not take (backreferences, lookbehind), that do not compile,
   // or that expand hugely: refused at registration, or answered promptly with the run still resolvable.
-  for (const [i, pattern] of ['^(a+)\\1$', '(?<=a+)b', '(', 'a{99999}{99999}', '((a*)*)*$', `^(${'a|'.repeat(2000)}a)+$`].entries()) {
+  for (const [i, pattern] of [
+    '^(a+)\\1$',
+    '(?<=a+)b',
+    '(',
+    'a{99999}{99999}',
+    '((a*)*)*$',
+    `^(${'a|'.repeat(2000)}a)+$`,
+  ].entries()) {
     const id = `fuzz-redos-odd-${i}-${randomUUID().slice(0, 8)}`;
-    const [ok] = await register(ctx, cls, wf(id, [{ id: 'gate', typeId: 'core.custom', config: { resumeSchema: { type: 'object', properties: { answer: { type: 'string', pattern } } } } }]));
+    const [ok] = await register(
+      ctx,
+      cls,
+      wf(id, [
+        {
+          id: 'gate',
+          typeId: 'core.custom',
+          config: { resumeSchema: { type: 'object', properties: { answer: { type: 'string', pattern } } } },
+        },
+      ]),
+    );
     if (!ok) continue;
     const [runId] = await startRun(ctx, cls, { workflowId: id });
     const s = runId ? await settle(ctx, runId, keys.t1, undefined) : undefined;
     if (!runId || !s?.interrupt) continue;
-    const q = r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${runId}/interrupts/gate`, keys.t1, { resumeValue: { answer: `${'a'.repeat(40)}!` } });
+    const q = r(
+      cls,
+      'POST',
+      'POST /v1/runs/{runId}/interrupts/{nodeId}',
+      `/v1/runs/${runId}/interrupts/gate`,
+      keys.t1,
+      { resumeValue: { answer: `${'a'.repeat(40)}!` } },
+    );
     await ctx.exec(q);
     await answerAndEnd(ctx, cls, runId, 'custom', q);
   }
   const [conv] = await startRun(ctx, cls, { workflowId: 'fuzz-redos-turns' });
   if (conv && (await settle(ctx, conv, keys.t1, undefined))) {
-    const q = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${conv}:resolveInterrupt`, keys.t1, { nodeId: 'talk', operation: 'exchange', turn: { messageId: randomUUID(), from: 'user', role: 'user', content: `${'ab '.repeat(12)}${'a'.repeat(20)}!` } }, [400, 422]);
+    const q = r(
+      cls,
+      'POST',
+      'POST /v1/runs/{runId}:resolveInterrupt',
+      `/v1/runs/${conv}:resolveInterrupt`,
+      keys.t1,
+      {
+        nodeId: 'talk',
+        operation: 'exchange',
+        turn: {
+          messageId: randomUUID(),
+          from: 'user',
+          role: 'user',
+          content: `${'ab '.repeat(12)}${'a'.repeat(20)}!`,
+        },
+      },
+      [400, 422],
+    );
     await ctx.exec(q);
     await answerAndEnd(ctx, cls, conv, 'conversation', q);
   }
@@ -431,12 +878,30 @@ export async function parallelWorkflow(ctx: Ctx, round: number): Promise<void> {
     const id = `fuzz-parallel-${n}-${round}`;
     const [ok, req, o] = await register(ctx, cls, bigWorkflow(id, n, 'parallel'));
     if (!ok) {
-      if (o && n + 1 <= (bound ?? Infinity)) ctx.anomaly('expectation', `a ${n + 1}-node workflow within the advertised bound (${bound ?? 'none'}) was refused: ${o.status} ${o.body.slice(0, 200)}`, req);
+      if (o && n + 1 <= (bound ?? Infinity))
+        ctx.anomaly(
+          'expectation',
+          `a ${n + 1}-node workflow within the advertised bound (${bound ?? 'none'}) was refused: ${o.status} ${o.body.slice(0, 200)}`,
+          req,
+        );
       continue;
     }
     const limit = Math.min(n + 1, ctx.limits.executions ?? n + 1);
-    const [runId, start] = await startRun(ctx, cls, { workflowId: id, configurable: { recursionLimit: limit } });
-    if (runId && !(await settle(ctx, runId, ctx.keys.t1, { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` }, 60_000, (x) => isTerminalRunStatus(x.status)))) {
+    const [runId, start] = await startRun(ctx, cls, {
+      workflowId: id,
+      configurable: { recursionLimit: limit },
+    });
+    if (
+      runId &&
+      !(await settle(
+        ctx,
+        runId,
+        ctx.keys.t1,
+        { ...start, body: `${start.body} (after registering ${req.body?.slice(0, 200)}…)` },
+        60_000,
+        (x) => isTerminalRunStatus(x.status),
+      ))
+    ) {
       await cancelAndEnd(ctx, runId, ctx.keys.t1, start);
     }
   }
@@ -457,22 +922,75 @@ export async function oversizeValues(ctx: Ctx): Promise<void> {
   if (conv && (await settle(ctx, conv, keys.t1, undefined))) {
     let last: HostileRequest | undefined;
     for (const content of ['x'.repeat(100_000), Array.from({ length: 60_000 }, () => 0)]) {
-      last = r(cls, 'POST', 'POST /v1/runs/{runId}:resolveInterrupt', `/v1/runs/${conv}:resolveInterrupt`, keys.t1, { nodeId: 'talk', operation: 'exchange', turn: { messageId: randomUUID(), from: 'user', role: 'user', content } }, [400, 413]);
+      last = r(
+        cls,
+        'POST',
+        'POST /v1/runs/{runId}:resolveInterrupt',
+        `/v1/runs/${conv}:resolveInterrupt`,
+        keys.t1,
+        {
+          nodeId: 'talk',
+          operation: 'exchange',
+          turn: { messageId: randomUUID(), from: 'user', role: 'user', content },
+        },
+        [400, 413],
+      );
       await ctx.exec(last);
     }
     await answerAndEnd(ctx, cls, conv, 'conversation', last!);
   }
   const participants = Array.from({ length: 1000 }, (_, i) => ({ agentId: `agent-${i}`, name: `a${i}` }));
-  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('fuzz-oversize-roster', [{ id: 'talk', typeId: 'core.conversationGate', config: { participants } }]), [400, 422]));
-  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('fuzz-oversize-id', [{ id: 'n'.repeat(10_000), typeId: 'core.noop', config: {} }]), [400]));
-  await ctx.exec(r(cls, 'POST', 'POST /v1/workflows', '/v1/workflows', keys.t1, wf('w'.repeat(10_000), [{ id: 'a', typeId: 'core.noop', config: {} }]), [400]));
+  await ctx.exec(
+    r(
+      cls,
+      'POST',
+      'POST /v1/workflows',
+      '/v1/workflows',
+      keys.t1,
+      wf('fuzz-oversize-roster', [{ id: 'talk', typeId: 'core.conversationGate', config: { participants } }]),
+      [400, 422],
+    ),
+  );
+  await ctx.exec(
+    r(
+      cls,
+      'POST',
+      'POST /v1/workflows',
+      '/v1/workflows',
+      keys.t1,
+      wf('fuzz-oversize-id', [{ id: 'n'.repeat(10_000), typeId: 'core.noop', config: {} }]),
+      [400],
+    ),
+  );
+  await ctx.exec(
+    r(
+      cls,
+      'POST',
+      'POST /v1/workflows',
+      '/v1/workflows',
+      keys.t1,
+      wf('w'.repeat(10_000), [{ id: 'a', typeId: 'core.noop', config: {} }]),
+      [400],
+    ),
+  );
   const [approval] = await startRun(ctx, cls, { workflowId: 'conformance-approval' });
   if (approval && (await settle(ctx, approval, keys.t1, undefined))) {
     const wide = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, i]));
-    const q = r(cls, 'POST', 'POST /v1/runs/{runId}/interrupts/{nodeId}', `/v1/runs/${approval}/interrupts/gate`, keys.t1, { resumeValue: { action: 'accept', ...wide } });
+    const q = r(
+      cls,
+      'POST',
+      'POST /v1/runs/{runId}/interrupts/{nodeId}',
+      `/v1/runs/${approval}/interrupts/gate`,
+      keys.t1,
+      { resumeValue: { action: 'accept', ...wide } },
+    );
     await ctx.exec(q);
     await answerAndEnd(ctx, cls, approval, 'approval', q);
   }
-  const [tagged, req] = await startRun(ctx, cls, { workflowId: 'conformance-noop', tags: Array.from({ length: 5000 }, (_, i) => `t${i}`), metadata: { blob: 'm'.repeat(200_000) } });
+  const [tagged, req] = await startRun(ctx, cls, {
+    workflowId: 'conformance-noop',
+    tags: Array.from({ length: 5000 }, (_, i) => `t${i}`),
+    metadata: { blob: 'm'.repeat(200_000) },
+  });
   if (tagged) await settle(ctx, tagged, keys.t1, req, 20_000, (x) => isTerminalRunStatus(x.status));
 }

@@ -56,7 +56,12 @@ export interface Figures {
 export function figures(values: readonly number[]): Figures {
   const s = [...values].sort((a, b) => a - b);
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { n: s.length, p50: r(percentile(s, 50)), p99: r(percentile(s, 99)), max: r(s.length ? s[s.length - 1]! : NaN) };
+  return {
+    n: s.length,
+    p50: r(percentile(s, 50)),
+    p99: r(percentile(s, 99)),
+    max: r(s.length ? s[s.length - 1]! : NaN),
+  };
 }
 
 // ------------------------------------------------------------------ Prometheus text
@@ -143,7 +148,8 @@ export class FairnessWatch {
   byPhase(): { phase: string; probe: Figures; loopP99: number | undefined }[] {
     this.mark(this.phase?.[0]);
     const names = [...new Set(this.phases.map(([n]) => n))];
-    const within = (at: number, name: string) => this.phases.some(([n, from, to]) => n === name && at >= from && at <= to);
+    const within = (at: number, name: string) =>
+      this.phases.some(([n, from, to]) => n === name && at >= from && at <= to);
     return names
       .map((phase) => {
         const probe = figures(this.probeMs.filter((_, i) => within(this.probeAt[i]!, phase)));
@@ -169,18 +175,31 @@ export class FairnessWatch {
    * event loop (which builds multi-megabyte bodies now and then).
    */
   private async probeLoop(): Promise<void> {
-    const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: `${this.base}/v1/runs?limit=1`, key: this.probeKey, everyMs: this.everyMs } });
+    const worker = new Worker(PROBE_WORKER, {
+      eval: true,
+      workerData: { url: `${this.base}/v1/runs?limit=1`, key: this.probeKey, everyMs: this.everyMs },
+    });
     const done = new Promise<void>((res) => {
-      worker.on('message', (m: { ms: number[]; errors: number; failures: string[]; done?: boolean; ownP99: number; ownMax: number }) => {
-        if (Number.isFinite(m.ownP99) && m.ownP99 > 0) this.ownLoopP99.push(m.ownP99);
-        for (let i = 0; i < m.ms.length; i += 2) {
-          this.probeMs.push(m.ms[i]!);
-          this.probeAt.push(m.ms[i + 1]!);
-        }
-        this.probeErrors += m.errors;
-        for (const f of m.failures) if (this.probeFailures.length < 5) this.probeFailures.push(f);
-        if (m.done) res();
-      });
+      worker.on(
+        'message',
+        (m: {
+          ms: number[];
+          errors: number;
+          failures: string[];
+          done?: boolean;
+          ownP99: number;
+          ownMax: number;
+        }) => {
+          if (Number.isFinite(m.ownP99) && m.ownP99 > 0) this.ownLoopP99.push(m.ownP99);
+          for (let i = 0; i < m.ms.length; i += 2) {
+            this.probeMs.push(m.ms[i]!);
+            this.probeAt.push(m.ms[i + 1]!);
+          }
+          this.probeErrors += m.errors;
+          for (const f of m.failures) if (this.probeFailures.length < 5) this.probeFailures.push(f);
+          if (m.done) res();
+        },
+      );
       worker.on('error', (e) => {
         this.probeFailures.push(`probe worker: ${String(e)}`);
         res();
@@ -214,7 +233,8 @@ export class FairnessWatch {
         continue;
       }
       // Gauges in seconds, with or without the unit suffix (exporters differ).
-      const one = (name: string) => samples(text, `${name}_seconds`)[0]?.value ?? samples(text, name)[0]?.value;
+      const one = (name: string) =>
+        samples(text, `${name}_seconds`)[0]?.value ?? samples(text, name)[0]?.value;
       const p50 = one('nodejs_eventloop_delay_p50');
       const p99 = one('nodejs_eventloop_delay_p99');
       const max = one('nodejs_eventloop_delay_max');
@@ -243,7 +263,12 @@ export class FairnessWatch {
   eventLoop(): Figures | undefined {
     if (!this.loopP99.length) return undefined;
     const p50 = figures(this.loopP50).p50;
-    return { n: this.loopP99.length, p50, p99: Math.round(Math.max(...this.loopP99) * 10) / 10, max: Math.round(Math.max(0, ...this.loopMax) * 10) / 10 };
+    return {
+      n: this.loopP99.length,
+      p50,
+      p99: Math.round(Math.max(...this.loopP99) * 10) / 10,
+      max: Math.round(Math.max(0, ...this.loopMax) * 10) / 10,
+    };
   }
 }
 
@@ -270,7 +295,10 @@ export function tokensIn(text: string): SeenToken[] {
   const out: SeenToken[] = [];
   for (const m of text.matchAll(TOKEN)) {
     try {
-      const p = JSON.parse(Buffer.from(m[0].split('.')[0]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const p = JSON.parse(Buffer.from(m[0].split('.')[0]!, 'base64url').toString('utf8')) as Record<
+        string,
+        unknown
+      >;
       const text = (v: unknown) => (typeof v === 'string' ? v : '');
       out.push({ token: m[0], intent: text(p.intent), expiresAt: text(p.expiresAt), runId: text(p.runId) });
     } catch {

@@ -14,12 +14,16 @@ import type { Scenario } from '../../libs/histories/src/index.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const { SCENARIOS } = require(join(root, 'libs/histories/dist/index.js')) as { SCENARIOS: readonly Scenario[] };
+const { SCENARIOS } = require(join(root, 'libs/histories/dist/index.js')) as {
+  SCENARIOS: readonly Scenario[];
+};
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !SCENARIOS.some((s) => s.name === name));
 if (unknown.length > 0) {
-  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  console.error(
+    `unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`,
+  );
   process.exit(2);
 }
 const out = join(root, 'libs/histories/recorded');

@@ -20,14 +20,17 @@ async function modelOf(apiVersion, kind) {
     const module = await import(`kubernetes-models/${apiVersion}/${kind}`);
     return module[kind];
   } catch (error) {
-    if (error?.code === 'ERR_MODULE_NOT_FOUND' || error?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return undefined;
+    if (error?.code === 'ERR_MODULE_NOT_FOUND' || error?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED')
+      return undefined;
     throw error;
   }
 }
 
 const dir = resolve(process.argv[2] ?? new URL('../../infra/k8s', import.meta.url).pathname);
 let failed = false;
-for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort()) {
   for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
     if (doc.errors.length) {
       failed = true;

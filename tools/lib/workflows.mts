@@ -10,7 +10,11 @@ export function externalEventWorkflow(id: string, name: string) {
     name,
     version: '1.0.0',
     nodes: [
-      { id: 'gate', typeId: 'core.externalEvent', config: { eventType: 'payment.settled', correlation: { orderId: 'o-1' } } },
+      {
+        id: 'gate',
+        typeId: 'core.externalEvent',
+        config: { eventType: 'payment.settled', correlation: { orderId: 'o-1' } },
+      },
       { id: 'after', typeId: 'core.noop', config: {} },
     ],
     edges: [{ id: 'e0', sourceNodeId: 'gate', targetNodeId: 'after' }],

@@ -121,7 +121,11 @@ function generateRunEventTypes(schemaDir: string): string {
       if (Object.keys(base).some((k) => !ANNOTATIONS.has(k))) parts.unshift(typeOf(base, file, indent));
       return parts.map((p) => (p.includes('|') ? `(${p})` : p)).join(' & ');
     }
-    const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+    const types = Array.isArray(schema.type)
+      ? (schema.type as string[])
+      : typeof schema.type === 'string'
+        ? [schema.type]
+        : [];
     if (types.length === 0) return schema.properties ? objectType(schema, file, indent) : 'unknown';
     return union(
       types.map((t) => {
@@ -155,7 +159,9 @@ function generateRunEventTypes(schemaDir: string): string {
     const lines: string[] = [];
     for (const [key, prop] of Object.entries(props)) {
       lines.push(...doc(prop, inner));
-      lines.push(`${inner}readonly ${propertyName(key)}${required.has(key) ? '' : '?'}: ${typeOf(prop, file, inner)};`);
+      lines.push(
+        `${inner}readonly ${propertyName(key)}${required.has(key) ? '' : '?'}: ${typeOf(prop, file, inner)};`,
+      );
     }
     const extra = schema.additionalProperties;
     if (extra === true || (typeof extra === 'object' && extra !== null)) {
@@ -170,7 +176,8 @@ function generateRunEventTypes(schemaDir: string): string {
   const declare = ({ file, def, name }: Named): string => {
     const schema = def === undefined ? load(file)! : (load(file)!.$defs as Record<string, Schema>)[def]!;
     let type = typeOf(schema, file, '');
-    if (file === 'run-event-payloads.schema.json' && def === 'interruptRequested') type = `${type} & ${INTERRUPT_IDENTITY}`;
+    if (file === 'run-event-payloads.schema.json' && def === 'interruptRequested')
+      type = `${type} & ${INTERRUPT_IDENTITY}`;
     const head = doc(schema, '', `\`${file}\`${def === undefined ? '' : ` \`$defs.${def}\``}`);
     return type.startsWith('{\n')
       ? `${head.join('\n')}\nexport interface ${name} ${type}\n`
@@ -192,7 +199,12 @@ function generateRunEventTypes(schemaDir: string): string {
   const envelopeLines: string[] = [];
   for (const [key, prop] of Object.entries(envelopeProps)) {
     envelopeLines.push(...doc(prop, '  '));
-    const type = key === 'type' ? 'T' : key === 'payload' ? 'RunEventPayloads[T]' : typeOf(prop, 'run-event.schema.json', '  ');
+    const type =
+      key === 'type'
+        ? 'T'
+        : key === 'payload'
+          ? 'RunEventPayloads[T]'
+          : typeOf(prop, 'run-event.schema.json', '  ');
     envelopeLines.push(`  readonly ${key}${required.has(key) ? '' : '?'}: ${type};`);
   }
 
@@ -213,10 +225,10 @@ function generateRunEventTypes(schemaDir: string): string {
     ...doc(statusSchema, ''),
     'export type RunStatus = (typeof RUN_STATUSES)[number];',
     '',
-    '/** The statuses a run never leaves (the host\'s `TERMINAL_RUN_STATUSES`). */',
+    "/** The statuses a run never leaves (the host's `TERMINAL_RUN_STATUSES`). */",
     `export const TERMINAL_RUN_STATUSES = [${TERMINAL_RUN_STATUSES.map(literal).join(', ')}] as const;`,
     '',
-    '/** The run event types after which a run emits nothing (the host\'s `TERMINAL_RUN_EVENT_TYPES`). */',
+    "/** The run event types after which a run emits nothing (the host's `TERMINAL_RUN_EVENT_TYPES`). */",
     `export const TERMINAL_RUN_EVENT_TYPES = [${TERMINAL_RUN_EVENT_TYPES.map(literal).join(', ')}] as const;`,
     '',
     '/**',
@@ -240,7 +252,22 @@ function generateRunEventTypes(schemaDir: string): string {
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }
 
-const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', '$comment', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'pattern', 'minItems', 'maxItems', 'uniqueItems']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  '$comment',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+]);
 
 function omit(schema: Schema, key: string): Schema {
   const { [key]: _dropped, ...rest } = schema;
@@ -252,12 +279,16 @@ function union(parts: string[]): string {
   if (unique.includes('unknown')) return 'unknown';
   // A literal next to its own base type adds nothing but noise.
   const bases = new Set(unique.filter((p) => p === 'string' || p === 'number' || p === 'boolean'));
-  const kept = unique.filter((p) => !((p.startsWith("'") && bases.has('string')) || (/^-?\d/.test(p) && bases.has('number'))));
+  const kept = unique.filter(
+    (p) => !((p.startsWith("'") && bases.has('string')) || (/^-?\d/.test(p) && bases.has('number'))),
+  );
   return kept.join(' | ');
 }
 
 function literal(value: unknown): string {
-  return typeof value === 'string' ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(value);
+  return typeof value === 'string'
+    ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+    : JSON.stringify(value);
 }
 
 function propertyName(key: string): string {

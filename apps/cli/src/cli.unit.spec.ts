@@ -28,10 +28,16 @@ describe('wop command lines checked before any request', () => {
   afterEach(() => fetched.mockRestore());
 
   it.each([
-    [['run', 'examples/approval.yaml', '--action', 'acept'], /--action "acept" is not an approval action; use one of accept, reject, refine, edit, edit-accept, ask/],
+    [
+      ['run', 'examples/approval.yaml', '--action', 'acept'],
+      /--action "acept" is not an approval action; use one of accept, reject, refine, edit, edit-accept, ask/,
+    ],
     [['run', 'examples/approval.yaml', '--action', 'edit'], /an edit needs the edited artifact/],
     [['run', 'examples/approval.yaml', '--feedback', 'why'], /--feedback goes with --action/],
-    [['run', 'examples/approval.yaml', '--action', 'accept', '--value', '{}'], /--action and --value do not go together/],
+    [
+      ['run', 'examples/approval.yaml', '--action', 'accept', '--value', '{}'],
+      /--action and --value do not go together/,
+    ],
     [['run', 'examples/approval.yaml', '--value', '{nope'], /--value must be JSON/],
     [['run', 'examples/approval.yaml', '--answer', 'city'], /--answer takes key=value/],
     [['run', 'examples/approval.yaml', '--status', 'running'], /--status does not apply to wop run/],

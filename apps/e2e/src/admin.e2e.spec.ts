@@ -25,7 +25,10 @@ async function signIn(context: BrowserContext, base: string, key: string): Promi
   await page.goto(`${base}/admin`);
   await page.locator('#api-key').fill(key);
   await page.locator('[data-testid=sign-in] button[type=submit]').click();
-  await page.locator('[data-testid=pending-table], [data-state=empty]').first().waitFor({ timeout: UI_WAIT_MS });
+  await page
+    .locator('[data-testid=pending-table], [data-state=empty]')
+    .first()
+    .waitFor({ timeout: UI_WAIT_MS });
   return page;
 }
 
@@ -83,9 +86,13 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
   });
 
   it('lists a pending approval, opens it, copies its token link, accepts it, and the run completes', async () => {
-    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-approval',
+    });
     await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
-    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-clarification',
+    });
     await waitStatus(client, other, 'waiting-input', UI_WAIT_MS);
 
     const page = await signIn(context, base, TEST_KEYS.t1);
@@ -155,12 +162,18 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       `/v1/runs/${runId}/events/poll`,
     );
     const received = events.events.find((e) => e.type === 'approval.received');
-    expect(received?.payload).toMatchObject({ action: 'accept', decidedBy: 'key-t1', feedback: 'Looks right to me.' });
+    expect(received?.payload).toMatchObject({
+      action: 'accept',
+      decidedBy: 'key-t1',
+      feedback: 'Looks right to me.',
+    });
 
     // Back in the list, nothing of kind approval is pending any more.
     await page.goto(`${base}/admin#/?kind=approval`);
     await page.locator('[data-state=empty]').waitFor({ timeout: UI_WAIT_MS });
-    expect(await page.locator('[data-state=empty]').textContent()).toContain('No pending approval interrupts.');
+    expect(await page.locator('[data-state=empty]').textContent()).toContain(
+      'No pending approval interrupts.',
+    );
     await page.close();
   });
 
@@ -174,7 +187,12 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
         {
           id: 'review-the-pricing-table-before-it-goes-live',
           typeId: 'core.approvalGate',
-          config: { title, artifactType: 'pricing-table', artifactData: { currency: 'EUR' }, actions: ['accept', 'reject'] },
+          config: {
+            title,
+            artifactType: 'pricing-table',
+            artifactData: { currency: 'EUR' },
+            actions: ['accept', 'reject'],
+          },
         },
       ],
       edges: [],
@@ -195,10 +213,17 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       },
       { timeoutMs: UI_WAIT_MS, what: `tokens of run ${runId}` },
     );
-    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    const { runId: other } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-clarification',
+    });
     await waitStatus(client, other, 'waiting-input', UI_WAIT_MS);
 
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const phone = await browser.newContext({
+      viewport: { width: 375, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     phone.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(e.message)));
     const overflow = (p: Page) =>
       p.evaluate<{ scrollWidth: number; innerWidth: number }>(
@@ -228,7 +253,13 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
           expect(secret).toEqual(expect.any(String));
           expect(html).not.toContain(secret!.split('/').pop()!);
         }
-        await page.screenshot({ path: resolve(SHOTS, `pending-list-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`), fullPage: true });
+        await page.screenshot({
+          path: resolve(
+            SHOTS,
+            `pending-list-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`,
+          ),
+          fullPage: true,
+        });
 
         // The interrupt's own view fits too.
         await row.getByRole('link', { name: 'Open' }).click();
@@ -237,18 +268,34 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
         const view = await overflow(page);
         expect(view.innerWidth).toBe(375);
         expect(view.scrollWidth).toBeLessThanOrEqual(view.innerWidth);
-        await page.screenshot({ path: resolve(SHOTS, `approval-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`), fullPage: true });
+        await page.screenshot({
+          path: resolve(
+            SHOTS,
+            `approval-phone-${key === TEST_KEYS.t1 ? 'responder' : 'read-only'}-${mode}.png`,
+          ),
+          fullPage: true,
+        });
         await page.close();
       }
     } finally {
       await phone.close();
     }
-    await client.call('POST', `/v1/runs/${runId}/interrupts/review-the-pricing-table-before-it-goes-live`, { action: 'accept' });
-    await client.call('POST', `/v1/runs/${other}/interrupts/ask`, { answers: [{ id: 'q1', answer: 'teal' }] });
+    await client.call('POST', `/v1/runs/${runId}/interrupts/review-the-pricing-table-before-it-goes-live`, {
+      action: 'accept',
+    });
+    await client.call('POST', `/v1/runs/${other}/interrupts/ask`, {
+      answers: [{ id: 'q1', answer: 'teal' }],
+    });
   });
 
   it('offers all five actions of a gate that lists them: refine needs feedback, ask stays pending, edit sends the edited artifact', async () => {
-    const artifactData = { plans: [{ name: 'Starter', price: 9 }, { name: 'Team', price: 29 }], currency: 'EUR' };
+    const artifactData = {
+      plans: [
+        { name: 'Starter', price: 9 },
+        { name: 'Team', price: 29 },
+      ],
+      currency: 'EUR',
+    };
     await client.call('POST', '/v1/workflows', {
       id: 'admin-review',
       name: 'Admin page review',
@@ -273,7 +320,9 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       metadata: {},
       settings: {},
     });
-    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'admin-review' });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'admin-review',
+    });
     await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/review`);
@@ -286,7 +335,9 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 
     // Refine without feedback is stopped in the page; nothing reaches the host.
     await page.locator('button[data-action=refine]').click();
-    expect(await page.locator('[data-testid=resolve-card] [data-state=error] .error-message').textContent()).toContain('Refine needs feedback');
+    expect(
+      await page.locator('[data-testid=resolve-card] [data-state=error] .error-message').textContent(),
+    ).toContain('Refine needs feedback');
 
     // Ask records the question and the gate stays open.
     await page.locator('button[data-action=ask]').click();
@@ -297,7 +348,13 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 
     // Edit & accept: the first click opens the editor on the artifact, the second sends it.
     await page.locator('button[data-action=edit]').click();
-    const edited = { ...artifactData, plans: [{ name: 'Starter', price: 10 }, { name: 'Team', price: 29 }] };
+    const edited = {
+      ...artifactData,
+      plans: [
+        { name: 'Starter', price: 10 },
+        { name: 'Team', price: 29 },
+      ],
+    };
     await page.locator('#edited-artifact').fill(JSON.stringify(edited));
     await page.locator('button[data-action=edit]').click();
     await page.locator('[data-testid=resolve-result][data-status=resolved]').waitFor({ timeout: UI_WAIT_MS });
@@ -306,13 +363,20 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
       'GET',
       `/v1/runs/${runId}/events/poll`,
     );
-    expect(events.events.filter((e) => e.type === 'approval.received').map((e) => e.payload.action)).toContain('edit-accept');
-    expect(events.events.find((e) => e.type === 'approval.received' && e.payload.action === 'edit-accept')?.payload.editedArtifactData).toEqual(edited);
+    expect(
+      events.events.filter((e) => e.type === 'approval.received').map((e) => e.payload.action),
+    ).toContain('edit-accept');
+    expect(
+      events.events.find((e) => e.type === 'approval.received' && e.payload.action === 'edit-accept')?.payload
+        .editedArtifactData,
+    ).toEqual(edited);
     await page.close();
   });
 
   it('answers a clarification through the form built from its questions', async () => {
-    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-clarification' });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-clarification',
+    });
     await waitStatus(client, runId, 'waiting-input', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/ask`);
@@ -333,7 +397,9 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
   });
 
   it('shows the error envelope message when the interrupt was resolved elsewhere, and the run keeps its answer', async () => {
-    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    const { runId } = await client.call<{ runId: string }>('POST', '/v1/runs', {
+      workflowId: 'conformance-approval',
+    });
     await waitStatus(client, runId, 'waiting-approval', UI_WAIT_MS);
     const page = await signIn(context, base, TEST_KEYS.t1);
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/gate`);
@@ -368,7 +434,11 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
           typeId: 'agent.conversation',
           config: {
             provider: 'scripted',
-            script: ['Hello! What shall we plan?', 'Noted: Lisbon. I will look at flights and hotels for you.', 'Three days it is.'],
+            script: [
+              'Hello! What shall we plan?',
+              'Noted: Lisbon. I will look at flights and hotels for you.',
+              'Three days it is.',
+            ],
           },
         },
         { id: 'after', typeId: 'core.noop', config: {} },
@@ -388,10 +458,24 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     const row = page.locator(`tr[data-run-id="${runId}"]`);
     await row.waitFor({ timeout: UI_WAIT_MS });
     const [badge, age, asked] = await Promise.all(
-      ['[data-testid=asked] .badge', 'td.age', '[data-testid=asked]'].map((css) => row.locator(css).evaluate(measureText)),
+      ['[data-testid=asked] .badge', 'td.age', '[data-testid=asked]'].map((css) =>
+        row.locator(css).evaluate(measureText),
+      ),
     );
-    const layout = { badgeText: badge!.text, badgeLines: badge!.lines, ageLines: age!.lines, ageWrap: age!.whiteSpace, askedWrap: asked!.overflowWrap };
-    expect(layout).toEqual({ badgeText: 'conversation.exchange', badgeLines: 1, ageLines: 1, ageWrap: 'nowrap', askedWrap: 'break-word' });
+    const layout = {
+      badgeText: badge!.text,
+      badgeLines: badge!.lines,
+      ageLines: age!.lines,
+      ageWrap: age!.whiteSpace,
+      askedWrap: asked!.overflowWrap,
+    };
+    expect(layout).toEqual({
+      badgeText: 'conversation.exchange',
+      badgeLines: 1,
+      ageLines: 1,
+      ageWrap: 'nowrap',
+      askedWrap: 'break-word',
+    });
     await page.screenshot({ path: resolve(SHOTS, `pending-conversation-${mode}.png`), fullPage: true });
     await page.goto(`${base}/admin#/runs/${runId}/interrupts/chat`);
     const transcript = page.locator('[data-testid=transcript]');
@@ -422,15 +506,16 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     await page.screenshot({ path: resolve(SHOTS, `conversation-${mode}.png`), fullPage: true });
 
     await page.locator('[data-testid=close-conversation]').click();
-    await page.locator('[data-testid=conversation-status]', { hasText: 'closed' }).waitFor({ timeout: UI_WAIT_MS });
+    await page
+      .locator('[data-testid=conversation-status]', { hasText: 'closed' })
+      .waitFor({ timeout: UI_WAIT_MS });
     await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
     await page.screenshot({ path: resolve(SHOTS, `conversation-closed-${mode}.png`), fullPage: true });
 
     // The transcript the page showed is the one the host recorded.
-    const { conversations } = await client.call<{ conversations: { conversationId: string; nodeId: string; status: string }[] }>(
-      'GET',
-      `/v1/runs/${runId}/conversations`,
-    );
+    const { conversations } = await client.call<{
+      conversations: { conversationId: string; nodeId: string; status: string }[];
+    }>('GET', `/v1/runs/${runId}/conversations`);
     expect(conversations).toEqual([expect.objectContaining({ nodeId: 'chat', status: 'closed' })]);
     const { turns } = await client.call<{ turns: { role: string; content: unknown }[] }>(
       'GET',
@@ -453,13 +538,23 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
 interface MeasuredElement {
   readonly textContent: string | null;
   readonly ownerDocument: {
-    createRange(): { selectNodeContents(node: unknown): void; getClientRects(): ArrayLike<{ readonly top: number }> };
-    readonly defaultView: { getComputedStyle(el: unknown): { readonly whiteSpace: string; readonly overflowWrap: string } };
+    createRange(): {
+      selectNodeContents(node: unknown): void;
+      getClientRects(): ArrayLike<{ readonly top: number }>;
+    };
+    readonly defaultView: {
+      getComputedStyle(el: unknown): { readonly whiteSpace: string; readonly overflowWrap: string };
+    };
   };
 }
 
 /** In the page: an element's text, on how many lines it is drawn, and how it may wrap. */
-function measureText(el: MeasuredElement): { text: string | null; lines: number; whiteSpace: string; overflowWrap: string } {
+function measureText(el: MeasuredElement): {
+  text: string | null;
+  lines: number;
+  whiteSpace: string;
+  overflowWrap: string;
+} {
   const range = el.ownerDocument.createRange();
   range.selectNodeContents(el);
   const style = el.ownerDocument.defaultView.getComputedStyle(el);

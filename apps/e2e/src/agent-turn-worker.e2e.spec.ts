@@ -118,13 +118,19 @@ describe('agent turns on their own workers (one partition, one engine)', () => {
     await engine.kill('SIGKILL');
     stack.processes.splice(stack.processes.indexOf(engine), 1);
     // Streaming stopped with the process; the owed turn is still a row, claimed by the dead engine.
-    const owed = await query<{ attempts: number }>(db.url, 'SELECT attempts FROM engine_agent_turns WHERE run_id = $1', [runId]);
+    const owed = await query<{ attempts: number }>(
+      db.url,
+      'SELECT attempts FROM engine_agent_turns WHERE run_id = $1',
+      [runId],
+    );
     expect(owed).toEqual([{ attempts: 1 }]);
     await stack.restart('engine');
     await replied(runId);
     await waitFor(
       async () =>
-        (await query(db.url, 'SELECT 1 FROM engine_agent_turns WHERE run_id = $1', [runId])).length === 0 ? true : undefined,
+        (await query(db.url, 'SELECT 1 FROM engine_agent_turns WHERE run_id = $1', [runId])).length === 0
+          ? true
+          : undefined,
       { timeoutMs: 30_000, intervalMs: 100, what: 'the owed turn to be settled' },
     );
     const turns = await agentTurns(runId);

@@ -99,7 +99,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
   };
 
   beforeAll(async () => {
-    hut = await MODES[mode]({ WOP_API_KEYS: API_KEYS, WOP_TOKEN_KEYS: testTokenKeysJson(KID), OPENWOP_AUDIT_SIGNING_KEY: AUDIT_SEED });
+    hut = await MODES[mode]({
+      WOP_API_KEYS: API_KEYS,
+      WOP_TOKEN_KEYS: testTokenKeysJson(KID),
+      OPENWOP_AUDIT_SIGNING_KEY: AUDIT_SEED,
+    });
     base = hut.host.gateways[0]!;
     t1 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t1 });
     t2 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t2 });
@@ -300,7 +304,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
     ];
     for (const name of ['from', 'to']) {
       for (const value of spellings) {
-        const res = await fetch(`${base}/v1/audit?${name}=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${KEYS.t1}` } });
+        const res = await fetch(`${base}/v1/audit?${name}=${encodeURIComponent(value)}`, {
+          headers: { authorization: `Bearer ${KEYS.t1}` },
+        });
         const body = (await res.json()) as { error: string; message: string; details?: unknown };
         expect([name, value, res.status, body.error]).toEqual([name, value, 400, 'validation_error']);
         expect(JSON.stringify(body.details)).toContain(`/${name}`);
@@ -316,7 +322,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
       const got = await exportText(KEYS.t1, `?from=${encodeURIComponent(from)}&limit=1`);
       expect([from, got.status, linesOf(got.text).map((l) => l.seq)]).toEqual([from, 200, [2]]);
     }
-    const none = await exportText(KEYS.t1, `?to=${encodeURIComponent('2000-01-01T00:00:00.000000001-12:00')}`);
+    const none = await exportText(
+      KEYS.t1,
+      `?to=${encodeURIComponent('2000-01-01T00:00:00.000000001-12:00')}`,
+    );
     expect([none.status, none.text]).toEqual([200, '']);
   });
 
@@ -372,8 +381,18 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
 
   it('a signed head: the export verifies under the host public key; edited and re-hashed throughout, it fails', async () => {
     // The public key is served without credentials, and is the one of the configured key.
-    const published = (await (await fetch(`${base}/v1/audit/public-key`)).json()) as { alg: string; kid: string; publicKey: string; pem: string };
-    expect(published).toEqual({ alg: 'Ed25519', kid: AUDIT_KEY.kid, publicKey: rawPublicKey(AUDIT_KEY.publicKey), pem: expect.stringContaining('BEGIN PUBLIC KEY') });
+    const published = (await (await fetch(`${base}/v1/audit/public-key`)).json()) as {
+      alg: string;
+      kid: string;
+      publicKey: string;
+      pem: string;
+    };
+    expect(published).toEqual({
+      alg: 'Ed25519',
+      kid: AUDIT_KEY.kid,
+      publicKey: rawPublicKey(AUDIT_KEY.publicKey),
+      pem: expect.stringContaining('BEGIN PUBLIC KEY'),
+    });
     // Every gateway signs with it: the export's header and the head route verify.
     for (const gateway of hut.host.gateways) {
       const res = await fetch(`${gateway}/v1/audit`, { headers: { authorization: `Bearer ${KEYS.t1}` } });
@@ -385,14 +404,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
       const head = await t1.call<SignedAuditHead>('GET', '/v1/audit/head');
       expect(checkAuditHeadSignature(head, AUDIT_KEY.publicKey)).toEqual({ ok: true });
     }
-    const blind = await refusal(new OpenWopClient({ baseUrl: base, apiKey: KEYS.blind }).call('GET', '/v1/audit/head'));
+    const blind = await refusal(
+      new OpenWopClient({ baseUrl: base, apiKey: KEYS.blind }).call('GET', '/v1/audit/head'),
+    );
     expect([blind.status, blind.details?.scopeRequired]).toEqual([403, 'audit:read']);
 
     const exported = spawnWop(['audit', 'export'], { WOP_URL: base, WOP_API_KEY: KEYS.t1 });
     expect((await exported.exit).code).toBe(0);
-    const [headLine, ...records] = exported.stdout().split('\n').filter((l) => l !== '');
+    const [headLine, ...records] = exported
+      .stdout()
+      .split('\n')
+      .filter((l) => l !== '');
     const head = JSON.parse(headLine!) as SignedAuditHead;
-    expect(head).toMatchObject({ type: 'audit-head', alg: 'Ed25519', kid: AUDIT_KEY.kid, head: { tenant: 't1' } });
+    expect(head).toMatchObject({
+      type: 'audit-head',
+      alg: 'Ed25519',
+      kid: AUDIT_KEY.kid,
+      head: { tenant: 't1' },
+    });
     const last = JSON.parse(records.at(-1)!) as Line;
     expect(head.head).toMatchObject({ seq: last.seq, hash: last.hash });
 
@@ -412,7 +441,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
     for (const key of [published.publicKey, keyFile]) {
       expect(await verify(untouched, '--public-key', key)).toEqual({
         code: 0,
-        stdout: expect.stringContaining(`signed head: seq ${last.seq} of tenant t1, key ${AUDIT_KEY.kid}, signed ${head.head.signedAt}: verified`),
+        stdout: expect.stringContaining(
+          `signed head: seq ${last.seq} of tenant t1, key ${AUDIT_KEY.kid}, signed ${head.head.signedAt}: verified`,
+        ),
         stderr: '',
       });
     }
@@ -435,14 +466,23 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the audit log end t
     expect(await verify(tamperedFile, '--public-key', published.publicKey)).toEqual({
       code: 1,
       stdout: expect.stringMatching(/^FAILED: 1 finding/),
-      stderr: expect.stringMatching(new RegExp(`^error: head-mismatch: record ${last.seq} \\(line ${records.length + 1}\\) has hash [0-9a-f]{64}, the signed head says ${last.hash}`)),
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^error: head-mismatch: record ${last.seq} \\(line ${records.length + 1}\\) has hash [0-9a-f]{64}, the signed head says ${last.hash}`,
+        ),
+      ),
     });
     // Without the head line, or under another key, it fails too.
-    expect(await verify(write('unsigned.ndjson', tamperedLines), '--public-key', published.publicKey)).toMatchObject({
+    expect(
+      await verify(write('unsigned.ndjson', tamperedLines), '--public-key', published.publicKey),
+    ).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('error: unsigned: the export carries no signed head'),
     });
     const other = rawPublicKey(auditSigningKeyFrom(generateAuditSigningKey(), 'other').publicKey);
-    expect(await verify(untouched, '--public-key', other)).toMatchObject({ code: 1, stderr: expect.stringContaining('error: bad-signature:') });
+    expect(await verify(untouched, '--public-key', other)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('error: bad-signature:'),
+    });
   });
 });

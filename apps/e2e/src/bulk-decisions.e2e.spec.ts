@@ -11,7 +11,14 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // naming decided interrupts gets `interrupt_already_resolved` per item. A filter-selected bulk
 // cancel cancels exactly the runs waiting on what it selected and lists them.
 
-const ALL = ['manifest:read', 'manifest:write', 'runs:create', 'runs:read', 'runs:cancel', 'approvals:respond'];
+const ALL = [
+  'manifest:read',
+  'manifest:write',
+  'runs:create',
+  'runs:read',
+  'runs:cancel',
+  'approvals:respond',
+];
 const KEYS = { t1: 'bulk_t1_' + 'a'.repeat(24), t2: 'bulk_t2_' + 'b'.repeat(24) };
 const API_KEYS = JSON.stringify([
   { key: KEYS.t1, scopes: ALL, tenant: 't1', id: 'key-t1', principal: 'alice' },
@@ -47,7 +54,11 @@ function workflow(id: string, gate: Record<string, unknown> = {}) {
     name: id,
     version: '1.0.0',
     nodes: [
-      { id: 'gate', typeId: 'core.approvalGate', config: { title: 'ship it?', actions: ['accept', 'reject'], timeoutMs: 600_000, ...gate } },
+      {
+        id: 'gate',
+        typeId: 'core.approvalGate',
+        config: { title: 'ship it?', actions: ['accept', 'reject'], timeoutMs: 600_000, ...gate },
+      },
       { id: 'after', typeId: 'core.noop', config: {} },
     ],
     edges: [{ id: 'e1', sourceNodeId: 'gate', targetNodeId: 'after' }],
@@ -84,7 +95,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
     t1 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t1 });
     t2 = new OpenWopClient({ baseUrl: base, apiKey: KEYS.t2 });
     await t1.call('POST', '/v1/workflows', workflow(wf.gate));
-    await t1.call('POST', '/v1/workflows', workflow(wf.guarded, { approversList: ['carol'], approverPolicy: 'enforced' }));
+    await t1.call(
+      'POST',
+      '/v1/workflows',
+      workflow(wf.guarded, { approversList: ['carol'], approverPolicy: 'enforced' }),
+    );
     await t1.call('POST', '/v1/workflows', workflow(wf.stale));
     await t2.call('POST', '/v1/workflows', workflow(wf.gate));
   });
@@ -102,10 +117,19 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
       },
       body: JSON.stringify(body),
     });
-    return { status: res.status, replay: res.headers.get('openwop-idempotent-replay'), body: (await res.json()) as Answer & { error?: string; details?: Record<string, unknown> } };
+    return {
+      status: res.status,
+      replay: res.headers.get('openwop-idempotent-replay'),
+      body: (await res.json()) as Answer & { error?: string; details?: Record<string, unknown> },
+    };
   }
 
-  async function createWaiting(client: OpenWopClient, tenant: string, workflowId: string, count: number): Promise<string[]> {
+  async function createWaiting(
+    client: OpenWopClient,
+    tenant: string,
+    workflowId: string,
+    count: number,
+  ): Promise<string[]> {
     const runIds = await pool(count, async () => (await client.createRun({ workflowId })).runId);
     await waitFor(
       async () => {
@@ -134,7 +158,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
   }
 
   async function statuses(runIds: readonly string[]): Promise<Record<string, number>> {
-    const rows = await query<{ status: string; n: string }>(hut.db.url, 'SELECT status, count(*) AS n FROM runs WHERE run_id = ANY($1) GROUP BY 1', [runIds]);
+    const rows = await query<{ status: string; n: string }>(
+      hut.db.url,
+      'SELECT status, count(*) AS n FROM runs WHERE run_id = ANY($1) GROUP BY 1',
+      [runIds],
+    );
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
@@ -180,8 +208,15 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
     expect(again.replay).toBe('true');
     expect(again.body).toEqual(first.body);
     // Another bulk naming decided interrupts: first resolve won, each is refused on its own.
-    const other = await post('/v1/interrupts:bulk-resolve', { items: items.slice(0, 5) }, KEYS.t1, `${key}-other`);
-    expect(other.body.results.map(outcome)).toEqual(items.slice(0, 5).map(() => 'interrupt_already_resolved'));
+    const other = await post(
+      '/v1/interrupts:bulk-resolve',
+      { items: items.slice(0, 5) },
+      KEYS.t1,
+      `${key}-other`,
+    );
+    expect(other.body.results.map(outcome)).toEqual(
+      items.slice(0, 5).map(() => 'interrupt_already_resolved'),
+    );
 
     const counts = await typeCounts(allowed);
     const once = ['approval.received', 'interrupt.resolved', 'run.completed'];
@@ -200,12 +235,21 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
 
   it('cancels the runs waiting on what a filter selects, lists the selection, and leaves the rest', async () => {
     const stale = await createWaiting(t1, 't1', wf.stale, STALE);
-    const res = await post('/v1/interrupts:bulk-cancel', { filter: { workflowId: wf.stale, kind: 'approval', olderThanMs: 0 }, reason: 'stale' }, KEYS.t1);
+    const res = await post(
+      '/v1/interrupts:bulk-cancel',
+      { filter: { workflowId: wf.stale, kind: 'approval', olderThanMs: 0 }, reason: 'stale' },
+      KEYS.t1,
+    );
     expect(res.status).toBe(200);
     expect([...res.body.selected!.map((s) => s.runId)].sort()).toEqual([...stale].sort());
     expect(res.body.truncated).toBe(false);
-    expect(res.body.results.map((r) => r.ok && ['cancelled', 'cancelling'].includes(r.status!))).toEqual(stale.map(() => true));
-    await waitFor(async () => (await statuses(stale)).cancelled === STALE, { timeoutMs: 30_000, what: 'the stale runs cancelled' });
+    expect(res.body.results.map((r) => r.ok && ['cancelled', 'cancelling'].includes(r.status!))).toEqual(
+      stale.map(() => true),
+    );
+    await waitFor(async () => (await statuses(stale)).cancelled === STALE, {
+      timeoutMs: 30_000,
+      what: 'the stale runs cancelled',
+    });
     // Another tenant's filter selects none of them; the guarded runs (another workflow) still wait.
     const foreign = await post('/v1/interrupts:bulk-cancel', { filter: { workflowId: wf.stale } }, KEYS.t2);
     expect(foreign.body.results).toEqual([]);
@@ -218,12 +262,27 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('bulk decisions end 
   }, 120_000);
 
   it('refuses a selection over the cap, or with both items and a filter, as 400 and decides nothing', async () => {
-    const over = await post('/v1/interrupts:bulk-resolve', { filter: {}, resumeValue: { action: 'accept' }, limit: TOTAL + 1 }, KEYS.t1);
+    const over = await post(
+      '/v1/interrupts:bulk-resolve',
+      { filter: {}, resumeValue: { action: 'accept' }, limit: TOTAL + 1 },
+      KEYS.t1,
+    );
     expect(over.status).toBe(400);
     expect(over.body.details).toMatchObject({ maxItems: TOTAL });
-    const both = await post('/v1/interrupts:bulk-cancel', { filter: {}, items: [{ runId: 'r', nodeId: 'gate' }] }, KEYS.t1);
+    const both = await post(
+      '/v1/interrupts:bulk-cancel',
+      { filter: {}, items: [{ runId: 'r', nodeId: 'gate' }] },
+      KEYS.t1,
+    );
     expect(both.status).toBe(400);
-    expect(await statuses(await query<{ run_id: string }>(hut.db.url, "SELECT run_id FROM pending_interrupts WHERE tenant = 't1'").then((rows) => rows.map((r) => r.run_id)))).toEqual({
+    expect(
+      await statuses(
+        await query<{ run_id: string }>(
+          hut.db.url,
+          "SELECT run_id FROM pending_interrupts WHERE tenant = 't1'",
+        ).then((rows) => rows.map((r) => r.run_id)),
+      ),
+    ).toEqual({
       'waiting-approval': GUARDED,
     });
   });

@@ -106,7 +106,9 @@ describe('wop conversations against the embedded host', () => {
     const runId = runIdOf(tty.stdout());
     // Named as what it is (its wire status is waiting-approval), on a line of its own below the prompt.
     expect(tty.stdout()).toMatch(
-      new RegExp(`\\n(\\x1b\\[[0-9;]*[A-Za-z])*run ${runId} waits for a turn in the conversation at step chat; continue with: wop attach ${runId}`),
+      new RegExp(
+        `\\n(\\x1b\\[[0-9;]*[A-Za-z])*run ${runId} waits for a turn in the conversation at step chat; continue with: wop attach ${runId}`,
+      ),
     );
     expect((await client.getRun(runId)).status).toBe('waiting-approval');
     const [open] = await client.listConversations(runId);

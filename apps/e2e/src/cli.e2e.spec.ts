@@ -230,7 +230,7 @@ describe('wop CLI against the embedded host', () => {
       });
     });
 
-    it('at end of input leaves the waiting run durable (exit 4, not Ctrl+C\'s 130); wop attach picks it up and finishes it', async () => {
+    it("at end of input leaves the waiting run durable (exit 4, not Ctrl+C's 130); wop attach picks it up and finishes it", async () => {
       const r = await runWop(['run', APPROVAL, '--cancel-on-interrupt'], env, '');
       expect(r.code).toBe(4);
       const runId = runIdOf(r.stdout);
@@ -243,7 +243,9 @@ describe('wop CLI against the embedded host', () => {
       });
       const attached = await runWop(['attach', runId], env, 'a\n');
       expect({ code: attached.code, stderr: attached.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(attached.stdout).toContain(`run ${runId} (workflow example-approval) waits for an approval at step review`);
+      expect(attached.stdout).toContain(
+        `run ${runId} (workflow example-approval) waits for an approval at step review`,
+      );
       expect(attached.stdout).toContain('✔ run completed');
       await status(runId, 'completed');
     });
@@ -299,10 +301,18 @@ describe('wop CLI against the embedded host', () => {
       expect(bad.stderr).toContain('.infra/stack/api-key');
       // Outside the repository no key file is found: wop says where it looked.
       const outside = mkdtempSync(join(tmpdir(), 'wop-outside-'));
-      const none = await runWop(['runs', 'ls'], { WOP_URL: env.WOP_URL!, WOP_API_KEY: '' }, '', 60_000, outside);
+      const none = await runWop(
+        ['runs', 'ls'],
+        { WOP_URL: env.WOP_URL!, WOP_API_KEY: '' },
+        '',
+        60_000,
+        outside,
+      );
       expect(none.code).toBe(3);
       expect(none.stderr).toContain('Missing or malformed Authorization header');
-      expect(none.stderr).toContain(`wop sent no API key (it looked at: --api-key; WOP_API_KEY; .infra/embedded/dev-api-key in ${outside} or a parent folder (not found))`);
+      expect(none.stderr).toContain(
+        `wop sent no API key (it looked at: --api-key; WOP_API_KEY; .infra/embedded/dev-api-key in ${outside} or a parent folder (not found))`,
+      );
     });
   });
 
@@ -420,7 +430,9 @@ describe('wop CLI against the embedded host', () => {
           code: 'validation_error',
         });
       }
-      expect((await client.listRuns({ cursor: forged(['2026-01-01T00:00:00.000Z', 'x']) })).runs).toEqual(expect.any(Array));
+      expect((await client.listRuns({ cursor: forged(['2026-01-01T00:00:00.000Z', 'x']) })).runs).toEqual(
+        expect.any(Array),
+      );
       await expect(client.listRuns({ status: 'sleeping' })).rejects.toMatchObject({
         code: 'validation_error',
       });

@@ -18,7 +18,13 @@ interface Event {
   readonly payload?: Record<string, unknown>;
 }
 
-async function call(gateway: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  gateway: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(`${gateway}${path}`, {
     method,
     headers: {
@@ -29,7 +35,11 @@ async function call(gateway: string, method: 'GET' | 'POST', path: string, body?
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, replay: res.headers.get('openwop-idempotent-replay'), json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: res.status,
+    replay: res.headers.get('openwop-idempotent-replay'),
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -45,7 +55,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
   let hut: HostUnderTest;
   const gw = () => hut.host.gateways[0]!;
   const get = (path: string) => call(gw(), 'GET', path);
-  const post = (path: string, body: unknown, headers?: Record<string, string>) => call(gw(), 'POST', path, body, headers);
+  const post = (path: string, body: unknown, headers?: Record<string, string>) =>
+    call(gw(), 'POST', path, body, headers);
 
   const start = async (workflowId: string, inputs?: Record<string, unknown>): Promise<string> => {
     const created = await post('/v1/runs', { workflowId, ...(inputs ? { inputs } : {}) });
@@ -60,14 +71,21 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       },
       { timeoutMs: 30_000, intervalMs: 100, what: `run ${runId} ${what}` },
     );
-  const terminal = (runId: string) => snapshotWhen(runId, (s) => TERMINAL.includes(s.status as string), 'terminal');
+  const terminal = (runId: string) =>
+    snapshotWhen(runId, (s) => TERMINAL.includes(s.status as string), 'terminal');
   const events = async (runId: string, query = ''): Promise<Event[]> => {
     const res = await get(`/v1/runs/${runId}/events/poll${query}`);
     expect(res.status).toBe(200);
     return res.json.events as Event[];
   };
   const runsOf = async (workflowId: string): Promise<number> =>
-    Number((await query<{ n: string }>(hut.db.url, "SELECT count(*) AS n FROM runs WHERE workflow_id = $1", [workflowId]))[0]!.n);
+    Number(
+      (
+        await query<{ n: string }>(hut.db.url, 'SELECT count(*) AS n FROM runs WHERE workflow_id = $1', [
+          workflowId,
+        ])
+      )[0]!.n,
+    );
 
   beforeAll(async () => {
     hut = await MODES[mode]({ ENGINE_TIMER_MS: '100' });
@@ -77,8 +95,15 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
   });
 
   it('discovery lists the core fixtures; the replay side-effect fixture is not offered without the capability', async () => {
-    const doc = (await get('/.well-known/openwop')).json as { fixtures: unknown[]; replay?: { sideEffectSuppression?: string } };
-    const ids = doc.fixtures.map((f) => (typeof f === 'string' ? f : ((f as { workflowId?: string; id?: string }).workflowId ?? (f as { id?: string }).id)));
+    const doc = (await get('/.well-known/openwop')).json as {
+      fixtures: unknown[];
+      replay?: { sideEffectSuppression?: string };
+    };
+    const ids = doc.fixtures.map((f) =>
+      typeof f === 'string'
+        ? f
+        : ((f as { workflowId?: string; id?: string }).workflowId ?? (f as { id?: string }).id),
+    );
     for (const id of [
       'conformance-noop',
       'conformance-identity',
@@ -116,13 +141,19 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const all = await events(runId);
       expect(all[0]?.type).toBe('run.started');
       expect(all.filter((e) => e.type === 'node.completed').map((e) => e.nodeId)).toEqual(['noop']);
-      expect(all.filter((e) => TERMINAL_EVENTS.includes(e.type)).map((e) => e.type)).toEqual(['run.completed']);
+      expect(all.filter((e) => TERMINAL_EVENTS.includes(e.type)).map((e) => e.type)).toEqual([
+        'run.completed',
+      ]);
       expect(all.at(-1)?.type).toBe('run.completed');
       const seqs = all.map((e) => e.sequence);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-      expect((await events(runId)).map((e) => [e.sequence, e.type])).toEqual(all.map((e) => [e.sequence, e.type]));
+      expect((await events(runId)).map((e) => [e.sequence, e.type])).toEqual(
+        all.map((e) => [e.sequence, e.type]),
+      );
       // `lastSequence=0` reads what follows run.started.
-      expect((await events(runId, '?lastSequence=0&timeout=1')).map((e) => e.sequence)).toEqual(seqs.slice(1));
+      expect((await events(runId, '?lastSequence=0&timeout=1')).map((e) => e.sequence)).toEqual(
+        seqs.slice(1),
+      );
     });
 
     it('identity: variables.payload deep-equals the input payload', async () => {
@@ -138,8 +169,13 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const runId = created.json.runId as string;
       const done = await terminal(runId);
       expect(done.status).toBe('failed');
-      expect(done.error).toEqual({ code: 'conformance_test_failure', message: 'Intentional conformance failure' });
-      const order = (await events(runId)).map((e) => e.type).filter((t) => ['run.started', 'node.failed', 'run.failed'].includes(t));
+      expect(done.error).toEqual({
+        code: 'conformance_test_failure',
+        message: 'Intentional conformance failure',
+      });
+      const order = (await events(runId))
+        .map((e) => e.type)
+        .filter((t) => ['run.started', 'node.failed', 'run.failed'].includes(t));
       expect(order).toEqual(['run.started', 'node.failed', 'run.failed']);
     });
 
@@ -186,9 +222,25 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
 
     it('same key, another body: 409 idempotency_key_mismatch with no runId', async () => {
       const key = `core-${randomUUID()}`;
-      expect((await post('/v1/runs', { workflowId: 'conformance-idempotent', inputs: { nonce: 'first' } }, { 'Idempotency-Key': key })).status).toBe(201);
-      const other = await post('/v1/runs', { workflowId: 'conformance-idempotent', inputs: { nonce: 'DIFFERENT' } }, { 'Idempotency-Key': key });
-      expect([other.status, other.json.error, other.json.runId]).toEqual([409, 'idempotency_key_mismatch', undefined]);
+      expect(
+        (
+          await post(
+            '/v1/runs',
+            { workflowId: 'conformance-idempotent', inputs: { nonce: 'first' } },
+            { 'Idempotency-Key': key },
+          )
+        ).status,
+      ).toBe(201);
+      const other = await post(
+        '/v1/runs',
+        { workflowId: 'conformance-idempotent', inputs: { nonce: 'DIFFERENT' } },
+        { 'Idempotency-Key': key },
+      );
+      expect([other.status, other.json.error, other.json.runId]).toEqual([
+        409,
+        'idempotency_key_mismatch',
+        undefined,
+      ]);
     });
 
     it('five retries of one request collapse to one run', async () => {
@@ -209,7 +261,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const cancel = await post(`/v1/runs/${runId}/cancel`, { reason: 'conformance-core' });
       expect(cancel.status).toBe(200);
       expect(['cancelled', 'cancelling']).toContain(cancel.json.status);
-      expect((await snapshotWhen(runId, (s) => s.status === 'cancelled', 'cancelled')).status).toBe('cancelled');
+      expect((await snapshotWhen(runId, (s) => s.status === 'cancelled', 'cancelled')).status).toBe(
+        'cancelled',
+      );
       const all = await events(runId);
       expect(all.filter((e) => e.type === 'run.cancelled')).toHaveLength(1);
       expect(all.at(-1)?.type).toBe('run.cancelled');
@@ -227,9 +281,17 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
     it('bulk cancel: a cancellable started without delayMs waits its 30 s default and is cancelled; an unknown id is not_found; results in order', async () => {
       const inflight = await start('conformance-cancellable', { delaySeconds: 30 });
       const unknown = `run-does-not-exist-${randomUUID()}`;
-      const res = await post('/v1/runs:bulk-cancel', { runIds: [inflight, unknown], reason: 'conformance-core' });
+      const res = await post('/v1/runs:bulk-cancel', {
+        runIds: [inflight, unknown],
+        reason: 'conformance-core',
+      });
       expect(res.status).toBe(200);
-      const results = res.json.results as { runId: string; ok: boolean; status?: string; error?: { code?: string } }[];
+      const results = res.json.results as {
+        runId: string;
+        ok: boolean;
+        status?: string;
+        error?: { code?: string };
+      }[];
       expect(results.map((r) => [r.runId, r.ok])).toEqual([
         [inflight, true],
         [unknown, false],
@@ -239,26 +301,37 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const again = await post('/v1/runs:bulk-cancel', { runIds: [inflight] });
       expect(again.status).toBe(200);
       expect((again.json.results as { ok: boolean }[])[0]!.ok).toBe(true);
-      expect((await snapshotWhen(inflight, (s) => s.status === 'cancelled', 'cancelled')).status).toBe('cancelled');
+      expect((await snapshotWhen(inflight, (s) => s.status === 'cancelled', 'cancelled')).status).toBe(
+        'cancelled',
+      );
     });
 
     it('bulk cancel refuses an empty list and more than the cap, naming the cap', async () => {
       const empty = await post('/v1/runs:bulk-cancel', { runIds: [] });
       expect([empty.status, empty.json.error]).toEqual([400, 'validation_error']);
-      const over = await post('/v1/runs:bulk-cancel', { runIds: Array.from({ length: 101 }, (_, i) => `run-overflow-${i}`) });
+      const over = await post('/v1/runs:bulk-cancel', {
+        runIds: Array.from({ length: 101 }, (_, i) => `run-overflow-${i}`),
+      });
       expect([over.status, over.json.error]).toEqual([400, 'validation_error']);
       expect((over.json.details as { maxRunIds: number }).maxRunIds).toBeGreaterThanOrEqual(1);
     });
   });
 
   describe('approvals and clarification', () => {
-    const waiting = (runId: string, status: string) => snapshotWhen(runId, (s) => s.status === status, status);
+    const waiting = (runId: string, status: string) =>
+      snapshotWhen(runId, (s) => s.status === status, status);
 
     it('approval: waiting-approval, a resolve of another shape is 400 and changes nothing, accept completes it', async () => {
       const runId = await start('conformance-approval');
       const s = await waiting(runId, 'waiting-approval');
       expect(s.currentNodeId).toBe('gate');
-      for (const bad of [{}, { action: 'maybe' }, { action: 'refine', refineFeedback: { scope: 'whole', text: 'x' } }, { action: 'accept', extra: 1 }, { resumeValue: { action: 'accept', feedbak: 'typo' } }]) {
+      for (const bad of [
+        {},
+        { action: 'maybe' },
+        { action: 'refine', refineFeedback: { scope: 'whole', text: 'x' } },
+        { action: 'accept', extra: 1 },
+        { resumeValue: { action: 'accept', feedbak: 'typo' } },
+      ]) {
         const refused = await post(`/v1/runs/${runId}/interrupts/gate`, bad);
         expect([refused.status, refused.json.error]).toEqual([400, 'validation_error']);
       }
@@ -266,7 +339,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       expect((await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'accept' })).status).toBe(200);
       expect((await terminal(runId)).status).toBe('completed');
       const types = (await events(runId)).map((e) => e.type);
-      expect(types).toEqual(expect.arrayContaining(['interrupt.requested', 'approval.requested', 'approval.received', 'interrupt.resolved']));
+      expect(types).toEqual(
+        expect.arrayContaining([
+          'interrupt.requested',
+          'approval.requested',
+          'approval.received',
+          'interrupt.resolved',
+        ]),
+      );
     });
 
     it('approval-refine: refine without refineFeedback is refused; with it, the resolution carries action and feedback', async () => {
@@ -275,7 +355,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const bare = await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'refine' });
       expect([bare.status, bare.json.error]).toEqual([400, 'validation_error']);
       const refineFeedback = { scope: 'whole', text: 'tighten the second paragraph' };
-      expect((await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'refine', refineFeedback })).status).toBe(200);
+      expect(
+        (await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'refine', refineFeedback })).status,
+      ).toBe(200);
       expect((await terminal(runId)).status).toBe('completed');
       const resolved = (await events(runId)).find((e) => e.type === 'interrupt.resolved')!;
       expect(resolved.payload?.resumeValue).toMatchObject({ action: 'refine', refineFeedback });
@@ -287,7 +369,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const bare = await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'edit-accept' });
       expect([bare.status, bare.json.error]).toEqual([400, 'validation_error']);
       const editedArtifactData = { title: 'edited', body: ['a', 'b'] };
-      expect((await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'edit-accept', editedArtifactData })).status).toBe(200);
+      expect(
+        (await post(`/v1/runs/${runId}/interrupts/gate`, { action: 'edit-accept', editedArtifactData }))
+          .status,
+      ).toBe(200);
       expect((await terminal(runId)).status).toBe('completed');
       const resolved = (await events(runId)).find((e) => e.type === 'interrupt.resolved')!;
       expect(resolved.payload?.resumeValue).toMatchObject({ action: 'edit-accept', editedArtifactData });
@@ -298,7 +383,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       const s = await waiting(runId, 'waiting-input');
       const requested = (await events(runId)).find((e) => e.type === 'clarification.requested')!;
       expect(JSON.stringify(requested.payload)).toContain('What is your favorite color?');
-      expect((await post(`/v1/runs/${runId}/interrupts/${s.currentNodeId as string}`, { answers: { q1: 'blue' } })).status).toBe(200);
+      expect(
+        (await post(`/v1/runs/${runId}/interrupts/${s.currentNodeId as string}`, { answers: { q1: 'blue' } }))
+          .status,
+      ).toBe(200);
       expect((await terminal(runId)).status).toBe('completed');
       expect((await events(runId)).map((e) => e.type)).toContain('clarification.resolved');
     });
@@ -329,7 +417,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
 
   describe('fork', () => {
     const fork = (runId: string, body: Record<string, unknown>) => post(`/v1/runs/${runId}:fork`, body);
-    const shape = (all: readonly Event[]) => all.map((e) => ({ type: e.type, nodeId: e.nodeId ?? null, payload: e.payload ?? null }));
+    const shape = (all: readonly Event[]) =>
+      all.map((e) => ({ type: e.type, nodeId: e.nodeId ?? null, payload: e.payload ?? null }));
 
     it('replay from 0: a new run echoing source and mode, completed; two replays give identical event lists', async () => {
       const source = await start('conformance-noop');
@@ -359,7 +448,15 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('core conformance fi
       await terminal(source);
       expect((await fork(source, { fromSeq: -1, mode: 'branch' })).status).toBe(400);
       expect((await fork(source, { fromSeq: 99_999, mode: 'replay' })).status).toBe(422);
-      expect((await fork(source, { fromSeq: 0, mode: 'replay', runOptionsOverlay: { configurable: { recursionLimit: 50 } } })).status).toBe(400);
+      expect(
+        (
+          await fork(source, {
+            fromSeq: 0,
+            mode: 'replay',
+            runOptionsOverlay: { configurable: { recursionLimit: 50 } },
+          })
+        ).status,
+      ).toBe(400);
       expect((await fork(`no-such-run-${randomUUID()}`, { fromSeq: 0, mode: 'replay' })).status).toBe(404);
     });
 

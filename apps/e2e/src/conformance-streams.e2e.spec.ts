@@ -48,16 +48,32 @@ class SseSession {
     readonly body: unknown,
   ) {}
 
-  static async open(url: string, headers: Record<string, string> = {}, apiKey: string = TEST_KEYS.t1): Promise<SseSession> {
+  static async open(
+    url: string,
+    headers: Record<string, string> = {},
+    apiKey: string = TEST_KEYS.t1,
+  ): Promise<SseSession> {
     const controller = new AbortController();
     const res = await fetch(url, {
       headers: { Accept: 'text/event-stream', Authorization: `Bearer ${apiKey}`, ...headers },
       signal: controller.signal,
     });
     if (res.status !== 200 || !res.body) {
-      return new SseSession(res.status, res.headers.get('content-type'), undefined, controller, await res.json().catch(() => undefined));
+      return new SseSession(
+        res.status,
+        res.headers.get('content-type'),
+        undefined,
+        controller,
+        await res.json().catch(() => undefined),
+      );
     }
-    return new SseSession(res.status, res.headers.get('content-type'), res.body.getReader(), controller, undefined);
+    return new SseSession(
+      res.status,
+      res.headers.get('content-type'),
+      res.body.getReader(),
+      controller,
+      undefined,
+    );
   }
 
   /** `:keepalive` comment lines received so far. */
@@ -80,11 +96,16 @@ class SseSession {
     try {
       while (!done(this)) {
         const { done: ended, value } = await this.reader.read().catch((error: unknown) => {
-          throw new Error(`${what}: not seen within ${timeoutMs} ms (${String(error)}); frames ${this.frames.map((f) => f.event).join(',')}`);
+          throw new Error(
+            `${what}: not seen within ${timeoutMs} ms (${String(error)}); frames ${this.frames.map((f) => f.event).join(',')}`,
+          );
         });
         if (ended) {
           this.closedByServer = true;
-          if (!done(this)) throw new Error(`the stream closed before ${what}; frames ${this.frames.map((f) => f.event).join(',')}`);
+          if (!done(this))
+            throw new Error(
+              `the stream closed before ${what}; frames ${this.frames.map((f) => f.event).join(',')}`,
+            );
           break;
         }
         const text = this.decoder.decode(value, { stream: true });
@@ -127,7 +148,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
 
   const events = (runId: string, query = '', headers: Record<string, string> = {}, base = gateway) =>
     SseSession.open(`${base}/v1/runs/${runId}/events${query}`, headers);
-  const fullLog = async (runId: string): Promise<Doc[]> => (await client.listEvents(runId)) as unknown as Doc[];
+  const fullLog = async (runId: string): Promise<Doc[]> =>
+    (await client.listEvents(runId)) as unknown as Doc[];
   const delayRun = async (delayMs: number): Promise<string> =>
     (await client.createRun({ workflowId: 'conformance-delay', inputs: { delayMs } })).runId;
   const waitingApproval = async (): Promise<string> => {
@@ -154,7 +176,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
       expect(s.docs.map((d) => d.type)).toEqual(types);
       expect(s.ids).toEqual(s.docs.map((d) => d.sequence));
       expect(s.ids).toEqual([...s.ids].sort((a, b) => a - b));
-      expect((await (await events(runId, '?streamMode=updates')).toEnd()).frames.map((f) => f.event)).toEqual(types);
+      expect((await (await events(runId, '?streamMode=updates')).toEnd()).frames.map((f) => f.event)).toEqual(
+        types,
+      );
     });
 
     it('debug is the whole log in order, a superset of updates for the same run', async () => {
@@ -171,7 +195,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     it('mixed modes send the union of their filters, each frame still named by its event type', async () => {
       const updates = await (await events(runId)).toEnd();
       const withMessages = await (await events(runId, '?streamMode=updates,messages')).toEnd();
-      expect(withMessages.frames.map((f) => [f.id, f.event])).toEqual(updates.frames.map((f) => [f.id, f.event]));
+      expect(withMessages.frames.map((f) => [f.id, f.event])).toEqual(
+        updates.frames.map((f) => [f.id, f.event]),
+      );
       const debug = await (await events(runId, '?streamMode=debug')).toEnd();
       const withDebug = await (await events(runId, '?streamMode=updates,debug')).toEnd();
       expect(withDebug.frames.map((f) => [f.id, f.event])).toEqual(debug.frames.map((f) => [f.id, f.event]));
@@ -183,42 +209,45 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
       expect(s.frames).toEqual([]);
     });
 
-    it.each([
-      ['does-not-exist'],
-      ['updates,bogus'],
-      ['values,updates'],
-      ['debug,values'],
-      [''],
-    ])('streamMode=%j is 400 unsupported_stream_mode with details.supported, for SSE, JSON and poll alike', async (streamMode) => {
-      const q = `?streamMode=${encodeURIComponent(streamMode)}`;
-      const sse = await events(runId, q);
-      const asJson = await events(runId, q, { Accept: 'application/json' });
-      const poll = await fetch(`${gateway}/v1/runs/${runId}/events/poll${q}`, { headers: { Authorization: `Bearer ${TEST_KEYS.t1}` } });
-      for (const [status, body] of [
-        [sse.status, sse.body],
-        [asJson.status, asJson.body],
-        [poll.status, await poll.json()],
-      ]) {
-        expect(status).toBe(400);
-        expect(body).toEqual({
-          error: 'unsupported_stream_mode',
-          message: expect.any(String),
-          details: { supported: ['updates', 'values', 'messages', 'debug'] },
+    it.each([['does-not-exist'], ['updates,bogus'], ['values,updates'], ['debug,values'], ['']])(
+      'streamMode=%j is 400 unsupported_stream_mode with details.supported, for SSE, JSON and poll alike',
+      async (streamMode) => {
+        const q = `?streamMode=${encodeURIComponent(streamMode)}`;
+        const sse = await events(runId, q);
+        const asJson = await events(runId, q, { Accept: 'application/json' });
+        const poll = await fetch(`${gateway}/v1/runs/${runId}/events/poll${q}`, {
+          headers: { Authorization: `Bearer ${TEST_KEYS.t1}` },
         });
-      }
-    });
+        for (const [status, body] of [
+          [sse.status, sse.body],
+          [asJson.status, asJson.body],
+          [poll.status, await poll.json()],
+        ]) {
+          expect(status).toBe(400);
+          expect(body).toEqual({
+            error: 'unsupported_stream_mode',
+            message: expect.any(String),
+            details: { supported: ['updates', 'values', 'messages', 'debug'] },
+          });
+        }
+      },
+    );
 
     it("another tenant's run is 404 not_found on /events and /events/poll", async () => {
       const sse = await SseSession.open(`${gateway}/v1/runs/${runId}/events`, {}, TEST_KEYS.t2);
       expect([sse.status, (sse.body as { error?: string }).error]).toEqual([404, 'not_found']);
-      const poll = await fetch(`${gateway}/v1/runs/${runId}/events/poll`, { headers: { Authorization: `Bearer ${TEST_KEYS.t2}` } });
+      const poll = await fetch(`${gateway}/v1/runs/${runId}/events/poll`, {
+        headers: { Authorization: `Bearer ${TEST_KEYS.t2}` },
+      });
       expect([poll.status, ((await poll.json()) as { error?: string }).error]).toEqual([404, 'not_found']);
     });
   });
 
   it('values: a state.snapshot baseline, a snapshot after each transition, the terminal one last; a resume starts with a snapshot', async () => {
     const runId = await waitingApproval();
-    const live = await (await events(runId, '?streamMode=values')).until(
+    const live = await (
+      await events(runId, '?streamMode=values')
+    ).until(
       (s) => s.docs.some((d) => d.payload.status === 'waiting-approval'),
       'a waiting-approval snapshot',
     );
@@ -231,21 +260,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     expect(live.ids).toEqual([...live.ids].sort((a, b) => a - b));
     expect(live.ids.at(-1)).toBe((await fullLog(runId)).at(-1)!.sequence);
 
-    const resumed = await (await events(runId, '?streamMode=values', { 'Last-Event-ID': baselineId }, otherGateway)).toEnd();
+    const resumed = await (
+      await events(runId, '?streamMode=values', { 'Last-Event-ID': baselineId }, otherGateway)
+    ).toEnd();
     expect(resumed.frames[0]!.event).toBe('state.snapshot');
     expect(resumed.docs[0]!.payload).toMatchObject({ runId, status: 'completed' });
   });
 
   it('Last-Event-ID mid-run: a reconnect, to another gateway, gets exactly the events after it, none twice, to the end', async () => {
     const runId = await waitingApproval();
-    const first = await (await events(runId, '?streamMode=debug')).until(
-      (s) => s.frames.some((f) => f.event === 'node.suspended'),
-      'node.suspended',
-    );
+    const first = await (
+      await events(runId, '?streamMode=debug')
+    ).until((s) => s.frames.some((f) => f.event === 'node.suspended'), 'node.suspended');
     first.close();
     const lastSeen = first.ids.at(-1)!;
     await approve(runId);
-    const second = await (await events(runId, '?streamMode=debug', { 'Last-Event-ID': String(lastSeen) }, otherGateway)).toEnd();
+    const second = await (
+      await events(runId, '?streamMode=debug', { 'Last-Event-ID': String(lastSeen) }, otherGateway)
+    ).toEnd();
     const log = await fullLog(runId);
     expect(second.ids).toEqual(log.map((e) => e.sequence).filter((s) => s > lastSeen));
     expect([...first.ids, ...second.ids]).toEqual(log.map((e) => e.sequence));
@@ -257,7 +289,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     const full = await (await events(runId)).toEnd();
     const terminal = full.frames.find((f) => TERMINAL.includes(f.event))!;
     for (const mode of ['updates', 'debug', 'messages']) {
-      const again = await (await events(runId, `?streamMode=${mode}`, { 'Last-Event-ID': terminal.id! })).toEnd();
+      const again = await (
+        await events(runId, `?streamMode=${mode}`, { 'Last-Event-ID': terminal.id! })
+      ).toEnd();
       expect([again.status, again.frames]).toEqual([200, []]);
     }
     const bad = await events(runId, '', { 'Last-Event-ID': 'abc' });
@@ -283,7 +317,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
 
   it('keep-alive comments flow while a run waits; the stream still closes on the terminal event', async () => {
     const runId = await waitingApproval();
-    const s = await (await events(runId, '', {}, otherGateway)).until((x) => x.keepalives >= 2, 'two :keepalive comments');
+    const s = await (
+      await events(runId, '', {}, otherGateway)
+    ).until((x) => x.keepalives >= 2, 'two :keepalive comments');
     expect(s.frames.map((f) => f.event)).toContain('node.suspended');
     await approve(runId);
     await s.toEnd();
@@ -292,7 +328,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
 
   it('bufferMs: event: batch arrays, each id the highest sequence in it, the same events as unbatched, flushed at the suspension and the terminal event', async () => {
     const runId = await waitingApproval();
-    const batched = await (await events(runId, '?bufferMs=5000')).until(
+    const batched = await (
+      await events(runId, '?bufferMs=5000')
+    ).until(
       (s) => s.frames.some((f) => (JSON.parse(f.data) as Doc[]).some((d) => d.type === 'node.suspended')),
       'a batch holding node.suspended',
     );
@@ -308,10 +346,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     expect(suspendedIn.at(-1)!.type).toBe('node.suspended');
     expect(batches.at(-1)!.at(-1)!.type).toBe('run.completed');
     const unbatched = await (await events(runId)).toEnd();
-    expect(batches.flat().map((d) => [d.sequence, d.type])).toEqual(unbatched.docs.map((d) => [d.sequence, d.type]));
+    expect(batches.flat().map((d) => [d.sequence, d.type])).toEqual(
+      unbatched.docs.map((d) => [d.sequence, d.type]),
+    );
 
     // Last-Event-ID is the id of a batch: the resume starts after the whole batch.
-    const resumed = await (await events(runId, '?bufferMs=100', { 'Last-Event-ID': String(batched.ids[0]) })).toEnd();
+    const resumed = await (
+      await events(runId, '?bufferMs=100', { 'Last-Event-ID': String(batched.ids[0]) })
+    ).toEnd();
     expect(resumed.frames.flatMap((f) => (JSON.parse(f.data) as Doc[]).map((d) => d.sequence))).toEqual(
       unbatched.docs.map((d) => d.sequence).filter((s) => s > batched.ids[0]!),
     );
@@ -319,7 +361,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     expect(zero.frames.map((f) => f.event)).toEqual(unbatched.frames.map((f) => f.event));
     for (const bad of ['99999', '5001', '-1', 'soon']) {
       const refused = await events(runId, `?bufferMs=${bad}`);
-      expect([bad, refused.status, (refused.body as { error?: string }).error]).toEqual([bad, 400, 'validation_error']);
+      expect([bad, refused.status, (refused.body as { error?: string }).error]).toEqual([
+        bad,
+        400,
+        'validation_error',
+      ]);
     }
   });
 
@@ -329,9 +375,12 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     expect(head.runStatus).toBe('waiting-approval');
     expect(head.isComplete).toBe(false);
     expect(head.events.map((e) => e.type)).toContain('node.suspended');
-    const quiet = await fetch(`${otherGateway}/v1/runs/${runId}/events/poll?lastSequence=${head.nextAfter}&timeout=0`, {
-      headers: { Authorization: `Bearer ${TEST_KEYS.t1}` },
-    });
+    const quiet = await fetch(
+      `${otherGateway}/v1/runs/${runId}/events/poll?lastSequence=${head.nextAfter}&timeout=0`,
+      {
+        headers: { Authorization: `Bearer ${TEST_KEYS.t1}` },
+      },
+    );
     expect(await quiet.json()).toMatchObject({ events: [], nextAfter: head.nextAfter, isComplete: false });
 
     const waiting = client.pollEvents(runId, { after: head.nextAfter, timeoutMs: 20_000 });
@@ -356,17 +405,25 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
   it('low-confidence: node.suspended names the agent, threshold and observed confidence; the run waits in waiting-approval; ratified, it completes', async () => {
     const { runId } = await client.createRun({ workflowId: 'conformance-agent-low-confidence' });
     const snapshot = await waitStatus(client, runId, 'waiting-approval');
-    expect(snapshot.interrupt).toMatchObject({ kind: 'low-confidence', data: { threshold: 0.7, observed: 0.5 } });
+    expect(snapshot.interrupt).toMatchObject({
+      kind: 'low-confidence',
+      data: { threshold: 0.7, observed: 0.5 },
+    });
 
     const res = await fetch(`${gateway}/v1/runs/${runId}/events`, {
       headers: { Accept: 'application/json', Authorization: `Bearer ${TEST_KEYS.t1}` },
     });
     const log = ((await res.json()) as { events: Doc[] }).events;
     const decided = log.findIndex((e) => e.type === 'agent.decided');
-    const suspended = log.findIndex((e) => e.type === 'node.suspended' && e.payload.reason === 'low-confidence');
+    const suspended = log.findIndex(
+      (e) => e.type === 'node.suspended' && e.payload.reason === 'low-confidence',
+    );
     expect(decided).toBeGreaterThanOrEqual(0);
     expect(suspended).toBeGreaterThan(decided);
-    expect(log[decided]!.payload).toMatchObject({ agentId: 'core.conformance.low-conf-decider', confidence: 0.5 });
+    expect(log[decided]!.payload).toMatchObject({
+      agentId: 'core.conformance.low-conf-decider',
+      confidence: 0.5,
+    });
     expect(log[suspended]!.payload).toMatchObject({
       reason: 'low-confidence',
       agentId: 'core.conformance.low-conf-decider',
@@ -376,11 +433,14 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the run event strea
     });
 
     // The updates stream, which has no interrupt.requested payload to join, carries the same fields.
-    const s = await (await events(runId, '', {}, otherGateway)).until(
-      (x) => x.frames.some((f) => f.event === 'node.suspended'),
-      'node.suspended',
-    );
-    expect(s.docs.find((d) => d.type === 'node.suspended')!.payload).toMatchObject({ reason: 'low-confidence', threshold: 0.7, observed: 0.5 });
+    const s = await (
+      await events(runId, '', {}, otherGateway)
+    ).until((x) => x.frames.some((f) => f.event === 'node.suspended'), 'node.suspended');
+    expect(s.docs.find((d) => d.type === 'node.suspended')!.payload).toMatchObject({
+      reason: 'low-confidence',
+      threshold: 0.7,
+      observed: 0.5,
+    });
     await client.resolveInterrupt(runId, 'low-conf-decider', { route: 'b' });
     await s.toEnd();
     expect(s.frames.at(-1)!.event).toBe('run.completed');

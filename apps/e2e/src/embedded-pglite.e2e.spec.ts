@@ -2,7 +2,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenWopClient } from '@openwop/sdk';
-import { freePort, startApp, startEmbeddedHost, TEST_KEYS, waitFor, type RunningHost } from '@openwop/testing';
+import {
+  freePort,
+  startApp,
+  startEmbeddedHost,
+  TEST_KEYS,
+  waitFor,
+  type RunningHost,
+} from '@openwop/testing';
 
 /**
  * The embedded default on PGlite with a data folder, as `npm start` runs it: every app's statements
@@ -62,7 +69,9 @@ describe('the embedded host on a PGlite data folder', () => {
 
   it('lets exactly one of 8 concurrent resolves of one interrupt win', async () => {
     const runId = await startWaiting();
-    const statuses = (await Promise.all(Array.from({ length: 8 }, () => resolve(runId)))).map((r) => r.status);
+    const statuses = (await Promise.all(Array.from({ length: 8 }, () => resolve(runId)))).map(
+      (r) => r.status,
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);
     await untilStatus(runId, 'completed');
@@ -89,11 +98,21 @@ describe('the embedded host on a PGlite data folder', () => {
   it('a second start on the same port or data folder stops before it opens anything, and the first host keeps serving', async () => {
     const keyFile = join(dataDir, 'second-dev-api-key');
     const second = (env: Record<string, string>) =>
-      startApp('embedded-second', 'apps/embedded/dist/main.js', { ...host.env, WOP_API_KEYS: '', WOP_DEV_API_KEY_FILE: keyFile, ...env }, /ready in \d+ ms/);
-    await expect(second({})).rejects.toThrow(/is in use — is a host already running at http:\/\/127\.0\.0\.1:\d+\?/);
-    await expect(second({ PORT: String(await freePort()) })).rejects.toThrow(/data folder .*pgdata is in use by another embedded host \(pid \d+\)/);
+      startApp(
+        'embedded-second',
+        'apps/embedded/dist/main.js',
+        { ...host.env, WOP_API_KEYS: '', WOP_DEV_API_KEY_FILE: keyFile, ...env },
+        /ready in \d+ ms/,
+      );
+    await expect(second({})).rejects.toThrow(
+      /is in use — is a host already running at http:\/\/127\.0\.0\.1:\d+\?/,
+    );
+    await expect(second({ PORT: String(await freePort()) })).rejects.toThrow(
+      /data folder .*pgdata is in use by another embedded host \(pid \d+\)/,
+    );
     // An expected refusal is its message alone: no stack trace under it.
-    for (const env of [{}, { PORT: String(await freePort()) }] as Record<string, string>[]) await expect(second(env)).rejects.not.toThrow(/\n\s+at /);
+    for (const env of [{}, { PORT: String(await freePort()) }] as Record<string, string>[])
+      await expect(second(env)).rejects.not.toThrow(/\n\s+at /);
     expect(existsSync(keyFile)).toBe(false); // refused before it made (or replaced) a key
     const runId = await startWaiting();
     expect((await resolve(runId)).status).toBe(200);

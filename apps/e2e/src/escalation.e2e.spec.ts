@@ -259,7 +259,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
       [runId],
     );
     expect(pending?.approvers).toEqual(['group:finance']);
-    const answered = await call(gw(), 'POST', `/v1/runs/${runId}/interrupts/gate`, { resumeValue: { action: 'accept' } });
+    const answered = await call(gw(), 'POST', `/v1/runs/${runId}/interrupts/gate`, {
+      resumeValue: { action: 'accept' },
+    });
     expect(answered.status).toBeLessThan(300);
   }, 90_000);
 
@@ -328,7 +330,11 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
       runId = await startRun();
       await waitFor(
         async () =>
-          (await query(hut.db.url, `SELECT 1 FROM interrupts WHERE run_id = $1 AND status = 'pending'`, [runId])).length > 0
+          (
+            await query(hut.db.url, `SELECT 1 FROM interrupts WHERE run_id = $1 AND status = 'pending'`, [
+              runId,
+            ])
+          ).length > 0
             ? true
             : undefined,
         { timeoutMs: 30_000, what: 'the gate open' },
@@ -348,7 +354,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
     );
     // Nobody runs the timer while the reminder (2 s), the reassignment (4 s) and the deadline (6 s) fall due.
     const allDue = Date.parse(requested!.at) + 6_000 + 500;
-    await waitFor(() => (Date.now() > allDue ? true : undefined), { timeoutMs: 15_000, what: 'the whole chain to fall due' });
+    await waitFor(() => (Date.now() > allDue ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the whole chain to fall due',
+    });
     for (let i = 0; i < killed; i++) await hut.host.restart(holder);
 
     await waitFor(async () => ((await statusOf(runId)) === 'failed' ? true : undefined), {
@@ -385,7 +394,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('escalation policies
     ]);
     // Both webhooks heard their step of this run once: whoever may answer was reminded, the new approver told.
     const heard = () => receiver.bodies.filter((b) => b.runId === runId).map((b) => b.event.type);
-    await waitFor(() => (heard().length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'both steps delivered' });
+    await waitFor(() => (heard().length >= 2 ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'both steps delivered',
+    });
     expect(heard().sort()).toEqual(['interrupt.reassigned', 'interrupt.reminded']);
   }, 150_000);
 });

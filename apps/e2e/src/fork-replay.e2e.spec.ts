@@ -19,7 +19,13 @@ const forkPath = (runId: string) => `/v1/runs/${runId}:fork`;
 const FORKER = 'test_forker_' + 'g'.repeat(24);
 const KEYS = JSON.stringify([
   ...(JSON.parse(TEST_API_KEYS_JSON) as unknown[]),
-  { key: FORKER, scopes: ['runs:create', 'runs:read', 'manifest:read'], tenant: 't1', id: 'key-forker', principal: 'forker' },
+  {
+    key: FORKER,
+    scopes: ['runs:create', 'runs:read', 'manifest:read'],
+    tenant: 't1',
+    id: 'key-forker',
+    principal: 'forker',
+  },
 ]);
 const comparable = (events: readonly RunEventDoc[]) =>
   events
@@ -139,19 +145,32 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('POST /v1/runs/{runI
   });
 
   it('a fork that reuses a recorded approval needs approvals:respond; one from before the gate asks again and does not', async () => {
-    const forker = new OpenWopClient({ baseUrl: hut.host.gateways[hut.host.gateways.length - 1]!, apiKey: FORKER });
+    const forker = new OpenWopClient({
+      baseUrl: hut.host.gateways[hut.host.gateways.length - 1]!,
+      apiKey: FORKER,
+    });
     const source = await client.listEvents(approvedRunId);
     const resolvedAt = source.find((e) => e.type === 'interrupt.resolved')!.sequence;
     // The engine records a run in the transaction that decides it: a refused fork leaves no row.
-    const engineRuns = async () => (await query<{ n: number }>(hut.db.url, 'SELECT count(*)::int AS n FROM engine_runs'))[0]!.n;
+    const engineRuns = async () =>
+      (await query<{ n: number }>(hut.db.url, 'SELECT count(*)::int AS n FROM engine_runs'))[0]!.n;
     const runsBefore = await engineRuns();
     // A replay answers the gate from the record; a branch from past the resolution inherits it.
-    for (const body of [{ mode: 'replay' }, { mode: 'replay', fromSeq: resolvedAt + 1 }, { mode: 'branch', fromSeq: resolvedAt + 1 }]) {
+    for (const body of [
+      { mode: 'replay' },
+      { mode: 'replay', fromSeq: resolvedAt + 1 },
+      { mode: 'branch', fromSeq: resolvedAt + 1 },
+    ]) {
       const refused = await refusal(forker.call('POST', forkPath(approvedRunId), body));
       expect([refused.status, refused.code, refused.details]).toEqual([
         403,
         'forbidden',
-        { scopeRequired: 'approvals:respond', sourceRunId: approvedRunId, reusedInterrupts: 1, resolvedAtSequence: resolvedAt },
+        {
+          scopeRequired: 'approvals:respond',
+          sourceRunId: approvedRunId,
+          reusedInterrupts: 1,
+          resolvedAtSequence: resolvedAt,
+        },
       ]);
       expect(refused.message).toContain('approvals:respond');
     }
@@ -159,11 +178,16 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('POST /v1/runs/{runI
     expect(await engineRuns()).toBe(runsBefore);
 
     // From before the gate's answer: the fork asks again, and only a key that may answer does.
-    const asksAgain = await forker.call<ForkResponse>('POST', forkPath(approvedRunId), { mode: 'branch', fromSeq: resolvedAt });
+    const asksAgain = await forker.call<ForkResponse>('POST', forkPath(approvedRunId), {
+      mode: 'branch',
+      fromSeq: resolvedAt,
+    });
     await waitStatus(client, asksAgain.runId, 'waiting-approval');
     const forkEvents = await client.listEvents(asksAgain.runId);
     expect(forkEvents.map((e) => e.type)).not.toContain('interrupt.resolved');
-    const denied = await refusal(forker.call('POST', `/v1/runs/${asksAgain.runId}/interrupts/gate`, { action: 'accept' }));
+    const denied = await refusal(
+      forker.call('POST', `/v1/runs/${asksAgain.runId}/interrupts/gate`, { action: 'accept' }),
+    );
     expect([denied.status, denied.code]).toEqual([403, 'forbidden']);
     await client.call('POST', `/v1/runs/${asksAgain.runId}/interrupts/gate`, { action: 'accept' });
     await waitStatus(client, asksAgain.runId, 'completed');

@@ -10,7 +10,14 @@ const run = promisify(execFile);
 /** A new user's environment: this one without the test tiers' keys and settings, plus `extra`. */
 function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
-  for (const name of ['WOP_API_KEYS', 'WOP_API_KEY', 'WOP_URL', 'DATABASE_URL', 'OPENWOP_DATA_DIR', 'WOP_TOKEN_KEYS'])
+  for (const name of [
+    'WOP_API_KEYS',
+    'WOP_API_KEY',
+    'WOP_URL',
+    'DATABASE_URL',
+    'OPENWOP_DATA_DIR',
+    'WOP_TOKEN_KEYS',
+  ])
     delete env[name];
   return env;
 }
@@ -72,7 +79,16 @@ describe('a new user on a fresh clone', () => {
     expect(hostOutput).not.toContain(readFileSync(keyFile, 'utf8').trim());
 
     const url = `http://127.0.0.1:${port}`;
-    const wop = await inClone('npx', ['--no-install', 'wop', 'run', 'examples/approval.yaml', '--action', 'accept', '--url', url]);
+    const wop = await inClone('npx', [
+      '--no-install',
+      'wop',
+      'run',
+      'examples/approval.yaml',
+      '--action',
+      'accept',
+      '--url',
+      url,
+    ]);
     expect(wop.stdout).toContain('✔ run completed');
   });
 });

@@ -51,7 +51,8 @@ function runFuzzer(args: string[]): Promise<{ code: number; stdout: string; stde
       process.execPath,
       [resolve(REPO_ROOT, 'tools/fuzz/fuzz.mts'), ...args],
       { cwd: REPO_ROOT, timeout: 230_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -59,11 +60,22 @@ function runFuzzer(args: string[]): Promise<{ code: number; stdout: string; stde
 describe('request fuzzing of every gateway endpoint', () => {
   it('answers random, malformed and hostile requests of every class without a 5xx, a bare error, a stray write, a borrowed token or a stuck run', async () => {
     const { code, stdout, stderr } = await runFuzzer([
-      '--requests', '500', '--batch', '100', '--hostile-batch', '150', '--parallel-nodes', '300',
-      '--max-seconds', '200', '--timing-as-notes', '--json',
+      '--requests',
+      '500',
+      '--batch',
+      '100',
+      '--hostile-batch',
+      '150',
+      '--parallel-nodes',
+      '300',
+      '--max-seconds',
+      '200',
+      '--timing-as-notes',
+      '--json',
     ]);
     const line = stdout.split('\n').find((l) => l.startsWith('FUZZ_RESULT '));
-    if (!line) throw new Error(`the fuzzer printed no result (exit ${code}):\n${stdout}\n${stderr.slice(-3000)}`);
+    if (!line)
+      throw new Error(`the fuzzer printed no result (exit ${code}):\n${stdout}\n${stderr.slice(-3000)}`);
     const result = JSON.parse(line.slice('FUZZ_RESULT '.length)) as FuzzResult;
     expect({
       fiveXx: result.fiveXx,
@@ -73,7 +85,15 @@ describe('request fuzzing of every gateway endpoint', () => {
       hangs: result.hangs,
       anomaliesByKind: result.anomaliesByKind,
       anomalies: result.anomalies,
-    }).toEqual({ fiveXx: 0, envelopeViolations: 0, unintendedWrites: 0, acceptedRefusals: 0, hangs: 0, anomaliesByKind: {}, anomalies: 0 });
+    }).toEqual({
+      fiveXx: 0,
+      envelopeViolations: 0,
+      unintendedWrites: 0,
+      acceptedRefusals: 0,
+      hangs: 0,
+      anomaliesByKind: {},
+      anomalies: 0,
+    });
     expect(result.requests).toBeGreaterThanOrEqual(500);
     expect(result.refusalOnlyBatches).toBeGreaterThanOrEqual(2);
     expect(Object.keys(result.byEndpoint).length).toBeGreaterThanOrEqual(18);

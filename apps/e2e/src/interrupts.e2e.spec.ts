@@ -214,7 +214,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('interrupts end to e
     expect(await client.call('GET', `/v1/workflows/${id}`)).toMatchObject({ id, nodes: [{ id: 'gate' }] });
     const broken = await post('id: [unclosed\nnodes: {');
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toMatchObject({ error: 'validation_error', message: 'The body is not valid YAML.' });
+    expect(await broken.json()).toMatchObject({
+      error: 'validation_error',
+      message: 'The body is not valid YAML.',
+    });
     const { runId } = await client.createRun({ workflowId: id });
     await waitStatus(client, runId, 'waiting-approval');
   });

@@ -50,7 +50,8 @@ const docs: Doc[] = files.flatMap((f) =>
 );
 const ofKind = (kind: string) => docs.filter((d) => d.kind === kind);
 const deployments = ofKind('Deployment');
-const containerOf = (d: Doc) => (d.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+const containerOf = (d: Doc) =>
+  (d.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
 
 interface Validated {
   file: string;
@@ -73,7 +74,9 @@ describe('the Kubernetes manifests', () => {
   it('parse, and the kustomization lists every manifest file', () => {
     expect(docs.length).toBeGreaterThan(10);
     const kustomization = docs.find((d) => d.kind === 'Kustomization')!;
-    expect([...kustomization.resources!].sort()).toEqual(files.filter((f) => f !== 'kustomization.yaml').sort());
+    expect([...kustomization.resources!].sort()).toEqual(
+      files.filter((f) => f !== 'kustomization.yaml').sort(),
+    );
   });
 
   it('are valid against the Kubernetes API schemas (kubernetes-models), every object', () => {
@@ -94,10 +97,15 @@ describe('the Kubernetes manifests', () => {
       };
       deployment.spec.replicas = 'two';
       delete deployment.spec.template.spec.containers[0]!.name;
-      const hpa = structuredClone(ofKind('HorizontalPodAutoscaler').find((h) => h.metadata.name === 'engine')!);
+      const hpa = structuredClone(
+        ofKind('HorizontalPodAutoscaler').find((h) => h.metadata.name === 'engine')!,
+      );
       delete (hpa.spec as { maxReplicas?: number }).maxReplicas;
       const unknown = { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } };
-      writeFileSync(join(broken, 'broken.yaml'), [deployment, hpa, unknown].map((d) => stringify(d)).join('---\n'));
+      writeFileSync(
+        join(broken, 'broken.yaml'),
+        [deployment, hpa, unknown].map((d) => stringify(d)).join('---\n'),
+      );
       const { status, results } = validate(broken);
       expect(status).toBe(1);
       expect(results.map((r) => [r.kind, r.errors.join('; ')])).toEqual([
@@ -120,7 +128,10 @@ describe('the Kubernetes manifests', () => {
       expect(existsSync(resolve(DIR, `../../apps/${d.metadata.name}/src/main.ts`))).toBe(true);
       // `kubectl apply` of a count would reset what the HPA chose on every apply.
       expect(d.spec!.replicas).toBeUndefined();
-      const spec = d.spec as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } } };
+      const spec = d.spec as {
+        selector: { matchLabels: Record<string, string> };
+        template: { metadata: { labels: Record<string, string> } };
+      };
       expect(spec.template.metadata.labels).toEqual(expect.objectContaining(spec.selector.matchLabels));
     }
   });
@@ -146,12 +157,21 @@ describe('the Kubernetes manifests', () => {
   it('probe every headless service on its metrics port: /healthz (liveness), /readyz (readiness and startup)', () => {
     for (const name of APPS.filter((a) => a !== 'gateway')) {
       // Its process is runServiceProcess, whose metrics listener (METRICS_PORT) serves the probes.
-      expect({ name, main: /\brunServiceProcess\(\s*'[a-z]+'/.test(readFileSync(join(REPO, `apps/${name}/src/main.ts`), 'utf8')) }).toEqual({ name, main: true });
+      expect({
+        name,
+        main: /\brunServiceProcess\(\s*'[a-z]+'/.test(
+          readFileSync(join(REPO, `apps/${name}/src/main.ts`), 'utf8'),
+        ),
+      }).toEqual({ name, main: true });
       const d = deployments.find((x) => x.metadata.name === name)!;
       const c = containerOf(d);
       const metrics = c.ports?.find((p) => p.name === 'metrics');
       expect({ name, metricsPort: metrics?.containerPort }).toEqual({ name, metricsPort: 9464 });
-      const probes = { liveness: c.livenessProbe?.httpGet, readiness: c.readinessProbe?.httpGet, startup: c.startupProbe?.httpGet };
+      const probes = {
+        liveness: c.livenessProbe?.httpGet,
+        readiness: c.readinessProbe?.httpGet,
+        startup: c.startupProbe?.httpGet,
+      };
       expect({ name, probes }).toEqual({
         name,
         probes: {
@@ -190,14 +210,21 @@ describe('the Kubernetes manifests', () => {
   });
 
   it('cover every Deployment with a PodDisruptionBudget and a CPU HorizontalPodAutoscaler, the gateway with a Service', () => {
-    const pdbs = ofKind('PodDisruptionBudget').map((p) => (p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels);
-    const partitions = Number(ofKind('ConfigMap').find((m) => m.metadata.name === 'openwop-config')!.data!.KAFKA_PARTITIONS);
+    const pdbs = ofKind('PodDisruptionBudget').map(
+      (p) => (p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels,
+    );
+    const partitions = Number(
+      ofKind('ConfigMap').find((m) => m.metadata.name === 'openwop-config')!.data!.KAFKA_PARTITIONS,
+    );
     expect(partitions).toBeGreaterThan(0);
     interface HpaSpec {
       scaleTargetRef: { apiVersion: string; kind: string; name: string };
       minReplicas: number;
       maxReplicas: number;
-      metrics: { type: string; resource?: { name: string; target: { type: string; averageUtilization?: number } } }[];
+      metrics: {
+        type: string;
+        resource?: { name: string; target: { type: string; averageUtilization?: number } };
+      }[];
     }
     const hpas = ofKind('HorizontalPodAutoscaler').map((h) => h.spec as unknown as HpaSpec);
     for (const d of deployments) {
@@ -209,11 +236,15 @@ describe('the Kubernetes manifests', () => {
       const hpa = mine[0]!;
       expect(hpa.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name });
       expect(hpa.minReplicas).toBeGreaterThanOrEqual(2);
-      expect(hpa.metrics).toContainEqual({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } });
+      expect(hpa.metrics).toContainEqual({
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } },
+      });
       // Utilization is of the CPU request: a container without one would never scale.
       expect(containerOf(d).resources?.requests?.cpu).toBeDefined();
       // A consumer group uses at most one instance per partition.
-      if (name !== 'gateway') expect({ name, max: hpa.maxReplicas <= partitions }).toEqual({ name, max: true });
+      if (name !== 'gateway')
+        expect({ name, max: hpa.maxReplicas <= partitions }).toEqual({ name, max: true });
     }
     expect(hpas).toHaveLength(deployments.length);
     expect(ofKind('Service').map((s) => s.metadata.name)).toContain('gateway');
@@ -221,16 +252,21 @@ describe('the Kubernetes manifests', () => {
 
   it('name only ConfigMaps and Secret keys that exist, and give the token service its key ring', () => {
     const configMaps = new Set(ofKind('ConfigMap').map((c) => c.metadata.name));
-    const secrets = new Map(ofKind('Secret').map((s) => [s.metadata.name, new Set(Object.keys(s.stringData ?? s.data ?? {}))]));
+    const secrets = new Map(
+      ofKind('Secret').map((s) => [s.metadata.name, new Set(Object.keys(s.stringData ?? s.data ?? {}))]),
+    );
     for (const d of deployments) {
       const c = containerOf(d);
       for (const from of c.envFrom ?? []) expect(configMaps.has(from.configMapRef!.name)).toBe(true);
       for (const e of c.env ?? []) {
         const ref = e.valueFrom?.secretKeyRef;
-        if (ref) expect({ ref, present: secrets.get(ref.name)?.has(ref.key) }).toEqual({ ref, present: true });
+        if (ref)
+          expect({ ref, present: secrets.get(ref.name)?.has(ref.key) }).toEqual({ ref, present: true });
       }
     }
-    const tokenEnv = containerOf(deployments.find((d) => d.metadata.name === 'token')!).env!.map((e) => e.name);
+    const tokenEnv = containerOf(deployments.find((d) => d.metadata.name === 'token')!).env!.map(
+      (e) => e.name,
+    );
     expect(tokenEnv).toEqual(expect.arrayContaining(['WOP_TOKEN_KEYS', 'DATABASE_URL']));
     // The gateway seals webhook signing secrets and the notifier opens them: one key ring for both.
     for (const name of ['gateway', 'notifier']) {

@@ -14,7 +14,11 @@ async function expectNoopRunCompletes(baseUrl: string): Promise<void> {
     },
     { timeoutMs: 5_000, what: 'run completed' },
   );
-  expect(snapshot).toMatchObject({ runId: created.runId, workflowId: 'conformance-noop', status: 'completed' });
+  expect(snapshot).toMatchObject({
+    runId: created.runId,
+    workflowId: 'conformance-noop',
+    status: 'completed',
+  });
   const polled = await client.pollEvents(created.runId);
   const types = polled.events.map((e) => e.type);
   expect(types[0]).toBe('run.started');

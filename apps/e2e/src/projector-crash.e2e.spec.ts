@@ -56,7 +56,10 @@ describe('kill -9 of a projector in the middle of a stream of runs', () => {
 
     await waitFor(
       async () => {
-        const [row] = await query<{ n: string }>(db.url, "SELECT count(*) AS n FROM runs WHERE status = 'completed'");
+        const [row] = await query<{ n: string }>(
+          db.url,
+          "SELECT count(*) AS n FROM runs WHERE status = 'completed'",
+        );
         return Number(row!.n) === RUNS;
       },
       { timeoutMs: 120_000, intervalMs: 500, what: `${RUNS} completed runs projected` },

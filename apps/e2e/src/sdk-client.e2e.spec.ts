@@ -117,8 +117,17 @@ describe('OpenWopClient against the embedded host', () => {
 
   it('waitForInterrupt and waitForStatus return once the run gets there, and end on a deadline, an abort or the run ending', async () => {
     const { runId } = await client.createRun({ workflowId: 'example-approval' });
-    const gate = await client.waitForInterrupt(runId, { nodeId: 'review', kind: 'approval', timeoutMs: 20_000 });
-    expect(gate).toMatchObject({ runId, nodeId: 'review', kind: 'approval', data: { actions: expect.any(Array) } });
+    const gate = await client.waitForInterrupt(runId, {
+      nodeId: 'review',
+      kind: 'approval',
+      timeoutMs: 20_000,
+    });
+    expect(gate).toMatchObject({
+      runId,
+      nodeId: 'review',
+      kind: 'approval',
+      data: { actions: expect.any(Array) },
+    });
     expect(await client.waitForStatus(runId, ['waiting-approval'], { timeoutMs: 20_000 })).toMatchObject({
       runId,
       status: 'waiting-approval',
@@ -163,7 +172,10 @@ describe('OpenWopClient against the embedded host', () => {
       }
     })();
     const readMixed = (async () => {
-      for await (const frame of client.streamEvents(run.runId, { streamMode: 'updates,messages', bufferMs: 50 }))
+      for await (const frame of client.streamEvents(run.runId, {
+        streamMode: 'updates,messages',
+        bufferMs: 50,
+      }))
         mixed.push(frame.type);
     })();
     await client.waitForStatus(run.runId, 'waiting-approval');

@@ -37,7 +37,9 @@ const sh = async (file: string, args: string[], cwd: string, env: NodeJS.Process
     return await exec(file, args, { cwd, env, maxBuffer: 32 * 1024 * 1024, timeout: 240_000 });
   } catch (error) {
     const e = error as { message: string; stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+    throw new Error(
+      `${file} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
+    );
   }
 };
 
@@ -61,12 +63,14 @@ function readmeBlock(marker: string, lang: 'ts' | 'sh'): string {
   const at = readme.indexOf(marker);
   const start = readme.indexOf('```' + lang + '\n', at);
   const end = readme.indexOf('\n```', start + 4 + lang.length);
-  if (at < 0 || start < 0 || end < 0) throw new Error(`libs/sdk/README.md has no \`\`\`${lang} block after "${marker}"`);
+  if (at < 0 || start < 0 || end < 0)
+    throw new Error(`libs/sdk/README.md has no \`\`\`${lang} block after "${marker}"`);
   return readme.slice(start + 4 + lang.length, end + 1);
 }
 
 /** The README's example. */
-const readmeExample = (): string => readmeBlock('sdk-package.e2e.spec.ts type-checks and runs this block', 'ts');
+const readmeExample = (): string =>
+  readmeBlock('sdk-package.e2e.spec.ts type-checks and runs this block', 'ts');
 
 /** The README's setup commands (a new project with the tarball, TypeScript and `tsc --init`). */
 const readmeSetup = (): string => readmeBlock('sdk-package.e2e.spec.ts runs these commands', 'sh');
@@ -215,10 +219,16 @@ describe('@openwop/sdk as a packed tarball in a new strict TypeScript project, s
     // The README's commands, with this tarball where they name the one `npm pack` writes to /tmp.
     const setup = readmeSetup();
     const readmeTarball = `/tmp/${sdk.filename}`;
-    if (!setup.includes(readmeTarball)) throw new Error(`the README's setup commands do not install ${readmeTarball}`);
-    await sh('bash', ['-euo', 'pipefail', '-c', setup.split(readmeTarball).join(join(packs, sdk.filename))], work);
+    if (!setup.includes(readmeTarball))
+      throw new Error(`the README's setup commands do not install ${readmeTarball}`);
+    await sh(
+      'bash',
+      ['-euo', 'pipefail', '-c', setup.split(readmeTarball).join(join(packs, sdk.filename))],
+      work,
+    );
     consumer = join(work, PROJECT);
-    if (!existsSync(join(consumer, 'tsconfig.json'))) throw new Error(`the README's setup made no ${PROJECT}/tsconfig.json`);
+    if (!existsSync(join(consumer, 'tsconfig.json')))
+      throw new Error(`the README's setup made no ${PROJECT}/tsconfig.json`);
     db = await createTestDatabase('e2e_sdk_package');
     host = await startEmbeddedHost({ databaseUrl: db.url });
   });
@@ -260,7 +270,9 @@ describe('@openwop/sdk as a packed tarball in a new strict TypeScript project, s
   });
 
   it("sets up the project with the registry's newest TypeScript and tsc --init's strict defaults", async () => {
-    const installed = JSON.parse(readFileSync(join(consumer, 'node_modules/typescript/package.json'), 'utf8')) as {
+    const installed = JSON.parse(
+      readFileSync(join(consumer, 'node_modules/typescript/package.json'), 'utf8'),
+    ) as {
       version: string;
     };
     const { stdout: latest } = await sh('npm', ['view', 'typescript', 'dist-tags.latest'], consumer);
@@ -275,7 +287,10 @@ describe('@openwop/sdk as a packed tarball in a new strict TypeScript project, s
       module: 'nodenext',
       types: ['node'],
     });
-    const manifest = JSON.parse(readFileSync(join(consumer, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(consumer, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(manifest.type).toBe('module');
   });
 
@@ -291,7 +306,10 @@ describe('@openwop/sdk as a packed tarball in a new strict TypeScript project, s
 
     const baseUrl = host.gateways[0]!;
     const { stdout } = await sh(process.execPath, ['check.js', baseUrl, TEST_KEYS.t1], consumer);
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown> & { runId: string; types: string[] };
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown> & {
+      runId: string;
+      types: string[];
+    };
     expect(seen).toMatchObject({
       nodeId: 'gate',
       kind: 'approval',

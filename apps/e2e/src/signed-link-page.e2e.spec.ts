@@ -154,7 +154,10 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     // The artifact reads as fields and a table; its exact JSON is one click away.
     const readable = page.locator('[data-testid=artifact-readable]');
     // (Key order is the stored JSON's: Postgres' jsonb puts shorter keys first.)
-    expect((await readable.locator(':scope > dl > dt').allTextContents()).sort()).toEqual(['currency', 'plans']);
+    expect((await readable.locator(':scope > dl > dt').allTextContents()).sort()).toEqual([
+      'currency',
+      'plans',
+    ]);
     expect(await readable.locator(':scope > dl > dt:text-is("currency") + dd').textContent()).toBe('EUR');
     expect(await readable.locator(':scope > dl > dt:text-is("plans") + dd table').count()).toBe(1);
     expect(await readable.locator('table th').allTextContents()).toEqual(['name', 'price']);
@@ -196,7 +199,9 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     expect(await page.locator('[data-testid=done]').textContent()).toBe('You accepted.');
     // The page follows the run to its end through the link alone, and says it plainly.
     await page.locator('[data-testid=run-status]', { hasText: 'completed' }).waitFor({ timeout: UI_WAIT_MS });
-    expect(await page.locator('[data-testid=run-status]').textContent()).toBe('Thanks — the workflow has completed.');
+    expect(await page.locator('[data-testid=run-status]').textContent()).toBe(
+      'Thanks — the workflow has completed.',
+    );
     await expectFitsPhone(page);
     await shot(page, 'approval-accepted-phone');
     await page.close();
@@ -375,7 +380,9 @@ describe.each(['embedded', 'distributed'] as const)('signed-link page, %s mode',
     });
     const { runId, callbackUrl, inspectUrl } = await startWithLinks('link-chat');
     const page = await open(callbackUrl, 'pending');
-    expect(await page.locator('[data-testid=kind]').textContent()).toBe('A conversation waits for your answer');
+    expect(await page.locator('[data-testid=kind]').textContent()).toBe(
+      'A conversation waits for your answer',
+    );
     const transcript = page.locator('[data-testid=transcript]');
     await transcript.locator('li', { hasText: 'Hello! Where shall we go?' }).waitFor({ timeout: UI_WAIT_MS });
     await page.locator('#turn-input').fill('Lisbon');

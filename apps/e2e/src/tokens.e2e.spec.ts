@@ -35,7 +35,13 @@ const RESOLVING_FIELDS = ['interruptToken', 'callbackUrl'] as const;
  * The text of an SSE response of `path` read with `key` until it holds `until` (bounded by a
  * deadline), then the connection is dropped: the stream of a waiting run does not end by itself.
  */
-async function readSse(base: string, path: string, key: string, until: string, timeoutMs = 15_000): Promise<string> {
+async function readSse(
+  base: string,
+  path: string,
+  key: string,
+  until: string,
+  timeoutMs = 15_000,
+): Promise<string> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   let text = '';
@@ -53,7 +59,9 @@ async function readSse(base: string, path: string, key: string, until: string, t
       text += decoder.decode(value, { stream: true });
     }
   } catch (e) {
-    throw new Error(`SSE ${path}: ${until} not seen within ${timeoutMs} ms (${String(e)}); got ${text.slice(0, 500)}`);
+    throw new Error(
+      `SSE ${path}: ${until} not seen within ${timeoutMs} ms (${String(e)}); got ${text.slice(0, 500)}`,
+    );
   } finally {
     clearTimeout(timer);
     abort.abort();
@@ -280,7 +288,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         expect(refused.message).toBe('404 interrupt_not_found: No interrupt is known for this token.');
         expect(
           await statusCode(
-            anon.call('POST', `/v1/interrupts/${encodeURIComponent(bad)}`, { correlation: { orderId: 'noop', status: 'whatever' } }),
+            anon.call('POST', `/v1/interrupts/${encodeURIComponent(bad)}`, {
+              correlation: { orderId: 'noop', status: 'whatever' },
+            }),
           ),
         ).toEqual([404, 'interrupt_not_found']);
       }
@@ -339,10 +349,13 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       const base = hut.host.gateways[0]!;
       // The key that may resolve (t1) is shown both sides.
       expect(interrupt.callbackUrl).toMatch(/\/v1\/interrupts\/[\w-]+\.[\w-]+$/);
-      expect(interrupt.inspectUrl).toBe(interrupt.callbackUrl.replace(interrupt.interruptToken, interrupt.inspectToken));
+      expect(interrupt.inspectUrl).toBe(
+        interrupt.callbackUrl.replace(interrupt.interruptToken, interrupt.inspectToken),
+      );
       const resolving = [interrupt.interruptToken, interrupt.interruptToken.split('.')[1]!];
       const noResolvingToken = (what: string, text: string) => {
-        for (const secret of resolving) expect({ what, leaks: text.includes(secret) }).toEqual({ what, leaks: false });
+        for (const secret of resolving)
+          expect({ what, leaks: text.includes(secret) }).toEqual({ what, leaks: false });
       };
 
       const snapshot = await reader.getRun(runId);
@@ -356,12 +369,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       noResolvingToken('snapshot', JSON.stringify(snapshot));
 
       const list = await reader.listInterrupts({ runId });
-      expect(list.interrupts.map((i) => (i as { interruptId: string }).interruptId)).toEqual([interrupt.interruptId]);
+      expect(list.interrupts.map((i) => (i as { interruptId: string }).interruptId)).toEqual([
+        interrupt.interruptId,
+      ]);
       noResolvingToken('interrupt list', JSON.stringify(list));
 
-      const updates = await readSse(base, `/v1/runs/${runId}/events?streamMode=debug`, TEST_KEYS.readonly, 'interrupt.requested');
+      const updates = await readSse(
+        base,
+        `/v1/runs/${runId}/events?streamMode=debug`,
+        TEST_KEYS.readonly,
+        'interrupt.requested',
+      );
       noResolvingToken('SSE debug', updates);
-      const values = await readSse(base, `/v1/runs/${runId}/events?streamMode=values`, TEST_KEYS.readonly, 'state.snapshot');
+      const values = await readSse(
+        base,
+        `/v1/runs/${runId}/events?streamMode=values`,
+        TEST_KEYS.readonly,
+        'state.snapshot',
+      );
       noResolvingToken('SSE values', values);
       const poll = await fetch(`${base}/v1/runs/${runId}/events/poll?after=-1`, {
         headers: { authorization: `Bearer ${TEST_KEYS.readonly}` },
@@ -372,15 +397,17 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       noResolvingToken('poll', pollText);
 
       // What the reader was given holds no authority: the inspect link cannot resolve, nor can its key.
-      expect(await anon.call('GET', new URL(snapshot.interrupt!.inspectUrl!).pathname)).toMatchObject({ intent: 'inspect' });
-      expect(await statusCode(anon.call('POST', new URL(snapshot.interrupt!.inspectUrl!).pathname, { action: 'accept' }))).toEqual([
-        403,
-        'forbidden',
-      ]);
-      expect(await statusCode(reader.call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'accept' }))).toEqual([
-        403,
-        'forbidden',
-      ]);
+      expect(await anon.call('GET', new URL(snapshot.interrupt!.inspectUrl!).pathname)).toMatchObject({
+        intent: 'inspect',
+      });
+      expect(
+        await statusCode(
+          anon.call('POST', new URL(snapshot.interrupt!.inspectUrl!).pathname, { action: 'accept' }),
+        ),
+      ).toEqual([403, 'forbidden']);
+      expect(
+        await statusCode(reader.call('POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'accept' })),
+      ).toEqual([403, 'forbidden']);
       expect((await client.getRun(runId)).status).toBe('waiting-approval');
       await client.call('POST', `/v1/runs/${runId}/cancel`, {});
     });
@@ -390,21 +417,36 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       const base = hut.host.gateways[0]!;
       const tokenPath = `/v1/interrupts/${interrupt.interruptToken}`;
       const send = async (path: string, body: string, headers: Record<string, string> = {}) =>
-        (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).status;
+        (
+          await fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+            body,
+          })
+        ).status;
       const statuses = [
         await send(tokenPath, deepJson(3_000)),
         await send(tokenPath, '{"action":'),
         await send(tokenPath, 'not gzip at all', { 'content-encoding': 'gzip' }),
         await send(`${tokenPath}%ZZ`, '{}'),
-        await send(`/v1/runs/${runId}/interrupts/gate`, deepJson(3_000), { authorization: `Bearer ${TEST_KEYS.t1}` }),
-        await send(`/v1/runs/${runId}/interrupts/gate`, '{"action":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
+        await send(`/v1/runs/${runId}/interrupts/gate`, deepJson(3_000), {
+          authorization: `Bearer ${TEST_KEYS.t1}`,
+        }),
+        await send(`/v1/runs/${runId}/interrupts/gate`, '{"action":', {
+          authorization: `Bearer ${TEST_KEYS.t1}`,
+        }),
         await send('/v1/runs', '{"workflowId":', { authorization: `Bearer ${TEST_KEYS.t1}` }),
       ];
       // Each is the client's fault (a body that is not the gzip it claims included): 4xx, never 500.
-      for (const status of statuses) expect(status >= 400 && status < 500 ? status : `unexpected ${status}`).toBe(status);
+      for (const status of statuses)
+        expect(status >= 400 && status < 500 ? status : `unexpected ${status}`).toBe(status);
       expect((await client.getRun(runId)).status).toBe('waiting-approval');
       const logs = hut.host.processes.map((p) => p.output()).join('\n');
-      for (const secret of [interrupt.interruptToken, interrupt.interruptToken.split('.')[1]!, ...Object.values(TEST_KEYS)]) {
+      for (const secret of [
+        interrupt.interruptToken,
+        interrupt.interruptToken.split('.')[1]!,
+        ...Object.values(TEST_KEYS),
+      ]) {
         expect(logs.includes(secret)).toBe(false);
       }
       await client.call('POST', `/v1/runs/${runId}/cancel`, {});
@@ -426,8 +468,12 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       );
       expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(interrupt.tokenExpiresAt));
       for (const snapshot of [expired, await reader.getRun(runId)]) {
-        expect(snapshot.interrupt).toMatchObject({ tokenExpired: true, tokenExpiresAt: interrupt.tokenExpiresAt });
-        for (const field of [...RESOLVING_FIELDS, 'inspectToken', 'inspectUrl']) expect(snapshot.interrupt).not.toHaveProperty(field);
+        expect(snapshot.interrupt).toMatchObject({
+          tokenExpired: true,
+          tokenExpiresAt: interrupt.tokenExpiresAt,
+        });
+        for (const field of [...RESOLVING_FIELDS, 'inspectToken', 'inspectUrl'])
+          expect(snapshot.interrupt).not.toHaveProperty(field);
         expect(JSON.stringify(snapshot)).not.toContain(interrupt.interruptToken.split('.')[1]!);
       }
       expect(await statusCode(anon.call('GET', `/v1/interrupts/${interrupt.interruptToken}`))).toEqual([

@@ -8,10 +8,19 @@ interface Answer {
   readonly json: Record<string, unknown>;
 }
 
-async function call(gateway: string, method: 'GET' | 'POST', path: string, body?: unknown, apiKey: string = TEST_KEYS.t1): Promise<Answer> {
+async function call(
+  gateway: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  apiKey: string = TEST_KEYS.t1,
+): Promise<Answer> {
   const res = await fetch(`${gateway}${path}`, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -30,7 +39,8 @@ const DELAY_MS = 2_000;
 describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (issue 30), %s mode", (mode) => {
   let hut: HostUnderTest;
   const gw = () => hut.host.gateways[0]!;
-  const status = async (runId: string): Promise<string> => (await call(gw(), 'GET', `/v1/runs/${runId}`)).json.status as string;
+  const status = async (runId: string): Promise<string> =>
+    (await call(gw(), 'GET', `/v1/runs/${runId}`)).json.status as string;
   const waitStatus = (runId: string, wanted: string, timeoutMs = 20_000) =>
     waitFor(async () => ((await status(runId).catch(() => undefined)) === wanted ? wanted : undefined), {
       timeoutMs,
@@ -70,8 +80,13 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
   describe(':pause while a node executes', () => {
     it('drain-current-node: the delay node completes first, then run.paused; nothing runs until resume', async () => {
       const runId = await start('conformance-cancellable', { delayMs: DELAY_MS });
-      await waitFor(() => timerScheduled(runId), { what: 'the delay node to be executing (its timer armed)' });
-      const pause = await call(gw(), 'POST', `/v1/runs/${runId}:pause`, { reason: 'drain', drainPolicy: 'drain-current-node' });
+      await waitFor(() => timerScheduled(runId), {
+        what: 'the delay node to be executing (its timer armed)',
+      });
+      const pause = await call(gw(), 'POST', `/v1/runs/${runId}:pause`, {
+        reason: 'drain',
+        drainPolicy: 'drain-current-node',
+      });
       expect(pause.status).toBe(202);
       // Accepted, not yet paused: the 202 says `paused` (rest-endpoints.md) with no pausedAt, the run still runs its node.
       expect(pause.json).toEqual({ runId, status: 'paused' });
@@ -99,12 +114,20 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
       expect(resumed.status).toBe(202);
       await waitStatus(runId, 'completed');
       const done = await log(runId);
-      expect(done.slice(done.indexOf('run.paused'))).toEqual(['run.paused', 'run.resumed', 'node.started@done', 'node.completed@done', 'run.completed']);
+      expect(done.slice(done.indexOf('run.paused'))).toEqual([
+        'run.paused',
+        'run.resumed',
+        'node.started@done',
+        'node.completed@done',
+        'run.completed',
+      ]);
     });
 
     it('immediate: run.paused at once, before the executing node completes, which waits for resume', async () => {
       const runId = await start('conformance-cancellable', { delayMs: DELAY_MS });
-      await waitFor(() => timerScheduled(runId), { what: 'the delay node to be executing (its timer armed)' });
+      await waitFor(() => timerScheduled(runId), {
+        what: 'the delay node to be executing (its timer armed)',
+      });
       const pause = await call(gw(), 'POST', `/v1/runs/${runId}:pause`, { drainPolicy: 'immediate' });
       expect(pause).toMatchObject({ status: 202, json: { runId, status: 'paused' } });
       expect(Number.isNaN(Date.parse(String(pause.json.pausedAt)))).toBe(false);
@@ -143,22 +166,46 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
       expect(Number.isNaN(Date.parse(String(read.json.createdAt)))).toBe(false);
       // Every gateway reads the same projection.
       const other = hut.host.gateways.at(-1)!;
-      expect((await call(other, 'GET', `/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`)).json).toEqual(read.json);
+      expect(
+        (await call(other, 'GET', `/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`)).json,
+      ).toEqual(read.json);
       for (const [path, key] of [
         [`/v1/runs/${runId}/artifacts/no-such-artifact`, TEST_KEYS.t1],
         [`/v1/runs/no-such-run/artifacts/${encodeURIComponent(artifactId)}`, TEST_KEYS.t1],
         [`/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, TEST_KEYS.t2],
       ] as const) {
-        expect(await call(gw(), 'GET', path, undefined, key)).toMatchObject({ status: 404, json: { error: 'not_found' } });
+        expect(await call(gw(), 'GET', path, undefined, key)).toMatchObject({
+          status: 404,
+          json: { error: 'not_found' },
+        });
       }
-      expect((await call(gw(), 'GET', `/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, undefined, TEST_KEYS.readonly)).status).toBe(403);
+      expect(
+        (
+          await call(
+            gw(),
+            'GET',
+            `/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`,
+            undefined,
+            TEST_KEYS.readonly,
+          )
+        ).status,
+      ).toBe(403);
       // artifact-auth.test.ts: no key is 401 unauthenticated, never the artifact nor a redirect.
-      const anonymous = await fetch(`${gw()}/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, { redirect: 'manual' });
+      const anonymous = await fetch(`${gw()}/v1/runs/${runId}/artifacts/${encodeURIComponent(artifactId)}`, {
+        redirect: 'manual',
+      });
       expect(anonymous.status).toBe(401);
       expect(((await anonymous.json()) as { error?: string }).error).toBe('unauthenticated');
       // Listed where a client looks for it, with its scope.
-      const doc = (await call(gw(), 'GET', '/.well-known/openwop')).json as { endpoints: { method: string; path: string; scope?: string }[]; fixtures: string[] };
-      expect(doc.endpoints).toContainEqual({ method: 'GET', path: '/v1/runs/{runId}/artifacts/{artifactId}', scope: 'artifacts:read' });
+      const doc = (await call(gw(), 'GET', '/.well-known/openwop')).json as {
+        endpoints: { method: string; path: string; scope?: string }[];
+        fixtures: string[];
+      };
+      expect(doc.endpoints).toContainEqual({
+        method: 'GET',
+        path: '/v1/runs/{runId}/artifacts/{artifactId}',
+        scope: 'artifacts:read',
+      });
       expect(doc.fixtures).toContain('conformance-artifact-emit');
     });
   });
@@ -166,14 +213,29 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
   it('the run document and the snapshot carry eventLogSchemaVersion 2 (v1 era)', async () => {
     const runId = await start('conformance-noop');
     await waitStatus(runId, 'completed');
-    expect((await call(gw(), 'GET', `/v1/runs/${runId}`)).json).toMatchObject({ runId, eventLogSchemaVersion: 2 });
-    const [row] = await query<{ era: number }>(hut.db.url, "SELECT (snapshot->>'eventLogSchemaVersion')::int AS era FROM runs WHERE run_id = $1", [runId]);
+    expect((await call(gw(), 'GET', `/v1/runs/${runId}`)).json).toMatchObject({
+      runId,
+      eventLogSchemaVersion: 2,
+    });
+    const [row] = await query<{ era: number }>(
+      hut.db.url,
+      "SELECT (snapshot->>'eventLogSchemaVersion')::int AS era FROM runs WHERE run_id = $1",
+      [runId],
+    );
     expect(row?.era).toBe(2);
   });
 
   it("discovery's approvalActions names edit-accept, not edit; a gate configured with the legacy edit still takes an edit-accept answer", async () => {
-    const doc = (await call(gw(), 'GET', '/.well-known/openwop')).json as { extensions: { interrupts: { approvalActions: string[] } } };
-    expect(doc.extensions.interrupts.approvalActions).toEqual(['accept', 'reject', 'refine', 'edit-accept', 'ask']);
+    const doc = (await call(gw(), 'GET', '/.well-known/openwop')).json as {
+      extensions: { interrupts: { approvalActions: string[] } };
+    };
+    expect(doc.extensions.interrupts.approvalActions).toEqual([
+      'accept',
+      'reject',
+      'refine',
+      'edit-accept',
+      'ask',
+    ]);
     const workflowId = `legacy-edit-${mode}`;
     const registered = await call(gw(), 'POST', '/v1/workflows', {
       id: workflowId,
@@ -192,7 +254,10 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
     expect(registered.status).toBeLessThan(300);
     const runId = await start(workflowId);
     await waitStatus(runId, 'waiting-approval');
-    const answered = await call(gw(), 'POST', `/v1/runs/${runId}/interrupts/gate`, { action: 'edit-accept', editedArtifactData: { v: 2 } });
+    const answered = await call(gw(), 'POST', `/v1/runs/${runId}/interrupts/gate`, {
+      action: 'edit-accept',
+      editedArtifactData: { v: 2 },
+    });
     expect(answered.status).toBe(200);
     await waitStatus(runId, 'completed');
     const [resolved] = await query<{ payload: { resumeValue: Record<string, unknown> } }>(
@@ -200,6 +265,9 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])("v1's last gaps (iss
       "SELECT doc->'payload' AS payload FROM run_events WHERE run_id = $1 AND type = 'interrupt.resolved'",
       [runId],
     );
-    expect(resolved!.payload.resumeValue).toMatchObject({ action: 'edit-accept', editedArtifactData: { v: 2 } });
+    expect(resolved!.payload.resumeValue).toMatchObject({
+      action: 'edit-accept',
+      editedArtifactData: { v: 2 },
+    });
   });
 });

@@ -40,7 +40,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('a wide parallel run
     await hut?.stop();
   });
 
-  it("does not keep the host from answering /readyz while it is decided, and runs every node once", async () => {
+  it('does not keep the host from answering /readyz while it is decided, and runs every node once', async () => {
     const gateway = hut.host.gateways[0]!;
     const client = new OpenWopClient({ baseUrl: gateway, apiKey: TEST_KEYS.t1 });
     const doc = (await client.discovery()) as { limits?: Limits; extensions?: { limits?: Limits } };

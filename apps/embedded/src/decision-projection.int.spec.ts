@@ -24,10 +24,20 @@ let app: INestApplicationContext;
 const captured: IncomingMessage[] = [];
 const actor = { tenant: 't1', principal: 'alice' };
 
-const envelope = (type: string, data: Record<string, unknown>): CommandEnvelope =>
-  ({ id: randomUUID(), type, occurredAt: new Date().toISOString(), correlationId: randomUUID(), actor, data });
+const envelope = (type: string, data: Record<string, unknown>): CommandEnvelope => ({
+  id: randomUUID(),
+  type,
+  occurredAt: new Date().toISOString(),
+  correlationId: randomUUID(),
+  actor,
+  data,
+});
 const send = (topic: string, runId: string, command: CommandEnvelope) =>
-  platform.bus.request<CommandReply<{ lastSequence?: number; status?: string }>>(topic, { key: runId, value: command }, { timeoutMs: 15_000 });
+  platform.bus.request<CommandReply<{ lastSequence?: number; status?: string }>>(
+    topic,
+    { key: runId, value: command },
+    { timeoutMs: 15_000 },
+  );
 const start = (runId: string) =>
   send(Topics.engineCommands, runId, envelope('run.start', { runId, workflowId: 'conformance-approval' }));
 const accept = (runId: string) =>
@@ -101,26 +111,35 @@ it('the start and the resolve commit the run snapshot, its events and its pendin
   expect(started).toMatchObject({ ok: true, data: { status: 'waiting-approval' } });
   // Read right after the answer, without waiting: written by the decision's own transaction.
   const waiting = await rowsOf(runId);
-  expect(waiting).toMatchObject({ status: 'waiting-approval', last_sequence: started.ok ? started.data.lastSequence : -1 });
+  expect(waiting).toMatchObject({
+    status: 'waiting-approval',
+    last_sequence: started.ok ? started.data.lastSequence : -1,
+  });
   expect(waiting!.runs_xid).toBe(waiting!.engine_xid);
   expect(waiting!.event_xids).toEqual([waiting!.engine_xid]);
   expect(waiting!.pending_xids).toEqual([waiting!.engine_xid]);
 
   expect(await accept(runId)).toMatchObject({ ok: true });
-  const done = await waitFor(async () => {
-    const rows = await rowsOf(runId);
-    return rows?.engine_status === 'completed' ? rows : undefined;
-  }, { timeoutMs: 15_000, what: 'the run completed' });
+  const done = await waitFor(
+    async () => {
+      const rows = await rowsOf(runId);
+      return rows?.engine_status === 'completed' ? rows : undefined;
+    },
+    { timeoutMs: 15_000, what: 'the run completed' },
+  );
   // The resume's decision moved the snapshot and cleared the pending interrupt in its transaction.
   expect(done).toMatchObject({ status: 'completed', pending_xids: null });
   expect(done.runs_xid).toBe(done.engine_xid);
   expect(done.sequences).toEqual([...Array(done.last_sequence! + 1).keys()]);
 
   // On the bus, every event says it was projected: the projector's consumer only tells readers.
-  const onBus = await waitFor(() => {
-    const events = busEvents(runId);
-    return events.length === done.last_sequence! + 1 ? events : undefined;
-  }, { timeoutMs: 15_000, what: 'the run events on the bus' });
+  const onBus = await waitFor(
+    () => {
+      const events = busEvents(runId);
+      return events.length === done.last_sequence! + 1 ? events : undefined;
+    },
+    { timeoutMs: 15_000, what: 'the run events on the bus' },
+  );
   expect(onBus.every((e) => e.marked)).toBe(true);
 }, 60_000);
 
@@ -142,16 +161,23 @@ it('a projection that fails in the decision does not fail it: the decision commi
     });
     // Its events went to the projector's consumer unmarked, which could not store them either and
     // marked the run's projection broken at the first of them (as for any event it cannot store).
-    const broken = await waitFor(async () => {
-      const rows = await rowsOf(runId);
-      return rows?.projection_error ? rows : undefined;
-    }, { timeoutMs: 30_000, what: 'the run marked broken' });
+    const broken = await waitFor(
+      async () => {
+        const rows = await rowsOf(runId);
+        return rows?.projection_error ? rows : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the run marked broken' },
+    );
     expect(broken.projection_error!.eventId).toBe(`${runId}:${waitingAt + 1}`);
     expect(broken).toMatchObject({ status: 'waiting-approval', last_sequence: waitingAt });
     const later = busEvents(runId).filter((e) => e.event.sequence > waitingAt);
     expect(later.length).toBeGreaterThan(0);
     expect(later.some((e) => e.marked)).toBe(false);
-    expect(busEvents(runId).filter((e) => e.event.sequence <= waitingAt).every((e) => e.marked)).toBe(true);
+    expect(
+      busEvents(runId)
+        .filter((e) => e.event.sequence <= waitingAt)
+        .every((e) => e.marked),
+    ).toBe(true);
   } finally {
     await platform.dataSource.query('ALTER TABLE run_events DROP CONSTRAINT it_refuses_poisoned');
   }

@@ -9,7 +9,14 @@ import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
 import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
 import { ProjectorModule } from '@openwop/projector';
-import { createTestDatabase, TEST_API_KEYS_JSON, TEST_KEYS, testTokenKeysJson, waitFor, type TestDatabase } from '@openwop/testing';
+import {
+  createTestDatabase,
+  TEST_API_KEYS_JSON,
+  TEST_KEYS,
+  testTokenKeysJson,
+  waitFor,
+  type TestDatabase,
+} from '@openwop/testing';
 import { TokenModule } from '@openwop/token';
 
 // Every app in one Nest process, but over the real Kafka broker and Postgres (distributed mode):
@@ -29,13 +36,17 @@ const saved = { keys: process.env.WOP_API_KEYS, tokens: process.env.WOP_TOKEN_KE
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${TEST_KEYS.t1}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${TEST_KEYS.t1}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
 }
 
-const traceOf = (traceId: string) => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+const traceOf = (traceId: string) =>
+  exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
 const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
 
 beforeAll(async () => {
@@ -64,7 +75,10 @@ afterAll(async () => {
   await platform?.close();
   await db?.drop();
   await telemetry.shutdown();
-  for (const [name, value] of [['WOP_API_KEYS', saved.keys], ['WOP_TOKEN_KEYS', saved.tokens]] as const) {
+  for (const [name, value] of [
+    ['WOP_API_KEYS', saved.keys],
+    ['WOP_TOKEN_KEYS', saved.tokens],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -92,7 +106,9 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
     () => {
       const trace = traceOf(traceId);
       const ids = new Set(trace.map((s) => s.spanContext().spanId));
-      const completed = trace.some((s) => s.name === 'openwop.projection.apply' && s.attributes[Attr.eventType] === 'run.completed');
+      const completed = trace.some(
+        (s) => s.name === 'openwop.projection.apply' && s.attributes[Attr.eventType] === 'run.completed',
+      );
       const connected = trace.every((s) => parentOf(s) === undefined || ids.has(parentOf(s)!));
       return completed && connected && trace;
     },
@@ -103,7 +119,10 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
   const roots = spans.filter((s) => parentOf(s) === undefined);
   const ROOT = 'POST /v1/runs/:runId/interrupts/:nodeId';
   expect(roots.map((s) => s.name)).toEqual([ROOT]);
-  expect(roots[0]!.attributes).toMatchObject({ 'http.response.status_code': 200, [Attr.interruptId]: `${runId}:gate:0` });
+  expect(roots[0]!.attributes).toMatchObject({
+    'http.response.status_code': 200,
+    [Attr.interruptId]: `${runId}:gate:0`,
+  });
   const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
   const ancestry = (s: ReadableSpan): string[] => {
     const parent = byId.get(parentOf(s) ?? '');
@@ -113,7 +132,11 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
   // The hops: the interrupt service's consumer, the engine's (run.resume from the interrupt
   // outbox), the projector's (run events from the engine outbox), each a CONSUMER span of Kafka.
   const consumed = (group: string) =>
-    spans.filter((s) => s.attributes[Attr.messagingSystem] === 'kafka' && String(s.attributes[Attr.messagingGroup]).endsWith(`.${group}`));
+    spans.filter(
+      (s) =>
+        s.attributes[Attr.messagingSystem] === 'kafka' &&
+        String(s.attributes[Attr.messagingGroup]).endsWith(`.${group}`),
+    );
   const interruptSpan = consumed('interrupt').find((s) => s.attributes[Attr.interruptId] !== undefined);
   expect(interruptSpan?.attributes).toMatchObject({
     [Attr.interruptKind]: 'approval',
@@ -123,7 +146,9 @@ it('follows a resolve from the gateway through every Kafka hop to the projection
   expect(consumed('engine').length).toBeGreaterThan(0);
   expect(consumed('projector').length).toBeGreaterThan(0);
 
-  const projection = spans.find((s) => s.name === 'openwop.projection.apply' && s.attributes[Attr.eventType] === 'run.completed')!;
+  const projection = spans.find(
+    (s) => s.name === 'openwop.projection.apply' && s.attributes[Attr.eventType] === 'run.completed',
+  )!;
   const chain = ancestry(projection);
   expect(chain[chain.length - 1]).toBe(ROOT);
   expect(chain.filter((name) => name.startsWith('process '))).toEqual(

@@ -7,7 +7,13 @@ import { EngineModule } from '@openwop/engine';
 import { configureGatewayApp, GatewayModule } from '@openwop/gateway';
 import { InterruptModule } from '@openwop/interrupt';
 import { appLogger, isPrettyLogFormat, routeProcessOutput } from '@openwop/observability';
-import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
+import {
+  closeOnSignals,
+  readHostConfig,
+  rootModule,
+  startMetricsListener,
+  startPlatform,
+} from '@openwop/platform-nest';
 import { NotifierModule } from '@openwop/notifier';
 import { ProjectorModule } from '@openwop/projector';
 import { TokenModule } from '@openwop/token';
@@ -34,7 +40,14 @@ async function main(): Promise<void> {
   await assertPortFree(config);
   const platform = await startPlatform(config);
   const app = await NestFactory.create<NestExpressApplication>(
-    rootModule(platform, [EngineModule, ProjectorModule, InterruptModule, TokenModule, NotifierModule, GatewayModule]),
+    rootModule(platform, [
+      EngineModule,
+      ProjectorModule,
+      InterruptModule,
+      TokenModule,
+      NotifierModule,
+      GatewayModule,
+    ]),
     { bufferLogs: false, logger: nestLogger },
   );
   configureGatewayApp(app);

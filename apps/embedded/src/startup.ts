@@ -44,9 +44,15 @@ export async function assertPortFree(config: Pick<HostConfig, 'host' | 'port' | 
 }
 
 /** The lines a person needs once the host is up: where the API, its reference, the admin page and the key are. */
-export function startBanner(config: Pick<HostConfig, 'publicUrl' | 'dataDir'>, startedMs: number, env: NodeJS.ProcessEnv = process.env): string {
+export function startBanner(
+  config: Pick<HostConfig, 'publicUrl' | 'dataDir'>,
+  startedMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const url = config.publicUrl.replace(/\/+$/, '');
-  const key = env[API_KEYS_ENV]?.trim() ? `the keys of ${API_KEYS_ENV}` : `${devApiKeyFile(env)} (the wop CLI reads it)`;
+  const key = env[API_KEYS_ENV]?.trim()
+    ? `the keys of ${API_KEYS_ENV}`
+    : `${devApiKeyFile(env)} (the wop CLI reads it)`;
   return [
     `OpenWOP host (embedded) ready in ${startedMs} ms`,
     `  API         ${url}  (discovery: ${url}/.well-known/openwop)`,

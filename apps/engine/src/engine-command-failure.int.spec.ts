@@ -46,10 +46,18 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
     data,
   });
   const send = <R = unknown>(command: CommandEnvelope, key: string): Promise<CommandReply<R>> =>
-    platform.bus.request<CommandReply<R>>(Topics.engineCommands, { key, value: command }, { timeoutMs: 15_000 });
+    platform.bus.request<CommandReply<R>>(
+      Topics.engineCommands,
+      { key, value: command },
+      { timeoutMs: 15_000 },
+    );
   const runState = async (runId: string) =>
-    (await platform.dataSource.query<{ state: RunRecord }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [runId]))[0]
-      ?.state;
+    (
+      await platform.dataSource.query<{ state: RunRecord }[]>(
+        'SELECT state FROM engine_runs WHERE run_id = $1',
+        [runId],
+      )
+    )[0]?.state;
   const lettersOf = (key: string) => deadLetters.filter((m) => m.key === key);
   const scrape = () =>
     new Promise<string>((resolve) => {
@@ -63,15 +71,13 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
       telemetry.metricsHandler({} as HttpRequest, res);
     });
   const deadLetterCount = async (cause: string) => {
-    const line = (await scrape())
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith('openwop_bus_dead_letters_total{') &&
-          l.includes(`cause="${cause}"`) &&
-          // The broker's name of the topic: the namespace prefixes it.
-          l.includes(`topic="${namespace}.${Topics.engineCommands}"`),
-      );
+    const line = (await scrape()).split('\n').find(
+      (l) =>
+        l.startsWith('openwop_bus_dead_letters_total{') &&
+        l.includes(`cause="${cause}"`) &&
+        // The broker's name of the topic: the namespace prefixes it.
+        l.includes(`topic="${namespace}.${Topics.engineCommands}"`),
+    );
     return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
   };
 
@@ -100,15 +106,17 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
       timeoutMs: 30_000,
       what: `${runId} failed`,
     });
-    const failed = await waitFor(
-      () => runEvents.find((e) => e.runId === runId && e.type === 'run.failed'),
-      { timeoutMs: 30_000, what: `run.failed of ${runId}` },
-    );
+    const failed = await waitFor(() => runEvents.find((e) => e.runId === runId && e.type === 'run.failed'), {
+      timeoutMs: 30_000,
+      what: `run.failed of ${runId}`,
+    });
     const error = (failed.payload as { error: { code: string; message: string } }).error;
     expect(error.code).toBe(COMMAND_NOT_APPLIED);
     expect(error.message).toContain(`${commandType} could not be applied`);
     expect(error.message).toMatch(/Unicode|\\u0000/);
-    expect(runEvents.filter((e) => e.runId === runId && e.type === 'node.failed').map((e) => e.nodeId)).toEqual(['gate']);
+    expect(
+      runEvents.filter((e) => e.runId === runId && e.type === 'node.failed').map((e) => e.nodeId),
+    ).toEqual(['gate']);
   }
 
   beforeAll(async () => {
@@ -139,7 +147,9 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
       logged.push(args.map(String).join(' '));
       write(...args);
     });
-    app = await NestFactory.createApplicationContext(rootModule(platform, [EngineModule]), { logger: ['error'] });
+    app = await NestFactory.createApplicationContext(rootModule(platform, [EngineModule]), {
+      logger: ['error'],
+    });
     await app.init();
   }, 90_000);
 
@@ -161,7 +171,10 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
 
     expect(reply).toMatchObject({
       ok: false,
-      error: { code: COMMAND_NOT_APPLIED, details: { messageId: resume.id, cause: 'exhausted', attempts: 5 } },
+      error: {
+        code: COMMAND_NOT_APPLIED,
+        details: { messageId: resume.id, cause: 'exhausted', attempts: 5 },
+      },
     });
     const [letter] = await waitFor(() => (lettersOf(runId).length > 0 ? lettersOf(runId) : undefined), {
       timeoutMs: 30_000,
@@ -183,7 +196,10 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
     await expectFailedRun(runId, 'run.resume');
     // Cancel of the run is answered at once: it is already terminal.
     const cancel = await send(envelope('run.cancel', { runId }), runId);
-    expect(cancel).toMatchObject({ ok: false, error: { code: 'run_terminal', details: { runStatus: 'failed' } } });
+    expect(cancel).toMatchObject({
+      ok: false,
+      error: { code: 'run_terminal', details: { runStatus: 'failed' } },
+    });
   }, 120_000);
 
   it('fails the run of a command that has no requester (sent from an outbox) once it was set aside', async () => {
@@ -195,8 +211,8 @@ describe('engine: a command that cannot be applied (Kafka, Postgres)', () => {
 
     await expectFailedRun(runId, 'run.resume');
     const letters = lettersOf(runId);
-    expect(letters.map((m) => [(m.value as { type: string }).type, m.headers[Headers.deadLetterCause]])).toEqual([
-      ['run.resume', 'exhausted'],
-    ]);
+    expect(
+      letters.map((m) => [(m.value as { type: string }).type, m.headers[Headers.deadLetterCause]]),
+    ).toEqual([['run.resume', 'exhausted']]);
   }, 120_000);
 });

@@ -19,7 +19,12 @@ import {
   versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { CommandSeam, type DecidedThrough, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
+import {
+  CommandSeam,
+  type DecidedThrough,
+  type OutboxRelay,
+  type UnappliedNotice,
+} from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
@@ -71,8 +76,10 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
     childRunChanged: ChildRunChangedHandler,
     @Optional() @Inject(DECIDED_THROUGH) decidedThrough: DecidedThrough | null = null,
   ) {
-    const failsRun = (when: (notice: UnappliedNotice) => boolean) => (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
-      when(notice) ? this.failRun(command, notice) : Promise.resolve();
+    const failsRun =
+      (when: (notice: UnappliedNotice) => boolean) =>
+      (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
+        when(notice) ? this.failRun(command, notice) : Promise.resolve();
     const always = failsRun((n) => !(n.cause === 'refused' && n.code !== undefined && SETTLED.has(n.code)));
     this.seam = new CommandSeam<EngineCommand>({
       consumer: ConsumerGroups.engine,
@@ -81,7 +88,9 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       relay,
       warn: (line) => this.logger.warn(line),
       // One process (ADR 0038): commands to this topic from the process's other decisions are decided in their transaction.
-      ...(decidedThrough ? { decidedThrough: { registry: decidedThrough, topic: Topics.engineCommands } } : {}),
+      ...(decidedThrough
+        ? { decidedThrough: { registry: decidedThrough, topic: Topics.engineCommands } }
+        : {}),
       routes: {
         'run.start': { decide: (m, c) => startRun.handle(m, c) },
         'run.resume': { decide: (m, c) => resumeRun.handle(m, c), unapplied: always },
@@ -101,7 +110,10 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
         'workflow.get': { run: (c) => getWorkflow.handle(ds.manager, c) },
         // Sent only by an engine of the previous release: the turn is owed to the turn workers
         // (ADR 0037), which stream it off this consumer. A lost one would leave its run waiting.
-        'agent.turn': { decide: (m, c) => agentTurn.owe(m, c), unapplied: failsRun((n) => n.cause === 'exhausted') },
+        'agent.turn': {
+          decide: (m, c) => agentTurn.owe(m, c),
+          unapplied: failsRun((n) => n.cause === 'exhausted'),
+        },
       },
     });
   }
@@ -127,14 +139,23 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
   }
 
   /** Sends the engine itself `run.fail` for the run `command` could not carry forward. */
-  private async failRun(command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice): Promise<void> {
+  private async failRun(
+    command: EngineCommand & { data: { runId: string } },
+    notice: UnappliedNotice,
+  ): Promise<void> {
     const fail = failRunCommandFor(command, command.data.runId, notice.reason, 'system:engine');
-    this.logger.warn(`${command.type} ${command.id} of run ${command.data.runId} was set aside (${notice.cause}): failing the run`);
+    this.logger.warn(
+      `${command.type} ${command.id} of run ${command.data.runId} was set aside (${notice.cause}): failing the run`,
+    );
     await this.bus.publish(Topics.engineCommands, [
       {
         key: command.data.runId,
         value: versionedCommand(fail),
-        headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
+        headers: {
+          [Headers.messageId]: fail.id,
+          [Headers.messageType]: fail.type,
+          [Headers.correlationId]: fail.correlationId,
+        },
       },
     ]);
   }

@@ -99,7 +99,8 @@ describe('engine (Postgres, in-process bus)', () => {
     const relay = {
       kick: () => (relayGate.open ? real.kick() : Promise.resolve()),
       // Gate closed: commit without publishing, so the test can read what the outbox holds.
-      transaction: <T>(work: (m: EntityManager) => Promise<T>) => (relayGate.open ? real.transaction(work) : ds.transaction(work)),
+      transaction: <T>(work: (m: EntityManager) => Promise<T>) =>
+        relayGate.open ? real.transaction(work) : ds.transaction(work),
       start: () => undefined,
       stop: () => real.stop(),
     } as unknown as OutboxRelay;
@@ -300,7 +301,10 @@ describe('engine (Postgres, in-process bus)', () => {
   it('run.fork is answered from the log the engine keeps: the new shape, the shape of the previous release, and a log an older engine left partly to the projection', async () => {
     const ownLog = async (runId: string) =>
       (
-        await ds.query<{ event: RunEventDoc }[]>('SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence', [runId])
+        await ds.query<{ event: RunEventDoc }[]>(
+          'SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence',
+          [runId],
+        )
       ).map((r) => r.event);
     // The engine keeps every event it decided, as published.
     await waitFor(() => eventsOf('run-a').length === 10 || undefined, { what: 'run-a published' });
@@ -308,22 +312,41 @@ describe('engine (Postgres, in-process bus)', () => {
     const forkTypes = async (runId: string) => (await ownLog(runId)).map((e) => e.type);
 
     // run-a answered an approval: a replay reuses that answer, which needs approvals:respond (ADR 0008).
-    expect(await send(envelope('run.fork', { runId: 'fork-unapproved', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }))).toMatchObject({
+    expect(
+      await send(
+        envelope('run.fork', { runId: 'fork-unapproved', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }),
+      ),
+    ).toMatchObject({
       ok: false,
       error: { code: 'forbidden', details: { scopeRequired: 'approvals:respond', sourceRunId: 'run-a' } },
     });
     expect(await runState('fork-unapproved')).toBeUndefined();
     const replay = await send<{ runId: string; status: string }>(
-      envelope('run.fork', { runId: 'fork-new', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true }),
+      envelope('run.fork', {
+        runId: 'fork-new',
+        sourceRunId: 'run-a',
+        mode: 'replay',
+        fromSeq: 0,
+        callerMayResolve: true,
+      }),
     );
     expect(replay).toMatchObject({ ok: true, data: { runId: 'fork-new', status: 'completed' } });
     const replayed = await ownLog('fork-new');
-    expect(replayed[0]?.payload).toMatchObject({ forkedFrom: { runId: 'run-a', fromSeq: 0, mode: 'replay' } });
+    expect(replayed[0]?.payload).toMatchObject({
+      forkedFrom: { runId: 'run-a', fromSeq: 0, mode: 'replay' },
+    });
     expect(replayed.map((e) => e.type)).not.toContain('replay.diverged');
 
     // A branch lays its overlay over the source's metadata.
     const branch = await send(
-      envelope('run.fork', { runId: 'fork-branch', sourceRunId: 'run-a', mode: 'branch', fromSeq: 2, overlay: { tags: ['b'] }, callerMayResolve: true }),
+      envelope('run.fork', {
+        runId: 'fork-branch',
+        sourceRunId: 'run-a',
+        mode: 'branch',
+        fromSeq: 2,
+        overlay: { tags: ['b'] },
+        callerMayResolve: true,
+      }),
     );
     expect(branch).toMatchObject({ ok: true });
     expect((await ownLog('fork-branch'))[0]?.payload).toMatchObject({ metadata: { tags: ['b'] } });
@@ -334,7 +357,15 @@ describe('engine (Postgres, in-process bus)', () => {
     const { started, reusedInterrupts, ...split } = forkSourceOf(log, 0, 'replay');
     expect(reusedInterrupts.length).toBeGreaterThan(0);
     const legacy = await send(
-      envelope('run.fork', { runId: 'fork-legacy', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true, ...started, ...split }),
+      envelope('run.fork', {
+        runId: 'fork-legacy',
+        sourceRunId: 'run-a',
+        mode: 'replay',
+        fromSeq: 0,
+        callerMayResolve: true,
+        ...started,
+        ...split,
+      }),
     );
     expect(legacy).toMatchObject({ ok: true, data: { runId: 'fork-legacy', status: 'completed' } });
     expect(await forkTypes('fork-legacy')).toEqual(await forkTypes('fork-new'));
@@ -342,9 +373,20 @@ describe('engine (Postgres, in-process bus)', () => {
     // Refusals write nothing: another tenant's source reads as absent, a fromSeq past the log is 422's code.
     const other = { tenant: 't2', principal: 'mallory' };
     expect(
-      await send(envelope('run.fork', { runId: 'fork-x', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 }, 'fx', other)),
+      await send(
+        envelope(
+          'run.fork',
+          { runId: 'fork-x', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0 },
+          'fx',
+          other,
+        ),
+      ),
     ).toEqual({ ok: false, error: { code: 'not_found', message: 'Run run-a not found.' } });
-    expect(await send(envelope('run.fork', { runId: 'fork-y', sourceRunId: 'run-a', mode: 'replay', fromSeq: 10 }))).toEqual({
+    expect(
+      await send(
+        envelope('run.fork', { runId: 'fork-y', sourceRunId: 'run-a', mode: 'replay', fromSeq: 10 }),
+      ),
+    ).toEqual({
       ok: false,
       error: {
         code: 'sequence_not_found',
@@ -357,18 +399,22 @@ describe('engine (Postgres, in-process bus)', () => {
 
     // Rolling upgrade: events an engine of the previous release wrote after the migration live only in the projection.
     for (const e of log.filter((x) => x.sequence >= 5)) {
-      await ds.query('INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
-        e.eventId,
-        e.runId,
-        e.sequence,
-        e.type,
-        e.nodeId ?? null,
-        JSON.stringify(e),
-      ]);
+      await ds.query(
+        'INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+        [e.eventId, e.runId, e.sequence, e.type, e.nodeId ?? null, JSON.stringify(e)],
+      );
     }
     await ds.query('DELETE FROM engine_run_events WHERE run_id = $1 AND sequence >= 5', ['run-a']);
     expect(
-      await send(envelope('run.fork', { runId: 'fork-bridged', sourceRunId: 'run-a', mode: 'replay', fromSeq: 0, callerMayResolve: true })),
+      await send(
+        envelope('run.fork', {
+          runId: 'fork-bridged',
+          sourceRunId: 'run-a',
+          mode: 'replay',
+          fromSeq: 0,
+          callerMayResolve: true,
+        }),
+      ),
     ).toMatchObject({ ok: true, data: { status: 'completed' } });
     expect(await forkTypes('fork-bridged')).toEqual(await forkTypes('fork-new'));
   });

@@ -39,8 +39,13 @@ async function failureOf(res) {
   } catch {
     body = undefined;
   }
-  if (body && typeof body.error === 'string') return new ApiFailure(res.status, body.error, body.message || body.error, body.details);
-  return new ApiFailure(res.status, `http_${res.status}`, `${res.status} ${res.statusText || 'request failed'}`);
+  if (body && typeof body.error === 'string')
+    return new ApiFailure(res.status, body.error, body.message || body.error, body.details);
+  return new ApiFailure(
+    res.status,
+    `http_${res.status}`,
+    `${res.status} ${res.statusText || 'request failed'}`,
+  );
 }
 
 /**
@@ -62,7 +67,8 @@ export async function api(method, path, body, { signal } = {}) {
   }
   if (!res.ok) {
     const failure = await failureOf(res);
-    if (res.status === 401) window.dispatchEvent(new CustomEvent('openwop:unauthenticated', { detail: failure }));
+    if (res.status === 401)
+      window.dispatchEvent(new CustomEvent('openwop:unauthenticated', { detail: failure }));
     throw failure;
   }
   return res.status === 204 ? undefined : res.json();
@@ -77,12 +83,19 @@ export async function streamEvents(path, onEvent, { signal, lastEventId } = {}) 
   let res;
   try {
     res = await fetch(path, {
-      headers: headers({ accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}) }),
+      headers: headers({
+        accept: 'text/event-stream',
+        ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}),
+      }),
       signal,
     });
   } catch (e) {
     if (e && e.name === 'AbortError') return;
-    throw new ApiFailure(0, 'network_error', `The event stream did not open: ${e && e.message ? e.message : e}`);
+    throw new ApiFailure(
+      0,
+      'network_error',
+      `The event stream did not open: ${e && e.message ? e.message : e}`,
+    );
   }
   if (!res.ok) throw await failureOf(res);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

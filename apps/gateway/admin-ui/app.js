@@ -26,7 +26,16 @@ function route() {
     document.title = `${parts[3]} · ${parts[1]} · OpenWOP admin`;
     cleanup = interruptView(main, { runId: parts[1], nodeId: parts[3] });
   } else {
-    mount(main, h('section', { class: 'card' }, h('h1', {}, 'Not found'), h('p', {}, 'No such page. '), h('a', { href: '#/' }, 'Pending interrupts')));
+    mount(
+      main,
+      h(
+        'section',
+        { class: 'card' },
+        h('h1', {}, 'Not found'),
+        h('p', {}, 'No such page. '),
+        h('a', { href: '#/' }, 'Pending interrupts'),
+      ),
+    );
   }
 }
 
@@ -37,7 +46,16 @@ function renderKeyStatus() {
     key
       ? [
           h('span', { class: 'muted' }, 'API key …', h('code', {}, key.slice(-4))),
-          h('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'forget-key', onclick: () => (forgetApiKey(), route()) }, 'Forget key'),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-small',
+              'data-testid': 'forget-key',
+              onclick: () => (forgetApiKey(), route()),
+            },
+            'Forget key',
+          ),
         ]
       : null,
   );
@@ -46,7 +64,14 @@ function renderKeyStatus() {
 /** The key form: the key is checked against `GET /v1/interrupts` before it is kept. */
 function signIn(reason) {
   renderKeyStatus();
-  const input = h('input', { id: 'api-key', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, placeholder: 'API key' });
+  const input = h('input', {
+    id: 'api-key',
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    placeholder: 'API key',
+  });
   const out = h('div', { class: 'result' }, reason ? errorState(reason) : null);
   const button = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Use this key');
   mount(

@@ -10,7 +10,11 @@ const POLL_MS = 1500;
 
 /** Whether an interrupt is one of the conversation kinds (or carries a conversation id). */
 export function looksLikeConversation(interrupt) {
-  return Boolean(interrupt) && (String(interrupt.kind).startsWith('conversation') || typeof (interrupt.data || {}).conversationId === 'string');
+  return (
+    Boolean(interrupt) &&
+    (String(interrupt.kind).startsWith('conversation') ||
+      typeof (interrupt.data || {}).conversationId === 'string')
+  );
 }
 
 /**
@@ -35,9 +39,22 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
   const statusEl = h('span', { 'data-testid': 'conversation-status' });
   const liveEl = h('span', { class: 'live', 'data-testid': 'live-indicator' });
   const countEl = h('span', { 'data-testid': 'turn-count' });
-  const input = h('textarea', { id: 'turn-input', rows: 2, placeholder: 'Write a turn… (Enter sends, Shift+Enter for a new line)' });
+  const input = h('textarea', {
+    id: 'turn-input',
+    rows: 2,
+    placeholder: 'Write a turn… (Enter sends, Shift+Enter for a new line)',
+  });
   const send = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'send-turn' }, 'Send');
-  const close = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'close-conversation', onclick: () => void closeConversation() }, 'Close conversation');
+  const close = h(
+    'button',
+    {
+      type: 'button',
+      class: 'btn btn-danger',
+      'data-testid': 'close-conversation',
+      onclick: () => void closeConversation(),
+    },
+    'Close conversation',
+  );
   const out = h('div', { class: 'result' });
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey) {
@@ -82,7 +99,10 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
   function missing(error) {
     if (fallback) return fallback();
     if (quietIfMissing) return mount(card);
-    mount(card, error ? errorState(error, () => void start()) : emptyState('No conversation at this node yet.'));
+    mount(
+      card,
+      error ? errorState(error, () => void start()) : emptyState('No conversation at this node yet.'),
+    );
   }
 
   function render() {
@@ -117,14 +137,20 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
     try {
       let after;
       for (;;) {
-        const page = await api('GET', paths.conversation(runId, conversation.conversationId, after), undefined, { signal });
+        const page = await api(
+          'GET',
+          paths.conversation(runId, conversation.conversationId, after),
+          undefined,
+          { signal },
+        );
         for (const t of page.turns || []) {
           turns.set(t.messageId, t);
           streaming.delete(t.messageId);
         }
         // A streamed reply whose turn is now recorded (under whatever message id) is done.
         const recorded = recordedIndex();
-        for (const [id, s] of streaming) if (s.finished || (s.turnIndex !== undefined && s.turnIndex <= recorded)) streaming.delete(id);
+        for (const [id, s] of streaming)
+          if (s.finished || (s.turnIndex !== undefined && s.turnIndex <= recorded)) streaming.delete(id);
         if (page.status && page.status !== 'open' && !closed) {
           closed = true;
           render();
@@ -143,7 +169,16 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
     const recorded = [...turns.values()].sort((a, b) => a.turnIndex - b.turnIndex);
     const items = recorded.map(turnItem);
     for (const [messageId, s] of streaming) {
-      items.push(turnItem({ messageId, role: 'agent', from: s.from || 'agent', content: s.text, turnIndex: s.turnIndex, streaming: true }));
+      items.push(
+        turnItem({
+          messageId,
+          role: 'agent',
+          from: s.from || 'agent',
+          content: s.text,
+          turnIndex: s.turnIndex,
+          streaming: true,
+        }),
+      );
     }
     if (items.length === 0) items.push(h('li', { class: 'muted' }, 'No turns yet.'));
     countEl.textContent = ` · ${recorded.length} turn${recorded.length === 1 ? '' : 's'}`;
@@ -155,8 +190,20 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
     const role = t.role || 'agent';
     return h(
       'li',
-      { class: `turn turn-${role}${t.streaming ? ' turn-streaming' : ''}`, 'data-role': role, 'data-turn-index': t.turnIndex ?? '', 'data-message-id': t.messageId },
-      h('div', { class: 'turn-head' }, h('strong', {}, role === 'user' ? 'You' : t.from || role), t.turnIndex !== undefined ? ` · #${t.turnIndex}` : '', t.ts ? [' · ', timeEl(new Date(t.ts).toISOString())] : '', t.streaming ? ' · typing…' : ''),
+      {
+        class: `turn turn-${role}${t.streaming ? ' turn-streaming' : ''}`,
+        'data-role': role,
+        'data-turn-index': t.turnIndex ?? '',
+        'data-message-id': t.messageId,
+      },
+      h(
+        'div',
+        { class: 'turn-head' },
+        h('strong', {}, role === 'user' ? 'You' : t.from || role),
+        t.turnIndex !== undefined ? ` · #${t.turnIndex}` : '',
+        t.ts ? [' · ', timeEl(new Date(t.ts).toISOString())] : '',
+        t.streaming ? ' · typing…' : '',
+      ),
       typeof t.content === 'string' ? h('div', { class: 'turn-body' }, t.content) : jsonBlock(t.content),
     );
   }
@@ -200,7 +247,12 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
       if (!meta.conversationId && p.nodeId && p.nodeId !== nodeId) return;
       const messageId = meta.messageId || `stream:${meta.turnIndex ?? 'next'}`;
       if (turns.has(messageId) || (meta.turnIndex !== undefined && meta.turnIndex <= recordedIndex())) return;
-      const s = streaming.get(messageId) || { text: '', turnIndex: meta.turnIndex, from: meta.speakerId, finished: false };
+      const s = streaming.get(messageId) || {
+        text: '',
+        turnIndex: meta.turnIndex,
+        from: meta.speakerId,
+        finished: false,
+      };
       s.text += typeof p.chunk === 'string' ? p.chunk : '';
       if (p.isLast) s.ended = true;
       streaming.set(messageId, s);
@@ -224,8 +276,16 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
     send.disabled = true;
     mount(out);
     try {
-      const result = await api('POST', paths.resolveConversation(runId), { nodeId, operation: 'exchange', turn });
-      turns.set(turn.messageId, { ...turn, ts: Date.now(), turnIndex: result.turnIndex ?? recordedIndex() + 1 });
+      const result = await api('POST', paths.resolveConversation(runId), {
+        nodeId,
+        operation: 'exchange',
+        turn,
+      });
+      turns.set(turn.messageId, {
+        ...turn,
+        ts: Date.now(),
+        turnIndex: result.turnIndex ?? recordedIndex() + 1,
+      });
       input.value = '';
       paintTranscript();
       void refreshTurns();
@@ -244,7 +304,15 @@ export function conversationPanel(card, { runId, nodeId, interrupt, fallback, qu
       await api('POST', paths.resolveConversation(runId), { nodeId, operation: 'close' });
       closed = true;
       render();
-      mount(out, h('div', { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' }, h('strong', {}, 'Conversation closed.'), ' The run resumes; its status above updates live.'));
+      mount(
+        out,
+        h(
+          'div',
+          { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' },
+          h('strong', {}, 'Conversation closed.'),
+          ' The run resumes; its status above updates live.',
+        ),
+      );
       void refreshTurns();
     } catch (e) {
       paintStatus();

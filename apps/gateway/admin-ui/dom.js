@@ -53,15 +53,29 @@ export function timeEl(iso) {
 
 /** Pretty JSON in a scrollable block. */
 export function jsonBlock(value, attrs = {}) {
-  return h('pre', { class: 'json', ...attrs }, value === undefined ? '(none)' : JSON.stringify(value, null, 2));
+  return h(
+    'pre',
+    { class: 'json', ...attrs },
+    value === undefined ? '(none)' : JSON.stringify(value, null, 2),
+  );
 }
 
 export function loadingState(text = 'Loading…') {
-  return h('div', { class: 'state state-loading', role: 'status', 'data-state': 'loading' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text);
+  return h(
+    'div',
+    { class: 'state state-loading', role: 'status', 'data-state': 'loading' },
+    h('span', { class: 'spinner', 'aria-hidden': 'true' }),
+    text,
+  );
 }
 
 export function emptyState(title, hint) {
-  return h('div', { class: 'state state-empty', 'data-state': 'empty' }, h('strong', {}, title), hint ? h('p', {}, hint) : null);
+  return h(
+    'div',
+    { class: 'state state-empty', 'data-state': 'empty' },
+    h('strong', {}, title),
+    hint ? h('p', {}, hint) : null,
+  );
 }
 
 /**
@@ -70,14 +84,19 @@ export function emptyState(title, hint) {
  */
 export function errorState(error, retry) {
   const code = error && error.code ? error.code : 'error';
-  const fieldErrors = error && error.details && Array.isArray(error.details.errors) ? error.details.errors : [];
+  const fieldErrors =
+    error && error.details && Array.isArray(error.details.errors) ? error.details.errors : [];
   return h(
     'div',
     { class: 'state state-error', role: 'alert', 'data-state': 'error', 'data-error-code': code },
     h('strong', { class: 'error-message' }, error && error.message ? error.message : String(error)),
     h('p', { class: 'muted' }, error && error.status ? `${error.status} ${code}` : code),
     fieldErrors.length
-      ? h('ul', { class: 'field-errors' }, fieldErrors.map((e) => h('li', {}, h('code', {}, e.path || '/'), ' ', e.message)))
+      ? h(
+          'ul',
+          { class: 'field-errors' },
+          fieldErrors.map((e) => h('li', {}, h('code', {}, e.path || '/'), ' ', e.message)),
+        )
       : null,
     retry ? h('button', { type: 'button', class: 'btn', onclick: retry }, 'Retry') : null,
   );
@@ -107,7 +126,11 @@ export async function copyText(text) {
 
 /** A button that copies `text` and says so; the text is also in `data-copy` for scripts. */
 export function copyButton(text, label = 'Copy') {
-  const button = h('button', { type: 'button', class: 'btn btn-small', 'data-copy': text, title: text }, label);
+  const button = h(
+    'button',
+    { type: 'button', class: 'btn btn-small', 'data-copy': text, title: text },
+    label,
+  );
   button.addEventListener('click', async () => {
     const ok = await copyText(text);
     const before = label;
@@ -144,7 +167,11 @@ export function answerInput(q, id) {
   const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
   const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
   if (choices) {
-    const el = h('select', { id, name: q.id }, choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))));
+    const el = h(
+      'select',
+      { id, name: q.id },
+      choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))),
+    );
     return { id, el, read: () => choices[Number(el.value)] };
   }
   if (s.type === 'boolean') {

@@ -3,7 +3,19 @@
 
 import { api, ApiFailure, paths, streamEvents, TERMINAL_STATUSES } from './api.js';
 import { conversationPanel, looksLikeConversation } from './conversation.js';
-import { answerInput, badge, copyButton, emptyState, errorState, formatAge, h, jsonBlock, loadingState, mount, timeEl } from './dom.js';
+import {
+  answerInput,
+  badge,
+  copyButton,
+  emptyState,
+  errorState,
+  formatAge,
+  h,
+  jsonBlock,
+  loadingState,
+  mount,
+  timeEl,
+} from './dom.js';
 import { INTERRUPT_KINDS } from './vocabulary.js';
 
 const LIST_REFRESH_MS = 5000;
@@ -36,7 +48,11 @@ function rememberPrincipal(principal) {
 
 /** Claims (or releases) an interrupt; answers the API's body or throws its refusal. */
 async function claimAction(action, runId, nodeId) {
-  const answer = await api('POST', action === 'claim' ? paths.claim(runId, nodeId) : paths.release(runId, nodeId), {});
+  const answer = await api(
+    'POST',
+    action === 'claim' ? paths.claim(runId, nodeId) : paths.release(runId, nodeId),
+    {},
+  );
   if (action === 'claim') rememberPrincipal(answer.claimedBy);
   return answer;
 }
@@ -54,7 +70,14 @@ export function askedOf(interrupt) {
   }
   if (interrupt.kind === 'external-event' && str(d.eventType)) return `Waits for ${d.eventType}`;
   if (looksLikeConversation(interrupt)) return str(d.title) ?? str(d.prompt) ?? 'Conversation turn';
-  return str(d.title) ?? str(d.question) ?? str(d.prompt) ?? str(d.description) ?? str(d.customKind) ?? `${interrupt.kind} at ${interrupt.nodeId}`;
+  return (
+    str(d.title) ??
+    str(d.question) ??
+    str(d.prompt) ??
+    str(d.description) ??
+    str(d.customKind) ??
+    `${interrupt.kind} at ${interrupt.nodeId}`
+  );
 }
 const RUN_POLL_MS = 1000;
 
@@ -81,7 +104,15 @@ export function pendingListView(root, { query }) {
     location.hash = qs ? `#/?${qs}` : '#/';
   };
   const textFilter = (name, label) =>
-    h('input', { id: `${name}-filter`, class: 'filter-input', type: 'search', placeholder: label, 'aria-label': `Filter by ${label.toLowerCase()}`, value: filters[name] ?? '', onchange: (e) => setFilter(name, e.target.value.trim()) });
+    h('input', {
+      id: `${name}-filter`,
+      class: 'filter-input',
+      type: 'search',
+      placeholder: label,
+      'aria-label': `Filter by ${label.toLowerCase()}`,
+      value: filters[name] ?? '',
+      onchange: (e) => setFilter(name, e.target.value.trim()),
+    });
   const choice = (name, label, options) =>
     h(
       'select',
@@ -122,8 +153,15 @@ export function pendingListView(root, { query }) {
           textFilter('workflowId', 'Workflow'),
           textFilter('approver', 'Approver'),
           textFilter('assignee', 'Assignee'),
-          choice('claimed', 'Claimed', [['', 'Claimed or not'], ['true', 'Claimed'], ['false', 'Unclaimed']]),
-          choice('sort', 'Sort by age', [['', 'Newest first'], ['-age', 'Oldest first']]),
+          choice('claimed', 'Claimed', [
+            ['', 'Claimed or not'],
+            ['true', 'Claimed'],
+            ['false', 'Unclaimed'],
+          ]),
+          choice('sort', 'Sort by age', [
+            ['', 'Newest first'],
+            ['-age', 'Oldest first'],
+          ]),
           h('button', { type: 'button', class: 'btn', onclick: () => void load(false) }, 'Refresh'),
           refreshing,
           counter,
@@ -147,7 +185,10 @@ export function pendingListView(root, { query }) {
       render();
     } catch (e) {
       if (e.name === 'AbortError') return;
-      mount(body, errorState(e, () => void load(false)));
+      mount(
+        body,
+        errorState(e, () => void load(false)),
+      );
       mount(more);
     } finally {
       refreshing.hidden = true;
@@ -157,20 +198,43 @@ export function pendingListView(root, { query }) {
   function render() {
     counter.textContent = `${rows.length}${nextCursor ? '+' : ''} pending`;
     if (rows.length === 0) {
-      mount(body, emptyState(kind ? `No pending ${kind} interrupts.` : Object.keys(filters).length ? 'No pending interrupts match.' : 'No pending interrupts.', 'Runs waiting for a person or another system show up here.'));
+      mount(
+        body,
+        emptyState(
+          kind
+            ? `No pending ${kind} interrupts.`
+            : Object.keys(filters).length
+              ? 'No pending interrupts match.'
+              : 'No pending interrupts.',
+          'Runs waiting for a person or another system show up here.',
+        ),
+      );
     } else {
       mount(
         body,
         h(
           'table',
           { class: 'table', 'data-testid': 'pending-table' },
-          h('thead', {}, h('tr', {}, COLUMNS.map((t) => h('th', {}, t)))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              COLUMNS.map((t) => h('th', {}, t)),
+            ),
+          ),
           h('tbody', {}, rows.map(rowOf)),
         ),
       );
       tick();
     }
-    mount(more, nextCursor ? h('button', { type: 'button', class: 'btn', onclick: () => void load(true) }, 'Load more') : null);
+    mount(
+      more,
+      nextCursor
+        ? h('button', { type: 'button', class: 'btn', onclick: () => void load(true) }, 'Load more')
+        : null,
+    );
   }
 
   // Each cell carries its column's name (`data-label`): on a narrow screen a row is a card and
@@ -181,13 +245,25 @@ export function pendingListView(root, { query }) {
     return h(
       'tr',
       { 'data-run-id': r.runId, 'data-node-id': r.nodeId, 'data-kind': r.kind },
-      cell('Asked', { class: 'asked', 'data-testid': 'asked' }, h('span', { class: 'asked-kind' }, badge(r.kind, 'kind')), ' ', askedOf(r)),
+      cell(
+        'Asked',
+        { class: 'asked', 'data-testid': 'asked' },
+        h('span', { class: 'asked-kind' }, badge(r.kind, 'kind')),
+        ' ',
+        askedOf(r),
+      ),
       cell('Run', {}, h('code', { class: 'id', title: r.runId }, r.runId)),
       cell('Node', {}, h('code', {}, r.nodeId)),
       cell('Workflow', {}, r.workflowId),
       cell('Requested at', {}, timeEl(r.requestedAt)),
       cell('Age', { class: 'age', 'data-age-ms': r.ageMs }),
-      cell('Claimed by', { class: 'claim', 'data-testid': 'claimed-by' }, r.assignee ? h('span', {}, r.assignee, ' ', h('span', { class: 'muted' }, 'until '), timeEl(r.claimExpiresAt)) : h('span', { class: 'muted' }, '—')),
+      cell(
+        'Claimed by',
+        { class: 'claim', 'data-testid': 'claimed-by' },
+        r.assignee
+          ? h('span', {}, r.assignee, ' ', h('span', { class: 'muted' }, 'until '), timeEl(r.claimExpiresAt))
+          : h('span', { class: 'muted' }, '—'),
+      ),
       h(
         'td',
         { class: 'row-actions' },
@@ -261,7 +337,11 @@ export function interruptView(root, { runId, nodeId }) {
       render(run, pending, snapshotInterrupt);
     } catch (e) {
       if (e.name === 'AbortError') return;
-      mount(root, backLink(), errorState(e, () => void load()));
+      mount(
+        root,
+        backLink(),
+        errorState(e, () => void load()),
+      );
     }
   }
 
@@ -288,13 +368,23 @@ export function interruptView(root, { runId, nodeId }) {
       h(
         'dl',
         { class: 'meta' },
-        h('div', { class: 'meta-item meta-wide' }, h('dt', {}, 'Run'), h('dd', {}, h('code', { class: 'id' }, runId))),
+        h(
+          'div',
+          { class: 'meta-item meta-wide' },
+          h('dt', {}, 'Run'),
+          h('dd', {}, h('code', { class: 'id' }, runId)),
+        ),
         metaItem('Node', h('code', {}, nodeId)),
         metaItem('Workflow', run.workflowId ?? (interrupt && interrupt.workflowId) ?? '—'),
         interrupt ? metaItem('Kind', badge(interrupt.kind, 'kind')) : null,
         interrupt ? metaItem('Requested at', timeEl(interrupt.requestedAt)) : null,
         interrupt ? metaItem('Age', ageEl) : null,
-        interrupt && interrupt.timeoutMs ? metaItem('Times out', timeEl(new Date(new Date(interrupt.requestedAt).getTime() + interrupt.timeoutMs).toISOString())) : null,
+        interrupt && interrupt.timeoutMs
+          ? metaItem(
+              'Times out',
+              timeEl(new Date(new Date(interrupt.requestedAt).getTime() + interrupt.timeoutMs).toISOString()),
+            )
+          : null,
       ),
       links,
     );
@@ -307,7 +397,9 @@ export function interruptView(root, { runId, nodeId }) {
           // Nothing can be resolved any more, and the token links stopped working.
           clearInterval(ticker);
           form.querySelectorAll('button, input, textarea, select').forEach((el) => (el.disabled = true));
-          links.querySelectorAll('[data-testid=token-link], .token-link').forEach((el) => el.classList.add('stale'));
+          links
+            .querySelectorAll('[data-testid=token-link], .token-link')
+            .forEach((el) => el.classList.add('stale'));
         }
       }),
     );
@@ -318,17 +410,34 @@ export function interruptView(root, { runId, nodeId }) {
         root,
         backLink(),
         head,
-        h('section', { class: 'card' }, emptyState(`Nothing is pending at node ${nodeId}.`, `It was resolved, or the run moved on (run status: ${run.status}).`)),
+        h(
+          'section',
+          { class: 'card' },
+          emptyState(
+            `Nothing is pending at node ${nodeId}.`,
+            `It was resolved, or the run moved on (run status: ${run.status}).`,
+          ),
+        ),
         conversation,
       );
       // A closed conversation is still worth reading.
-      cleanups.push(conversationPanel(conversation, { runId, nodeId, interrupt: undefined, quietIfMissing: true }));
+      cleanups.push(
+        conversationPanel(conversation, { runId, nodeId, interrupt: undefined, quietIfMissing: true }),
+      );
       return;
     }
     mount(root, backLink(), claimPanel(runId, nodeId, pending, controller.signal), head, form);
     if (interrupt.kind === 'approval') approvalForm(form, runId, nodeId, interrupt);
     else if (interrupt.kind === 'clarification') clarificationForm(form, runId, nodeId, interrupt);
-    else if (looksLikeConversation(interrupt)) cleanups.push(conversationPanel(form, { runId, nodeId, interrupt, fallback: () => genericForm(form, runId, nodeId, interrupt) }));
+    else if (looksLikeConversation(interrupt))
+      cleanups.push(
+        conversationPanel(form, {
+          runId,
+          nodeId,
+          interrupt,
+          fallback: () => genericForm(form, runId, nodeId, interrupt),
+        }),
+      );
     else genericForm(form, runId, nodeId, interrupt);
   }
 
@@ -351,13 +460,47 @@ function claimPanel(runId, nodeId, pending, signal) {
     mount(
       panel,
       otherHolds
-        ? h('p', { class: 'notice notice-warn', role: 'alert', 'data-testid': 'claim-warning' }, `${holder} is working on this (claimed until `, timeEl(row.claimExpiresAt), '). You can still answer; your answer will say it crossed their claim.')
-        : h('p', { class: 'muted', 'data-testid': 'claim-state' }, holder ? h('span', {}, 'You hold the claim until ', timeEl(row.claimExpiresAt), '.') : 'Nobody has claimed this yet.'),
+        ? h(
+            'p',
+            { class: 'notice notice-warn', role: 'alert', 'data-testid': 'claim-warning' },
+            `${holder} is working on this (claimed until `,
+            timeEl(row.claimExpiresAt),
+            '). You can still answer; your answer will say it crossed their claim.',
+          )
+        : h(
+            'p',
+            { class: 'muted', 'data-testid': 'claim-state' },
+            holder
+              ? h('span', {}, 'You hold the claim until ', timeEl(row.claimExpiresAt), '.')
+              : 'Nobody has claimed this yet.',
+          ),
       h(
         'div',
         { class: 'toolbar' },
-        !otherHolds ? h('button', { type: 'button', class: 'btn', 'data-testid': 'claim-button', onclick: () => void act('claim') }, holder ? 'Renew claim' : 'Claim') : null,
-        holder && !otherHolds ? h('button', { type: 'button', class: 'btn', 'data-testid': 'release-button', onclick: () => void act('release') }, 'Release') : null,
+        !otherHolds
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn',
+                'data-testid': 'claim-button',
+                onclick: () => void act('claim'),
+              },
+              holder ? 'Renew claim' : 'Claim',
+            )
+          : null,
+        holder && !otherHolds
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'btn',
+                'data-testid': 'release-button',
+                onclick: () => void act('release'),
+              },
+              'Release',
+            )
+          : null,
       ),
       error ? h('p', { class: 'error-text', role: 'alert' }, error) : null,
     );
@@ -365,7 +508,9 @@ function claimPanel(runId, nodeId, pending, signal) {
   async function act(action) {
     try {
       const answer = await claimAction(action, runId, nodeId);
-      show(answer.claimedBy ? { assignee: answer.claimedBy, claimExpiresAt: answer.claimExpiresAt } : undefined);
+      show(
+        answer.claimedBy ? { assignee: answer.claimedBy, claimExpiresAt: answer.claimExpiresAt } : undefined,
+      );
     } catch (e) {
       const d = e instanceof ApiFailure && e.details ? e.details : {};
       show(d.claimedBy ? { assignee: d.claimedBy, claimExpiresAt: d.claimExpiresAt } : pending, e.message);
@@ -383,15 +528,21 @@ function claimPanel(runId, nodeId, pending, signal) {
  */
 async function followClaims(runId, nodeId, signal, show) {
   try {
-    await streamEvents(paths.events(runId), ({ data }) => {
-      if (!data || !data.payload || (data.payload.nodeId ?? data.nodeId) !== nodeId) return;
-      if (data.type === 'interrupt.claimed') {
-        const live = Date.parse(data.payload.expiresAt) > Date.now();
-        show(live ? { assignee: data.payload.claimedBy, claimExpiresAt: data.payload.expiresAt } : undefined);
-      } else if (data.type === 'interrupt.released') {
-        show(undefined);
-      }
-    }, { signal });
+    await streamEvents(
+      paths.events(runId),
+      ({ data }) => {
+        if (!data || !data.payload || (data.payload.nodeId ?? data.nodeId) !== nodeId) return;
+        if (data.type === 'interrupt.claimed') {
+          const live = Date.parse(data.payload.expiresAt) > Date.now();
+          show(
+            live ? { assignee: data.payload.claimedBy, claimExpiresAt: data.payload.expiresAt } : undefined,
+          );
+        } else if (data.type === 'interrupt.released') {
+          show(undefined);
+        }
+      },
+      { signal },
+    );
   } catch {
     // The panel keeps what it showed; the buttons still answer with the current claim.
   }
@@ -421,7 +572,14 @@ function titleOf(interrupt, nodeId) {
  * reader; once the tokens expired, a note instead of links.
  */
 function linksPanel(runId, nodeId, snapshotInterrupt) {
-  const items = [h('li', {}, h('span', { class: 'link-label' }, 'This page'), copyButton(absoluteLink(interruptHash(runId, nodeId)), 'Copy link'))];
+  const items = [
+    h(
+      'li',
+      {},
+      h('span', { class: 'link-label' }, 'This page'),
+      copyButton(absoluteLink(interruptHash(runId, nodeId)), 'Copy link'),
+    ),
+  ];
   const i = snapshotInterrupt || {};
   if (i.callbackUrl) {
     items.push(
@@ -435,12 +593,44 @@ function linksPanel(runId, nodeId, snapshotInterrupt) {
     );
   }
   if (i.inspectUrl) {
-    items.push(h('li', { class: 'token-link', 'data-testid': 'inspect-link' }, h('span', { class: 'link-label' }, 'Inspect-only link'), h('code', { class: 'id', title: i.inspectUrl }, i.inspectUrl), copyButton(i.inspectUrl, 'Copy inspect link')));
+    items.push(
+      h(
+        'li',
+        { class: 'token-link', 'data-testid': 'inspect-link' },
+        h('span', { class: 'link-label' }, 'Inspect-only link'),
+        h('code', { class: 'id', title: i.inspectUrl }, i.inspectUrl),
+        copyButton(i.inspectUrl, 'Copy inspect link'),
+      ),
+    );
   }
   if (i.tokenExpired) {
-    items.push(h('li', { class: 'muted' }, h('span', {}, 'The signed links expired ', timeEl(i.tokenExpiresAt), '; answer here with an API key.')));
+    items.push(
+      h(
+        'li',
+        { class: 'muted' },
+        h(
+          'span',
+          {},
+          'The signed links expired ',
+          timeEl(i.tokenExpiresAt),
+          '; answer here with an API key.',
+        ),
+      ),
+    );
   } else if (i.tokenExpiresAt) {
-    items.push(h('li', { class: 'muted' }, h('span', {}, 'Token links expire ', timeEl(i.tokenExpiresAt), ' and stop working once the interrupt is resolved or the run ends.')));
+    items.push(
+      h(
+        'li',
+        { class: 'muted' },
+        h(
+          'span',
+          {},
+          'Token links expire ',
+          timeEl(i.tokenExpiresAt),
+          ' and stop working once the interrupt is resolved or the run ends.',
+        ),
+      ),
+    );
   }
   return h('div', { class: 'links' }, h('h2', {}, 'Links'), h('ul', { class: 'link-list' }, items));
 }
@@ -469,7 +659,12 @@ export function watchRun(runId, signal, onSnapshot) {
 }
 
 /** Refusals after which this interrupt can no longer be answered. */
-const GONE_CODES = new Set(['interrupt_already_resolved', 'interrupt_cancelled', 'interrupt_not_found', 'interrupt_expired']);
+const GONE_CODES = new Set([
+  'interrupt_already_resolved',
+  'interrupt_cancelled',
+  'interrupt_not_found',
+  'interrupt_expired',
+]);
 
 /**
  * Sends a resume value and shows the outcome in `out`. Resolves with the result, or undefined when
@@ -481,12 +676,37 @@ async function submit(out, runId, nodeId, resumeValue, buttons) {
   try {
     const result = await api('POST', paths.resolve(runId, nodeId), { resumeValue });
     // An answer that crossed someone else's claim says so (ADR 0035).
-    const crossed = result.claimedBy ? h('p', { class: 'notice notice-warn', 'data-testid': 'crossed-claim' }, `${result.claimedBy} held a claim on this until `, timeEl(result.claimExpiresAt), '; your answer was recorded all the same.') : null;
+    const crossed = result.claimedBy
+      ? h(
+          'p',
+          { class: 'notice notice-warn', 'data-testid': 'crossed-claim' },
+          `${result.claimedBy} held a claim on this until `,
+          timeEl(result.claimExpiresAt),
+          '; your answer was recorded all the same.',
+        )
+      : null;
     if (result.status === 'resolved') {
-      mount(out, h('div', { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' }, h('strong', {}, 'Resolved.'), ' The run resumes; its status above updates live.'), crossed);
+      mount(
+        out,
+        h(
+          'div',
+          { class: 'notice notice-ok', 'data-testid': 'resolve-result', 'data-status': 'resolved' },
+          h('strong', {}, 'Resolved.'),
+          ' The run resumes; its status above updates live.',
+        ),
+        crossed,
+      );
     } else {
       buttons.forEach((b) => (b.disabled = b.dataset.offered === 'false'));
-      mount(out, h('div', { class: 'notice', 'data-testid': 'resolve-result', 'data-status': result.status }, h('strong', {}, 'Recorded.'), ' The interrupt stays pending (an ask, or a vote short of the quorum).'));
+      mount(
+        out,
+        h(
+          'div',
+          { class: 'notice', 'data-testid': 'resolve-result', 'data-status': result.status },
+          h('strong', {}, 'Recorded.'),
+          ' The interrupt stays pending (an ask, or a vote short of the quorum).',
+        ),
+      );
     }
     return result;
   } catch (e) {
@@ -512,7 +732,8 @@ const APPROVAL_ACTIONS = [
 function offeredActions(data) {
   const listed = Array.isArray(data.actions) ? data.actions : [];
   const offered = new Set(listed.map((a) => (a === 'edit-accept' ? 'edit' : a)));
-  if (![...offered].some((a) => APPROVAL_ACTIONS.some((x) => x.offeredAs === a))) return new Set(['accept', 'reject']);
+  if (![...offered].some((a) => APPROVAL_ACTIONS.some((x) => x.offeredAs === a)))
+    return new Set(['accept', 'reject']);
   return offered;
 }
 
@@ -526,11 +747,33 @@ function approvalForm(card, runId, nodeId, interrupt) {
   const d = interrupt.data || {};
   const offered = offeredActions(d);
   const out = h('div', { class: 'result' });
-  const feedback = h('textarea', { id: 'feedback', rows: 3, placeholder: 'Feedback: required for Refine, an optional note for Accept and Reject.' });
-  const question = h('input', { id: 'ask-question', type: 'text', placeholder: 'Your question to the requester' });
-  const edited = h('textarea', { id: 'edited-artifact', rows: 8, spellcheck: 'false', class: 'mono' }, JSON.stringify(d.artifactData ?? null, null, 2));
-  const editBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'edited-artifact' }, 'Edited artifact (JSON)'), edited);
-  const askBox = h('div', { class: 'field', hidden: true }, h('label', { for: 'ask-question' }, 'Question'), question);
+  const feedback = h('textarea', {
+    id: 'feedback',
+    rows: 3,
+    placeholder: 'Feedback: required for Refine, an optional note for Accept and Reject.',
+  });
+  const question = h('input', {
+    id: 'ask-question',
+    type: 'text',
+    placeholder: 'Your question to the requester',
+  });
+  const edited = h(
+    'textarea',
+    { id: 'edited-artifact', rows: 8, spellcheck: 'false', class: 'mono' },
+    JSON.stringify(d.artifactData ?? null, null, 2),
+  );
+  const editBox = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', { for: 'edited-artifact' }, 'Edited artifact (JSON)'),
+    edited,
+  );
+  const askBox = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', { for: 'ask-question' }, 'Question'),
+    question,
+  );
 
   const buttons = APPROVAL_ACTIONS.map((a) => {
     const isOffered = offered.has(a.offeredAs);
@@ -554,7 +797,11 @@ function approvalForm(card, runId, nodeId, interrupt) {
     let value;
     if (action === 'accept' || action === 'reject') value = { action, ...(note ? { feedback: note } : {}) };
     else if (action === 'refine') {
-      if (!note) return mount(out, errorState(new ApiFailure(0, 'validation_error', 'Refine needs feedback: say what should change.')));
+      if (!note)
+        return mount(
+          out,
+          errorState(new ApiFailure(0, 'validation_error', 'Refine needs feedback: say what should change.')),
+        );
       value = { action: 'refine', refineFeedback: { scope: 'whole', text: note } };
     } else if (action === 'edit') {
       if (editBox.hidden) {
@@ -565,7 +812,12 @@ function approvalForm(card, runId, nodeId, interrupt) {
       try {
         value = { action: 'edit-accept', editedArtifactData: JSON.parse(edited.value) };
       } catch (e) {
-        return mount(out, errorState(new ApiFailure(0, 'validation_error', `The edited artifact is not valid JSON: ${e.message}`)));
+        return mount(
+          out,
+          errorState(
+            new ApiFailure(0, 'validation_error', `The edited artifact is not valid JSON: ${e.message}`),
+          ),
+        );
       }
     } else if (action === 'ask') {
       if (askBox.hidden || !question.value.trim()) {
@@ -587,9 +839,18 @@ function approvalForm(card, runId, nodeId, interrupt) {
       'dl',
       { class: 'meta' },
       metaItem('Artifact type', d.artifactType ?? '—'),
-      h('div', { class: 'meta-item meta-wide' }, h('dt', {}, 'Artifact id'), h('dd', {}, h('code', {}, d.artifactId ?? '—'))),
-      d.requiredApprovals > 1 ? metaItem('Approvals needed', `${d.requiredApprovals} (${d.rejectionPolicy ?? 'single-veto'})`) : null,
-      Array.isArray(d.approversList) && d.approversList.length ? metaItem('Approvers (advisory)', d.approversList.join(', ')) : null,
+      h(
+        'div',
+        { class: 'meta-item meta-wide' },
+        h('dt', {}, 'Artifact id'),
+        h('dd', {}, h('code', {}, d.artifactId ?? '—')),
+      ),
+      d.requiredApprovals > 1
+        ? metaItem('Approvals needed', `${d.requiredApprovals} (${d.rejectionPolicy ?? 'single-veto'})`)
+        : null,
+      Array.isArray(d.approversList) && d.approversList.length
+        ? metaItem('Approvers (advisory)', d.approversList.join(', '))
+        : null,
     ),
     h('h3', {}, 'Artifact data'),
     jsonBlock(d.artifactData, { 'data-testid': 'artifact' }),
@@ -607,7 +868,9 @@ function approvalForm(card, runId, nodeId, interrupt) {
 /** One input per question, shaped by its `schema` (enum → select, number, boolean, else text). */
 function clarificationForm(card, runId, nodeId, interrupt) {
   const d = interrupt.data || {};
-  const questions = Array.isArray(d.questions) ? d.questions.filter((q) => q && typeof q.id === 'string') : [];
+  const questions = Array.isArray(d.questions)
+    ? d.questions.filter((q) => q && typeof q.id === 'string')
+    : [];
   const out = h('div', { class: 'result' });
   const inputs = questions.map((q, i) => ({ q, ...answerInput(q, `answer-${i}`) }));
   const send = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Send answers');
@@ -631,11 +894,22 @@ function clarificationForm(card, runId, nodeId, interrupt) {
       },
     },
     inputs.map(({ q, el, id }) =>
-      h('div', { class: 'field' }, h('label', { for: id }, q.question ?? q.id, ' ', h('code', { class: 'muted' }, q.id)), el),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: id }, q.question ?? q.id, ' ', h('code', { class: 'muted' }, q.id)),
+        el,
+      ),
     ),
     h('div', { class: 'actions' }, send),
   );
-  mount(card, h('h2', {}, 'Clarification'), d.contextType ? h('p', { class: 'muted' }, d.contextType) : null, questions.length ? form : emptyState('This clarification has no questions.'), out);
+  mount(
+    card,
+    h('h2', {}, 'Clarification'),
+    d.contextType ? h('p', { class: 'muted' }, d.contextType) : null,
+    questions.length ? form : emptyState('This clarification has no questions.'),
+    out,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,7 +923,11 @@ const TEMPLATES = {
 /** The payload and a JSON box for the resume value (external-event, custom, low-confidence…). */
 export function genericForm(card, runId, nodeId, interrupt) {
   const template = (TEMPLATES[interrupt.kind] ?? (() => ({})))(interrupt.data);
-  const area = h('textarea', { id: 'resume-value', rows: 8, class: 'mono', spellcheck: 'false' }, JSON.stringify(template, null, 2));
+  const area = h(
+    'textarea',
+    { id: 'resume-value', rows: 8, class: 'mono', spellcheck: 'false' },
+    JSON.stringify(template, null, 2),
+  );
   const out = h('div', { class: 'result' });
   const send = h('button', { type: 'button', class: 'btn btn-primary' }, 'Resolve');
   send.addEventListener('click', () => {
@@ -657,7 +935,10 @@ export function genericForm(card, runId, nodeId, interrupt) {
     try {
       value = JSON.parse(area.value);
     } catch (e) {
-      mount(out, errorState(new ApiFailure(0, 'validation_error', `The resume value is not valid JSON: ${e.message}`)));
+      mount(
+        out,
+        errorState(new ApiFailure(0, 'validation_error', `The resume value is not valid JSON: ${e.message}`)),
+      );
       return;
     }
     void submit(out, runId, nodeId, value, [send]);

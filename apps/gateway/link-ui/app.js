@@ -143,11 +143,7 @@ function showDone(text, kept) {
   const status = h('p', { class: 'muted', 'data-testid': 'run-status' }, runStatusSentence(undefined));
   show(
     'done',
-    card(
-      'Thank you',
-      h('p', { class: 'lead', 'data-testid': 'done' }, text),
-      status,
-    ),
+    card('Thank you', h('p', { class: 'lead', 'data-testid': 'done' }, text), status),
     ...(kept ? [h('hr'), kept] : []),
   );
   const started = Date.now();

@@ -72,12 +72,34 @@ function readable(value, depth = 0) {
         h(
           'table',
           { class: 'data-table' },
-          h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', {}, value.map((row) => h('tr', {}, columns.map((c) => h('td', {}, readable(row[c], depth + 1)))))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              columns.map((c) => h('th', { scope: 'col' }, c)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            value.map((row) =>
+              h(
+                'tr',
+                {},
+                columns.map((c) => h('td', {}, readable(row[c], depth + 1))),
+              ),
+            ),
+          ),
         ),
       );
     }
-    return h('ul', { class: 'data-list' }, value.map((item) => h('li', {}, readable(item, depth + 1))));
+    return h(
+      'ul',
+      { class: 'data-list' },
+      value.map((item) => h('li', {}, readable(item, depth + 1))),
+    );
   }
   const entries = Object.entries(value);
   if (entries.length === 0) return h('span', { class: 'muted' }, '(empty)');

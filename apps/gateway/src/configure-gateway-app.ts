@@ -1,7 +1,12 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { MAX_REQUEST_BODY_BYTES } from '@openwop/contracts';
 import { json, text, type NextFunction, type Request, type Response } from 'express';
-import { JSON_MEDIA_TYPE, refuseUnsupportedMediaTypes, verifyJsonDepth, YAML_MEDIA_TYPES } from './common/body-intake';
+import {
+  JSON_MEDIA_TYPE,
+  refuseUnsupportedMediaTypes,
+  verifyJsonDepth,
+  YAML_MEDIA_TYPES,
+} from './common/body-intake';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { protocolNegotiation } from './common/protocol-negotiation.middleware';
 import { answerClientErrors } from './common/client-error.handler';
@@ -44,7 +49,10 @@ export interface GatewayAppOptions {
  *
  * @returns the same app, for chaining.
  */
-export function configureGatewayApp(app: NestExpressApplication, options: GatewayAppOptions = {}): NestExpressApplication {
+export function configureGatewayApp(
+  app: NestExpressApplication,
+  options: GatewayAppOptions = {},
+): NestExpressApplication {
   app.disable('x-powered-by');
   routeCaseSensitively(app);
   app.use(httpTelemetry);
@@ -54,7 +62,9 @@ export function configureGatewayApp(app: NestExpressApplication, options: Gatewa
   // no second one) with the depth check as `verify`, which runs on the raw bytes before parsing.
   app.use(json({ type: JSON_MEDIA_TYPE, limit: MAX_REQUEST_BODY_BYTES, verify: verifyJsonDepth }));
   app.use(text({ type: YAML_MEDIA_TYPES, limit: MAX_REQUEST_BODY_BYTES }));
-  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => next(fromBodyParser(error) ?? error));
+  app.use((error: unknown, _req: Request, _res: Response, next: NextFunction) =>
+    next(fromBodyParser(error) ?? error),
+  );
   app.use(rejectUnstorableText);
   answerClientErrors(app.getHttpServer());
   app.useGlobalFilters(new ErrorEnvelopeFilter());

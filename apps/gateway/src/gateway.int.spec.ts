@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { assertErrorEnvelope, SEEDED_FIXTURES, Topics, type CommandReply, type RunEventDoc, type StartRunCommand, type StartRunResult } from '@openwop/contracts';
+import {
+  assertErrorEnvelope,
+  SEEDED_FIXTURES,
+  Topics,
+  type CommandReply,
+  type RunEventDoc,
+  type StartRunCommand,
+  type StartRunResult,
+} from '@openwop/contracts';
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
@@ -46,9 +54,18 @@ async function fakeEngine(message: IncomingMessage): Promise<CommandReply<StartR
     await new Promise((r) => setTimeout(r, 1_500));
     return { ok: false, error: { code: 'workflow_not_found', message: 'late' } };
   }
-  if (workflowId !== WORKFLOW) return { ok: false, error: { code: 'workflow_not_found', message: `no workflow ${workflowId}` } };
+  if (workflowId !== WORKFLOW)
+    return { ok: false, error: { code: 'workflow_not_found', message: `no workflow ${workflowId}` } };
   const now = new Date().toISOString();
-  const snapshot = { runId, workflowId, status: 'running', owner: command.actor, createdAt: now, updatedAt: now, lastSequence: 0 };
+  const snapshot = {
+    runId,
+    workflowId,
+    status: 'running',
+    owner: command.actor,
+    createdAt: now,
+    updatedAt: now,
+    lastSequence: 0,
+  };
   await platform.dataSource.query(
     `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
      VALUES ($1, $2, $3, 'running', NULL, 0, $4, now(), now())`,
@@ -58,15 +75,25 @@ async function fakeEngine(message: IncomingMessage): Promise<CommandReply<StartR
   return { ok: true, data: { runId, status: 'running', lastSequence: 0 } };
 }
 
-async function appendEvent(runId: string, sequence: number, type: RunEventDoc['type'], payload: unknown, status?: string): Promise<void> {
-  const doc: RunEventDoc = { eventId: `${runId}:${sequence}`, runId, type, payload, timestamp: new Date().toISOString(), sequence };
-  await platform.dataSource.query(`INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, NULL, $5)`, [
-    doc.eventId,
+async function appendEvent(
+  runId: string,
+  sequence: number,
+  type: RunEventDoc['type'],
+  payload: unknown,
+  status?: string,
+): Promise<void> {
+  const doc: RunEventDoc = {
+    eventId: `${runId}:${sequence}`,
     runId,
-    sequence,
     type,
-    JSON.stringify(doc),
-  ]);
+    payload,
+    timestamp: new Date().toISOString(),
+    sequence,
+  };
+  await platform.dataSource.query(
+    `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, $3, $4, NULL, $5)`,
+    [doc.eventId, runId, sequence, type, JSON.stringify(doc)],
+  );
   await platform.dataSource.query(
     `UPDATE runs SET last_sequence = $2, status = COALESCE($3, status),
        snapshot = snapshot || jsonb_build_object('lastSequence', $2::int, 'status', COALESCE($3, status)) WHERE run_id = $1`,
@@ -80,7 +107,10 @@ interface Body {
   readonly [key: string]: unknown;
   readonly error?: string;
   readonly message?: string;
-  readonly details?: { readonly errors?: readonly { readonly path: string }[]; readonly [key: string]: unknown };
+  readonly details?: {
+    readonly errors?: readonly { readonly path: string }[];
+    readonly [key: string]: unknown;
+  };
   readonly events?: readonly RunEventDoc[];
   readonly runId?: string;
   readonly nextAfter?: number;
@@ -94,7 +124,11 @@ function auth(key: string = KEYS.t1): Record<string, string> {
   return { authorization: `Bearer ${key}` };
 }
 
-async function call(method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.raw !== undefined) body = options.raw;
@@ -125,13 +159,20 @@ async function runCount(): Promise<number> {
 
 /** Reads SSE frames until the server closes the stream (or `timeoutMs`). */
 async function readSse(path: string, headers: Record<string, string>, timeoutMs = 10_000) {
-  const res = await fetch(`${base}${path}`, { headers: { accept: 'text/event-stream', ...headers }, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${base}${path}`, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await res.text();
   const frames = text
     .split('\n\n')
     .filter((block) => block.includes('data: '))
     .map((block) => {
-      const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((l) => l.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
       return { id: field('id'), event: field('event'), data: JSON.parse(field('data')!) };
     });
   return { status: res.status, contentType: res.headers.get('content-type'), frames };
@@ -150,7 +191,9 @@ beforeAll(async () => {
     }),
   );
   await platform.bus.serve({ group: 'engine', topic: Topics.engineCommands, handler: fakeEngine });
-  app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { logger: ['error'] });
+  app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), {
+    logger: ['error'],
+  });
   configureGatewayApp(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
@@ -183,7 +226,10 @@ describe('health and discovery (no credentials)', () => {
       supportedEnvelopes: ['clarification.request'],
       conversationPrimitive: true,
       multiPartyConversation: { supported: true, maxParticipants: 8 },
-      capabilities: { conversationPrimitive: true, multiPartyConversation: { supported: true, maxParticipants: 8 } },
+      capabilities: {
+        conversationPrimitive: true,
+        multiPartyConversation: { supported: true, maxParticipants: 8 },
+      },
       replay: { supported: true, modes: ['replay', 'branch'] },
       auth: { schemes: ['bearer'] },
       streamModes: ['updates', 'values', 'messages', 'debug'],
@@ -196,27 +242,52 @@ describe('health and discovery (no credentials)', () => {
   it('serves its OpenAPI document at /v1/openapi.json', async () => {
     const res = await call('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json.paths!)).toEqual(expect.arrayContaining(['/v1/runs', '/v1/runs/{runId}', '/v1/runs/{runId}/events', '/v1/runs/{runId}/events/poll']));
+    expect(Object.keys(res.json.paths!)).toEqual(
+      expect.arrayContaining([
+        '/v1/runs',
+        '/v1/runs/{runId}',
+        '/v1/runs/{runId}/events',
+        '/v1/runs/{runId}/events/poll',
+      ]),
+    );
   });
 
   it('documents exactly the routes the router dispatches, each with its method, and discovery lists the same', async () => {
-    const served = servedRoutes(app).map((r) => `${r.method} ${r.path}`).sort();
-    const doc = (await call('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = servedRoutes(app)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    const doc = (await call('GET', '/v1/openapi.json')).json as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(documented).toEqual(served);
-    const listed = ((await call('GET', '/.well-known/openwop')).json.endpoints as { method: string; path: string }[]).map((e) => `${e.method} ${e.path}`).sort();
+    const listed = (
+      (await call('GET', '/.well-known/openwop')).json.endpoints as { method: string; path: string }[]
+    )
+      .map((e) => `${e.method} ${e.path}`)
+      .sort();
     expect(listed).toEqual(served);
   });
 
   it('documents each keyed route with the scope its guard enforces', async () => {
-    const doc = (await call('GET', '/v1/openapi.json')).json as { paths: Record<string, Record<string, { security: Record<string, string[]>[] }>> };
+    const doc = (await call('GET', '/v1/openapi.json')).json as {
+      paths: Record<string, Record<string, { security: Record<string, string[]>[] }>>;
+    };
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const scopes = op.security[0]?.ApiKeyAuth ?? [];
         if (scopes.length === 0) continue;
         // A key holding none of the route's scopes is refused naming the first documented one.
-        const res = await call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x'), { headers: auth(KEYS.none) });
-        expect({ path, status: res.status, scope: res.json.details?.scopeRequired }).toEqual({ path, status: 403, scope: scopes[0] });
+        const res = await call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x'), {
+          headers: auth(KEYS.none),
+        });
+        expect({ path, status: res.status, scope: res.json.details?.scopeRequired }).toEqual({
+          path,
+          status: 403,
+          scope: scopes[0],
+        });
       }
     }
   });
@@ -227,7 +298,11 @@ describe('health and discovery (no credentials)', () => {
     const script =
       "import { Validator } from '@seriousme/openapi-schema-validator'; let s = ''; for await (const c of process.stdin) s += c; " +
       'const v = new Validator(); const r = await v.validate(JSON.parse(s)); console.log(JSON.stringify({ valid: r.valid, version: v.version, errors: r.errors ?? [] }));';
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(doc), encoding: 'utf8', cwd: process.cwd() });
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      input: JSON.stringify(doc),
+      encoding: 'utf8',
+      cwd: process.cwd(),
+    });
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual({ valid: true, version: '3.1', errors: [] });
   });
@@ -239,7 +314,12 @@ describe('bad input gets the envelope and writes nothing', () => {
   });
 
   it('401 without, with a malformed, or with an unknown key', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, auth('not-a-configured-key-at-all')]) {
+    for (const headers of [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      auth('not-a-configured-key-at-all'),
+    ]) {
       const res = await call('POST', '/v1/runs', { headers, body: { workflowId: WORKFLOW } });
       expectEnvelope(res, 401, 'unauthenticated');
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -248,12 +328,20 @@ describe('bad input gets the envelope and writes nothing', () => {
   });
 
   it('403 with details.scopeRequired for a key without the scope', async () => {
-    const body = expectEnvelope(await call('POST', '/v1/runs', { headers: auth(KEYS.readonly), body: { workflowId: WORKFLOW } }), 403, 'forbidden');
+    const body = expectEnvelope(
+      await call('POST', '/v1/runs', { headers: auth(KEYS.readonly), body: { workflowId: WORKFLOW } }),
+      403,
+      'forbidden',
+    );
     expect(body.details).toEqual({ scopeRequired: 'runs:create' });
   });
 
   it('400 for malformed JSON', async () => {
-    const body = expectEnvelope(await call('POST', '/v1/runs', { headers: auth(), raw: '{"workflowId": ' }), 400, 'validation_error');
+    const body = expectEnvelope(
+      await call('POST', '/v1/runs', { headers: auth(), raw: '{"workflowId": ' }),
+      400,
+      'validation_error',
+    );
     expect(body.message).toMatch(/JSON/);
   });
 
@@ -266,18 +354,30 @@ describe('bad input gets the envelope and writes nothing', () => {
     ['tags that are not strings', { workflowId: WORKFLOW, tags: ['a', 2] }, '/tags'],
     ['a body that is an array', [{ workflowId: WORKFLOW }], undefined],
   ])('400 validation_error for %s', async (_what, payload, path) => {
-    const body = expectEnvelope(await call('POST', '/v1/runs', { headers: auth(), body: payload }), 400, 'validation_error');
+    const body = expectEnvelope(
+      await call('POST', '/v1/runs', { headers: auth(), body: payload }),
+      400,
+      'validation_error',
+    );
     expect(Array.isArray(body.details?.errors)).toBe(true);
     if (path) expect(body.details!.errors!.map((e) => e.path)).toContain(path);
   });
 
   it('400 validation_error naming an unknown workflowId', async () => {
-    const body = expectEnvelope(await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: 'no-such-workflow' } }), 400, 'validation_error');
+    const body = expectEnvelope(
+      await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: 'no-such-workflow' } }),
+      400,
+      'validation_error',
+    );
     expect(body.details?.workflowId).toBe('no-such-workflow');
   });
 
   it('403 when tenantId names another tenant', async () => {
-    expectEnvelope(await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: WORKFLOW, tenantId: 't2' } }), 403, 'forbidden');
+    expectEnvelope(
+      await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: WORKFLOW, tenantId: 't2' } }),
+      403,
+      'forbidden',
+    );
   });
 
   it('404 for unknown routes under /v1 and on the unversioned (v2) path space; /runs is the v2 twin of /v1/runs', async () => {
@@ -289,27 +389,54 @@ describe('bad input gets the envelope and writes nothing', () => {
   });
 
   it('404 for a run that does not exist, on every read route', async () => {
-    for (const path of ['/v1/runs/nope', '/v1/runs/nope/events/poll']) expectEnvelope(await call('GET', path, { headers: auth() }), 404, 'not_found');
-    expectEnvelope(await call('GET', '/v1/runs/nope/events', { headers: { ...auth(), accept: 'application/json' } }), 404, 'not_found');
+    for (const path of ['/v1/runs/nope', '/v1/runs/nope/events/poll'])
+      expectEnvelope(await call('GET', path, { headers: auth() }), 404, 'not_found');
+    expectEnvelope(
+      await call('GET', '/v1/runs/nope/events', { headers: { ...auth(), accept: 'application/json' } }),
+      404,
+      'not_found',
+    );
   });
 
   it('400 for invalid stream modes and query parameters, before the run lookup', async () => {
     const json = { ...auth(), accept: 'application/json' };
-    const mode = expectEnvelope(await call('GET', '/v1/runs/nope/events?streamMode=bogus', { headers: json }), 400, 'unsupported_stream_mode');
+    const mode = expectEnvelope(
+      await call('GET', '/v1/runs/nope/events?streamMode=bogus', { headers: json }),
+      400,
+      'unsupported_stream_mode',
+    );
     expect(mode.details?.supported).toEqual(['updates', 'values', 'messages', 'debug']);
-    expectEnvelope(await call('GET', '/v1/runs/nope/events?streamMode=values,updates', { headers: json }), 400, 'unsupported_stream_mode');
-    expectEnvelope(await call('GET', '/v1/runs/nope/events?after=abc', { headers: json }), 400, 'validation_error');
-    expectEnvelope(await call('GET', '/v1/runs/nope/events/poll?timeoutMs=99999', { headers: auth() }), 400, 'validation_error');
-    expectEnvelope(await call('GET', '/v1/runs/nope/events', { headers: { ...json, 'last-event-id': 'x' } }), 400, 'validation_error');
+    expectEnvelope(
+      await call('GET', '/v1/runs/nope/events?streamMode=values,updates', { headers: json }),
+      400,
+      'unsupported_stream_mode',
+    );
+    expectEnvelope(
+      await call('GET', '/v1/runs/nope/events?after=abc', { headers: json }),
+      400,
+      'validation_error',
+    );
+    expectEnvelope(
+      await call('GET', '/v1/runs/nope/events/poll?timeoutMs=99999', { headers: auth() }),
+      400,
+      'validation_error',
+    );
+    expectEnvelope(
+      await call('GET', '/v1/runs/nope/events', { headers: { ...json, 'last-event-id': 'x' } }),
+      400,
+      'validation_error',
+    );
   });
-
 });
 
 describe('runs', () => {
   let runId: string;
 
   it('creates a run: 201, Location, and the run is readable right away', async () => {
-    const res = await call('POST', '/v1/runs', { headers: auth(), body: { workflowId: WORKFLOW, inputs: { a: 1 }, tags: ['x'] } });
+    const res = await call('POST', '/v1/runs', {
+      headers: auth(),
+      body: { workflowId: WORKFLOW, inputs: { a: 1 }, tags: ['x'] },
+    });
     expect(res.status).toBe(201);
     runId = res.json.runId!;
     expect(res.json).toEqual({
@@ -321,16 +448,27 @@ describe('runs', () => {
     expect(res.headers.get('location')).toBe(`http://gateway.test/v1/runs/${runId}`);
     const snapshot = await call('GET', `/v1/runs/${runId}`, { headers: auth() });
     expect(snapshot.status).toBe(200);
-    expect(snapshot.json).toMatchObject({ runId, workflowId: WORKFLOW, status: 'running', owner: { tenant: 't1', principal: 'key-t1' } });
+    expect(snapshot.json).toMatchObject({
+      runId,
+      workflowId: WORKFLOW,
+      status: 'running',
+      owner: { tenant: 't1', principal: 'key-t1' },
+    });
   });
 
   it('hides the run from another tenant (404, not 403)', async () => {
     expectEnvelope(await call('GET', `/v1/runs/${runId}`, { headers: auth(KEYS.t2) }), 404, 'not_found');
-    expectEnvelope(await call('GET', `/v1/runs/${runId}/events/poll`, { headers: auth(KEYS.t2) }), 404, 'not_found');
+    expectEnvelope(
+      await call('GET', `/v1/runs/${runId}/events/poll`, { headers: auth(KEYS.t2) }),
+      404,
+      'not_found',
+    );
   });
 
   it('lists events as JSON on /events with Accept: application/json', async () => {
-    const res = await call('GET', `/v1/runs/${runId}/events`, { headers: { ...auth(), accept: 'application/json' } });
+    const res = await call('GET', `/v1/runs/${runId}/events`, {
+      headers: { ...auth(), accept: 'application/json' },
+    });
     expect(res.status).toBe(200);
     expect(res.json.events!.map((e) => [e.sequence, e.type])).toEqual([[0, 'run.started']]);
     expect(res.json).toMatchObject({ nextAfter: 0, runStatus: 'running', isComplete: false });
@@ -341,11 +479,15 @@ describe('runs', () => {
     expect(now.json.events!.map((e) => e.sequence)).toEqual([0]);
     const started = Date.now();
     setTimeout(() => void appendEvent(runId, 1, 'node.started', { nodeId: 'n1' }), 300);
-    const later = await call('GET', `/v1/runs/${runId}/events/poll?after=0&timeoutMs=10000`, { headers: auth() });
+    const later = await call('GET', `/v1/runs/${runId}/events/poll?after=0&timeoutMs=10000`, {
+      headers: auth(),
+    });
     expect(later.json.events!.map((e) => [e.sequence, e.type])).toEqual([[1, 'node.started']]);
     expect(later.json.nextAfter).toBe(1);
     expect(Date.now() - started).toBeLessThan(5_000);
-    const empty = await call('GET', `/v1/runs/${runId}/events/poll?lastSequence=1&timeout=0`, { headers: auth() });
+    const empty = await call('GET', `/v1/runs/${runId}/events/poll?lastSequence=1&timeout=0`, {
+      headers: auth(),
+    });
     expect(empty.json).toMatchObject({ events: [], nextAfter: 1, runStatus: 'running', isComplete: false });
   });
 
@@ -365,9 +507,16 @@ describe('runs', () => {
   });
 
   it('resumes after Last-Event-ID and names mixed-mode frames by event type (ADR 0022)', async () => {
-    const resumed = await readSse(`/v1/runs/${runId}/events?streamMode=debug`, { ...auth(), 'last-event-id': '1' });
+    const resumed = await readSse(`/v1/runs/${runId}/events?streamMode=debug`, {
+      ...auth(),
+      'last-event-id': '1',
+    });
     expect(resumed.frames.map((f) => f.id)).toEqual(['2']);
-    const pastTheEnd = await readSse(`/v1/runs/${runId}/events?streamMode=debug`, { ...auth(), 'last-event-id': '2' }, 3_000);
+    const pastTheEnd = await readSse(
+      `/v1/runs/${runId}/events?streamMode=debug`,
+      { ...auth(), 'last-event-id': '2' },
+      3_000,
+    );
     expect(pastTheEnd).toMatchObject({ status: 200, frames: [] });
     const mixed = await readSse(`/v1/runs/${runId}/events?streamMode=updates,messages`, auth());
     expect(mixed.frames.map((f) => f.event)).toEqual(['run.started', 'run.completed']);
@@ -376,7 +525,11 @@ describe('runs', () => {
   it('sends a state.snapshot in values mode', async () => {
     const values = await readSse(`/v1/runs/${runId}/events?streamMode=values`, auth());
     expect(values.frames).toHaveLength(1);
-    expect(values.frames[0]).toMatchObject({ id: '2', event: 'state.snapshot', data: { type: 'state.snapshot', payload: { runId, status: 'completed' } } });
+    expect(values.frames[0]).toMatchObject({
+      id: '2',
+      event: 'state.snapshot',
+      data: { type: 'state.snapshot', payload: { runId, status: 'completed' } },
+    });
   });
 
   it('reports a completed run as complete on poll', async () => {
@@ -392,14 +545,21 @@ describe('startup key handling', () => {
     try {
       const file = join(dir, 'nested', 'dev-api-key');
       const lines: string[] = [];
-      const start = () => createApiKeyRegistry({ mode: 'embedded' }, { WOP_DEV_API_KEY_FILE: file }, { log: (l) => lines.push(l), warn: (l) => lines.push(l) });
+      const start = () =>
+        createApiKeyRegistry(
+          { mode: 'embedded' },
+          { WOP_DEV_API_KEY_FILE: file },
+          { log: (l) => lines.push(l), warn: (l) => lines.push(l) },
+        );
       const registry = start();
       const key = readFileSync(file, 'utf8').trim();
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(lines).toContain(`dev API key (every scope, tenant "default") written to ${file}`);
       const caller = registry.verify(key);
       expect(caller?.tenant).toBe('default');
-      expect([...caller!.scopes]).toEqual(expect.arrayContaining(['runs:create', 'runs:read', 'approvals:respond']));
+      expect([...caller!.scopes]).toEqual(
+        expect.arrayContaining(['runs:create', 'runs:read', 'approvals:respond']),
+      );
       // A restart (or a second start) keeps the key: scripts and the CLI holding it still work.
       const again = start();
       expect(readFileSync(file, 'utf8').trim()).toBe(key);
@@ -415,9 +575,9 @@ describe('startup key handling', () => {
     delete process.env.WOP_API_KEYS;
     try {
       const distributed = { ...platform, config: { ...platform.config, mode: 'distributed' as const } };
-      await expect(NestFactory.create(rootModule(distributed, [GatewayModule]), { logger: false, abortOnError: false })).rejects.toThrow(
-        /no API keys configured/,
-      );
+      await expect(
+        NestFactory.create(rootModule(distributed, [GatewayModule]), { logger: false, abortOnError: false }),
+      ).rejects.toThrow(/no API keys configured/);
     } finally {
       process.env.WOP_API_KEYS = API_KEYS;
     }

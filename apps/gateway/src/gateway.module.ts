@@ -12,7 +12,10 @@ import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { CommandSender } from './commands/command.sender';
 import { ListInterruptsController } from './list-interrupts/list-interrupts.controller';
 import { ListRunsController } from './list-runs/list-runs.controller';
-import { ClaimInterruptController, ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.controller';
+import {
+  ClaimInterruptController,
+  ClaimInterruptHandler,
+} from './claim-interrupt/claim-interrupt.controller';
 import { ResolveInterruptController } from './resolve-interrupt/resolve-interrupt.controller';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
 import { WorkflowsController } from './workflows/workflows.controller';
@@ -110,7 +113,10 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
       inject: [HOST_CONFIG],
       useFactory: (config: HostConfig) => {
         const logger = new Logger('Gateway');
-        return createApiKeyRegistry(config, process.env, { log: (l) => logger.log(l), warn: (l) => logger.warn(l) });
+        return createApiKeyRegistry(config, process.env, {
+          log: (l) => logger.log(l),
+          warn: (l) => logger.warn(l),
+        });
       },
     },
     { provide: APP_GUARD, useClass: ApiKeyGuard },

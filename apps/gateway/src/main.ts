@@ -4,7 +4,13 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { appLogger, routeProcessOutput } from '@openwop/observability';
-import { closeOnSignals, readHostConfig, rootModule, startMetricsListener, startPlatform } from '@openwop/platform-nest';
+import {
+  closeOnSignals,
+  readHostConfig,
+  rootModule,
+  startMetricsListener,
+  startPlatform,
+} from '@openwop/platform-nest';
 import { configureGatewayApp } from './configure-gateway-app';
 import { GatewayModule } from './gateway.module';
 
@@ -21,7 +27,11 @@ async function main(): Promise<void> {
   const platform = await startPlatform(config);
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), { bufferLogs: false, abortOnError: false, logger: appLog });
+    app = await NestFactory.create<NestExpressApplication>(rootModule(platform, [GatewayModule]), {
+      bufferLogs: false,
+      abortOnError: false,
+      logger: appLog,
+    });
     configureGatewayApp(app);
     await app.listen(config.port, config.host);
     await startMetricsListener(logger, platform);
@@ -29,7 +39,9 @@ async function main(): Promise<void> {
     await platform.close().catch(() => undefined);
     throw error;
   }
-  logger.log(`gateway ${config.instanceId} listening on http://${config.host}:${config.port} (public URL ${config.publicUrl})`);
+  logger.log(
+    `gateway ${config.instanceId} listening on http://${config.host}:${config.port} (public URL ${config.publicUrl})`,
+  );
   closeOnSignals(app, platform, logger);
 }
 

@@ -29,7 +29,11 @@ describe('interrupt service: a command that cannot be applied (Kafka, Postgres)'
   const deadLetters: IncomingMessage[] = [];
   const engineActor = { tenant: 't1', principal: 'system:engine' };
 
-  const envelope = <T>(type: string, data: T, actor: CommandEnvelope['actor']): CommandEnvelope<string, T> => {
+  const envelope = <T>(
+    type: string,
+    data: T,
+    actor: CommandEnvelope['actor'],
+  ): CommandEnvelope<string, T> => {
     const id = randomUUID();
     return { id, type, occurredAt: new Date().toISOString(), correlationId: id, actor, data };
   };
@@ -44,9 +48,10 @@ describe('interrupt service: a command that cannot be applied (Kafka, Postgres)'
   });
   const statusOf = async (interruptId: string) =>
     (
-      await platform.dataSource.query<{ status: string }[]>('SELECT status FROM interrupts WHERE interrupt_id = $1', [
-        interruptId,
-      ])
+      await platform.dataSource.query<{ status: string }[]>(
+        'SELECT status FROM interrupts WHERE interrupt_id = $1',
+        [interruptId],
+      )
     )[0]?.status;
 
   beforeAll(async () => {
@@ -71,7 +76,9 @@ describe('interrupt service: a command that cannot be applied (Kafka, Postgres)'
       fromBeginning: true,
       handler: async (m) => void deadLetters.push(m),
     });
-    app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), { logger: ['error'] });
+    app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), {
+      logger: ['error'],
+    });
     await app.init();
   }, 90_000);
 
@@ -88,10 +95,13 @@ describe('interrupt service: a command that cannot be applied (Kafka, Postgres)'
 
     await platform.bus.publish(Topics.interruptCommands, [{ key: runId, value: open }]);
 
-    const fail = await waitFor(() => toEngine.find((c) => c.type === 'run.fail' && (c.data as FailRunData).runId === runId), {
-      timeoutMs: 30_000,
-      what: 'run.fail for the run',
-    });
+    const fail = await waitFor(
+      () => toEngine.find((c) => c.type === 'run.fail' && (c.data as FailRunData).runId === runId),
+      {
+        timeoutMs: 30_000,
+        what: 'run.fail for the run',
+      },
+    );
     expect(fail).toMatchObject({
       id: `fail:${open.id}`,
       causationId: open.id,

@@ -21,7 +21,13 @@ import {
   versionedCommand,
 } from '@openwop/contracts';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { CommandSeam, storedReply, type DecidedThrough, type OutboxRelay, type UnappliedNotice } from '@openwop/platform-db';
+import {
+  CommandSeam,
+  storedReply,
+  type DecidedThrough,
+  type OutboxRelay,
+  type UnappliedNotice,
+} from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
@@ -76,7 +82,9 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
       relay,
       warn: (line) => this.logger.warn(line),
       // One process (ADR 0038): commands to this topic from the process's other decisions are decided in their transaction.
-      ...(decidedThrough ? { decidedThrough: { registry: decidedThrough, topic: Topics.interruptCommands } } : {}),
+      ...(decidedThrough
+        ? { decidedThrough: { registry: decidedThrough, topic: Topics.interruptCommands } }
+        : {}),
       routes: {
         'interrupt.open': { decide: (m, c) => open.handle(m, c), unapplied: (c, n) => this.failRun(c, n) },
         'interrupt.resolve': {
@@ -85,7 +93,10 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
             c.data.replayOnly === true
               ? ((await storedReply(ds, ConsumerGroups.interrupt, c.id)) ?? {
                   ok: false,
-                  error: { code: 'interrupt_already_resolved', message: 'No earlier verdict for this command.' },
+                  error: {
+                    code: 'interrupt_already_resolved',
+                    message: 'No earlier verdict for this command.',
+                  },
                 })
               : undefined,
           decide: (m, c) => resolve.handle(m, c),
@@ -121,12 +132,18 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
   private async failRun(command: OpenInterruptCommand, notice: UnappliedNotice): Promise<void> {
     const { runId } = command.data;
     const fail = failRunCommandFor(command, runId, notice.reason, 'system:interrupt');
-    this.logger.warn(`interrupt.open ${command.id} of run ${runId} was set aside (${notice.cause}): asking the engine to fail the run`);
+    this.logger.warn(
+      `interrupt.open ${command.id} of run ${runId} was set aside (${notice.cause}): asking the engine to fail the run`,
+    );
     await this.bus.publish(Topics.engineCommands, [
       {
         key: runId,
         value: versionedCommand(fail),
-        headers: { [Headers.messageId]: fail.id, [Headers.messageType]: fail.type, [Headers.correlationId]: fail.correlationId },
+        headers: {
+          [Headers.messageId]: fail.id,
+          [Headers.messageType]: fail.type,
+          [Headers.correlationId]: fail.correlationId,
+        },
       },
     ]);
   }

@@ -110,7 +110,9 @@ export async function startInterruptHarness(options: InterruptHarnessOptions): P
       });
     }
     for (let i = 0; i < (options.instances ?? 1); i++) {
-      const app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), { logger: ['error'] });
+      const app = await NestFactory.createApplicationContext(rootModule(platform, [InterruptModule]), {
+        logger: ['error'],
+      });
       await app.init();
       apps.push(app);
     }

@@ -1,6 +1,11 @@
 import type { CommandEnvelope, ResumeRunData } from '@openwop/contracts';
 import { waitFor } from '@openwop/testing';
-import { approvalData, envelope, startInterruptHarness, type InterruptHarness } from './interrupt-harness.spec';
+import {
+  approvalData,
+  envelope,
+  startInterruptHarness,
+  type InterruptHarness,
+} from './interrupt-harness.spec';
 import { InterruptTimerService } from './interrupt-timer.service';
 
 // A timeout storm (issue 19 item 5): 2,000 deadlines falling due at once, decided by two interrupt
@@ -14,7 +19,8 @@ let apps: InterruptHarness['apps'] = [];
 let toEngine: CommandEnvelope[] = [];
 
 // Far off: the storm is made by moving every deadline to now at once.
-const openCommand = (runId: string) => envelope('interrupt.open', approvalData(runId, { timeoutMs: 3_600_000 }));
+const openCommand = (runId: string) =>
+  envelope('interrupt.open', approvalData(runId, { timeoutMs: 3_600_000 }));
 
 beforeAll(async () => {
   harness = await startInterruptHarness({
@@ -41,7 +47,9 @@ it(`a storm of ${STORM} due deadlines on two timer instances: each interrupt exp
       }
     }),
   );
-  await platform.dataSource.query(`UPDATE interrupts SET deadline_at = now() - interval '1 second' WHERE status = 'pending'`);
+  await platform.dataSource.query(
+    `UPDATE interrupts SET deadline_at = now() - interval '1 second' WHERE status = 'pending'`,
+  );
 
   const [a, b] = apps.map((app) => app.get(InterruptTimerService));
   const decided = await Promise.all([a!.tick(), b!.tick()]);
@@ -58,7 +66,10 @@ it(`a storm of ${STORM} due deadlines on two timer instances: each interrupt exp
   expect(states[0]!.n).toBe(String(STORM));
 
   const resumes = () => toEngine.filter((c) => c.type === 'run.resume');
-  await waitFor(() => resumes().length >= STORM || undefined, { timeoutMs: 60_000, what: `${STORM} run.resume commands` });
+  await waitFor(() => resumes().length >= STORM || undefined, {
+    timeoutMs: 60_000,
+    what: `${STORM} run.resume commands`,
+  });
   // A second round finds nothing due.
   expect(await Promise.all([a!.tick(), b!.tick()])).toEqual([0, 0]);
   const perRun = new Map<string, number>();

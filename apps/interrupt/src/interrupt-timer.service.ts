@@ -115,7 +115,12 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
     const lapsed = await this.fireDue('claim_expires_at', (m, state, now) => {
       const { interruptId, runId, tenant } = state.interrupt;
       const id = claimExpiryId(interruptId, state.claim?.expiresAt ?? '');
-      return this.claims.expireLapsed(m, state, { commandId: id, now, tenant, principal: TIMER_PRINCIPAL }, { id, correlationId: runId });
+      return this.claims.expireLapsed(
+        m,
+        state,
+        { commandId: id, now, tenant, principal: TIMER_PRINCIPAL },
+        { id, correlationId: runId },
+      );
     });
     const expired = await this.fireDue('deadline_at', (m, state, now) => {
       const { interruptId, runId, tenant } = state.interrupt;
@@ -143,7 +148,8 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
    * (nor floods the log); it stays due in Postgres, so any instance tries it again later.
    */
   private async fireDue(column: DueColumn, apply: ApplyDue): Promise<number> {
-    const what = column === 'deadline_at' ? 'expiry' : column === 'claim_expires_at' ? 'claim expiry' : 'escalation';
+    const what =
+      column === 'deadline_at' ? 'expiry' : column === 'claim_expires_at' ? 'claim expiry' : 'escalation';
     const { batchSize } = this.options;
     const skip = new Set<string>();
     const wall = Date.now();

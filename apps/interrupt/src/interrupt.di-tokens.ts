@@ -27,6 +27,7 @@ export function timerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Inter
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer, got ${raw}`);
   return value;
 }

@@ -222,13 +222,24 @@ describe('interrupt service', () => {
 
   it('a replay-only resolve answers the verdict its id got before, and otherwise decides nothing', async () => {
     await open('replay', { kind: 'custom', data: { customKind: 'x', payload: null } });
-    const data = { runId: 'replay', nodeId: 'gate', resumeValue: { n: 1 }, via: 'token' as const, replayOnly: true };
+    const data = {
+      runId: 'replay',
+      nodeId: 'gate',
+      resumeValue: { n: 1 },
+      via: 'token' as const,
+      replayOnly: true,
+    };
     // Never decided: refused, and the interrupt stays pending.
     const probe = await send(envelope('interrupt.resolve', data));
     expect(probe).toMatchObject({ ok: false, error: { code: 'interrupt_already_resolved' } });
     expect(await statusOf('replay:gate:0')).toBe('pending');
     // Decided once: the same id asked replay-only gets that first verdict back.
-    const command = envelope('interrupt.resolve', { runId: 'replay', nodeId: 'gate', resumeValue: { n: 1 }, via: 'token' });
+    const command = envelope('interrupt.resolve', {
+      runId: 'replay',
+      nodeId: 'gate',
+      resumeValue: { n: 1 },
+      via: 'token',
+    });
     const first = await send(command);
     expect(first).toMatchObject({ ok: true, data: { status: 'resolved' } });
     expect(await send({ ...command, data: { ...command.data, replayOnly: true } })).toEqual(first);
@@ -353,32 +364,48 @@ describe('interrupt service', () => {
   });
 
   // Values the edge may refuse but the contracts allow: the core holds them (ADR 0019).
-  it.each([1e15, 1e300])('holds a gate with timeoutMs %s: pending with a deadline Postgres takes, and resolvable', async (timeoutMs) => {
-    const runId = `huge-timeout-${timeoutMs}`;
-    await open(runId, { timeoutMs });
-    const [row] = await platform.dataSource.query<{ status: string; deadline: string }[]>(
-      `SELECT status, to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS deadline FROM interrupts WHERE interrupt_id = $1`,
-      [`${runId}:gate:0`],
-    );
-    expect(row).toEqual({ status: 'pending', deadline: '9999-12-31' });
-    expect(await resolve(runId, { action: 'accept' })).toMatchObject({ ok: true, data: { status: 'resolved' } });
-    await waitFor(() => engineCommandsOf(runId, 'run.resume').length === 1 || undefined, { what: 'run.resume' });
-  });
+  it.each([1e15, 1e300])(
+    'holds a gate with timeoutMs %s: pending with a deadline Postgres takes, and resolvable',
+    async (timeoutMs) => {
+      const runId = `huge-timeout-${timeoutMs}`;
+      await open(runId, { timeoutMs });
+      const [row] = await platform.dataSource.query<{ status: string; deadline: string }[]>(
+        `SELECT status, to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS deadline FROM interrupts WHERE interrupt_id = $1`,
+        [`${runId}:gate:0`],
+      );
+      expect(row).toEqual({ status: 'pending', deadline: '9999-12-31' });
+      expect(await resolve(runId, { action: 'accept' })).toMatchObject({
+        ok: true,
+        data: { status: 'resolved' },
+      });
+      await waitFor(() => engineCommandsOf(runId, 'run.resume').length === 1 || undefined, {
+        what: 'run.resume',
+      });
+    },
+  );
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
     'answers at once a resume value with a top-level %s key as an unknown field (the key is data), then resolves by a clean answer',
     async (key) => {
       const runId = `proto-key-${key}`;
       await open(runId);
-      const resumeValue = JSON.parse(`{${JSON.stringify(key)}: {"action": "reject"}, "action": "accept", "feedback": "ok"}`) as unknown;
+      const resumeValue = JSON.parse(
+        `{${JSON.stringify(key)}: {"action": "reject"}, "action": "accept", "feedback": "ok"}`,
+      ) as unknown;
       const refused = await resolve(runId, resumeValue);
       expect(refused).toMatchObject({ ok: false, error: { code: 'validation_error' } });
       expect(JSON.stringify(refused)).toContain(`unknown field ${key}`);
       expect(await statusOf(`${runId}:gate:0`)).toBe('pending');
       expect(engineCommandsOf(runId, 'run.resume')).toEqual([]);
-      expect(await resolve(runId, { action: 'accept', feedback: 'ok' })).toMatchObject({ ok: true, data: { status: 'resolved' } });
+      expect(await resolve(runId, { action: 'accept', feedback: 'ok' })).toMatchObject({
+        ok: true,
+        data: { status: 'resolved' },
+      });
       const [resume] = await waitFor(
-        () => (engineCommandsOf(runId, 'run.resume').length === 1 ? engineCommandsOf(runId, 'run.resume') : undefined),
+        () =>
+          engineCommandsOf(runId, 'run.resume').length === 1
+            ? engineCommandsOf(runId, 'run.resume')
+            : undefined,
         { what: 'run.resume' },
       );
       expect(JSON.stringify(resume!.data)).toContain('"action":"accept"');

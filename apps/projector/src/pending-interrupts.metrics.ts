@@ -15,7 +15,11 @@ export async function samplePendingInterrupts(ds: DataSource): Promise<PendingIn
     INTERRUPT_KINDS.map((kind) => [kind, { kind, count: 0, oldestAgeSeconds: 0 }]),
   );
   for (const r of rows) {
-    byKind.set(r.kind, { kind: r.kind, count: Number(r.count), oldestAgeSeconds: Math.max(0, Number(r.oldest ?? 0)) });
+    byKind.set(r.kind, {
+      kind: r.kind,
+      count: Number(r.count),
+      oldestAgeSeconds: Math.max(0, Number(r.oldest ?? 0)),
+    });
   }
   return [...byKind.values()];
 }

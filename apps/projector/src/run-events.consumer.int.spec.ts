@@ -20,8 +20,6 @@ let platform: Platform;
 let app: INestApplicationContext;
 const namespace = `it-proj-${randomUUID().slice(0, 8)}`;
 
-
-
 const publish = (events: readonly RunEventDoc[]) =>
   platform.bus.publish(
     Topics.runEvents,
@@ -30,7 +28,12 @@ const publish = (events: readonly RunEventDoc[]) =>
 
 async function runRow(runId: string) {
   const rows = await platform.dataSource.query<
-    { status: string; last_sequence: number; projection_error: Record<string, unknown> | null; snapshot: Record<string, unknown> }[]
+    {
+      status: string;
+      last_sequence: number;
+      projection_error: Record<string, unknown> | null;
+      snapshot: Record<string, unknown>;
+    }[]
   >('SELECT status, last_sequence, projection_error, snapshot FROM runs WHERE run_id = $1', [runId]);
   return rows[0];
 }
@@ -45,13 +48,19 @@ const stored = async (runId: string) =>
 beforeAll(async () => {
   db = await createTestDatabase('projector_consumer');
   platform = await startPlatform(
-    readHostConfig('distributed', { DATABASE_URL: db.url, OPENWOP_NAMESPACE: namespace, KAFKA_PARTITIONS: '1' }),
+    readHostConfig('distributed', {
+      DATABASE_URL: db.url,
+      OPENWOP_NAMESPACE: namespace,
+      KAFKA_PARTITIONS: '1',
+    }),
   );
   // Stands for any value a column cannot hold: the projector must not skip the event it comes in.
   await platform.dataSource.query(
     `ALTER TABLE run_events ADD CONSTRAINT it_refuses_poison CHECK (NOT (doc->'payload'->'outputs' ? 'poison'))`,
   );
-  app = await NestFactory.createApplicationContext(rootModule(platform, [ProjectorModule]), { logger: ['error'] });
+  app = await NestFactory.createApplicationContext(rootModule(platform, [ProjectorModule]), {
+    logger: ['error'],
+  });
   await app.init();
 }, 60_000);
 
@@ -95,7 +104,10 @@ it('an event it cannot store marks its run broken, holds the later ones, leaves 
   expect(await stored(healthy)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   // The sentinel projected: the broken run's later events were handled before it, and held, not
   // applied: the broken run's read model stops at the last event it could store.
-  await waitFor(async () => ((await runRow(sentinel)) ? true : undefined), { timeoutMs: 30_000, what: 'the sentinel run' });
+  await waitFor(async () => ((await runRow(sentinel)) ? true : undefined), {
+    timeoutMs: 30_000,
+    what: 'the sentinel run',
+  });
   expect(await stored(broken)).toEqual([0, 1, 2, 3]);
   expect(await runRow(broken)).toMatchObject({ status: 'running', last_sequence: 3 });
 

@@ -197,7 +197,10 @@ export class RunEventsConsumer implements OnModuleInit, OnApplicationBootstrap, 
         : await transaction(this.ds, (manager) =>
             this.apply(manager, events, (id, held, error) => this.held(id, held, error)),
           );
-    await this.feed.publishedAll([...projected, ...[...told].map(([runId, sequence]) => ({ runId, sequence }))]);
+    await this.feed.publishedAll([
+      ...projected,
+      ...[...told].map(([runId, sequence]) => ({ runId, sequence })),
+    ]);
   }
 
   /**

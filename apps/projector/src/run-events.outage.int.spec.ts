@@ -33,8 +33,6 @@ const role = `test_proj_outage_${randomBytes(4).toString('hex')}`;
 const password = randomBytes(12).toString('hex');
 const namespace = `it-outage-${randomUUID().slice(0, 8)}`;
 
-
-
 const publish = (events: readonly RunEventDoc[]) =>
   platform.bus.publish(
     Topics.runEvents,
@@ -43,18 +41,29 @@ const publish = (events: readonly RunEventDoc[]) =>
 
 /** Read as the superuser, which the outage does not refuse. */
 async function runRow(runId: string) {
-  const { rows } = await admin.query<{ status: string; last_sequence: number; projection_error: Record<string, unknown> | null }>(
-    'SELECT status, last_sequence, projection_error FROM runs WHERE run_id = $1',
-    [runId],
-  );
+  const { rows } = await admin.query<{
+    status: string;
+    last_sequence: number;
+    projection_error: Record<string, unknown> | null;
+  }>('SELECT status, last_sequence, projection_error FROM runs WHERE run_id = $1', [runId]);
   return rows[0];
 }
 const stored = async (runId: string) =>
-  (await admin.query<{ sequence: number }>('SELECT sequence FROM run_events WHERE run_id = $1 ORDER BY sequence', [runId])).rows.map(
-    (r) => r.sequence,
-  );
+  (
+    await admin.query<{ sequence: number }>(
+      'SELECT sequence FROM run_events WHERE run_id = $1 ORDER BY sequence',
+      [runId],
+    )
+  ).rows.map((r) => r.sequence);
 const roleBackends = async () =>
-  Number((await server.query<{ n: string }>('SELECT count(*)::text AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0]!.n);
+  Number(
+    (
+      await server.query<{ n: string }>(
+        'SELECT count(*)::text AS n FROM pg_stat_activity WHERE usename = $1',
+        [role],
+      )
+    ).rows[0]!.n,
+  );
 const codeOf = (error: unknown): unknown => {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
@@ -85,8 +94,12 @@ beforeAll(async () => {
     }),
   );
   // Stands for any value a column cannot hold: a failure of the event, not of the database.
-  await admin.query(`ALTER TABLE run_events ADD CONSTRAINT it_refuses_poison CHECK (NOT (doc->'payload'->'outputs' ? 'poison'))`);
-  app = await NestFactory.createApplicationContext(rootModule(platform, [ProjectorModule]), { logger: ['error'] });
+  await admin.query(
+    `ALTER TABLE run_events ADD CONSTRAINT it_refuses_poison CHECK (NOT (doc->'payload'->'outputs' ? 'poison'))`,
+  );
+  app = await NestFactory.createApplicationContext(rootModule(platform, [ProjectorModule]), {
+    logger: ['error'],
+  });
   await app.init();
 }, 60_000);
 
@@ -132,10 +145,13 @@ it('while the database refuses the projector, no run is marked broken; it catche
   await publish([...noopRun(waiting).slice(2), ...noopRun(poisoned, true)]);
   // More failed attempts than the bus would make (PROJECTION_ATTEMPTS + 2) before dead-lettering
   // an event whose failures counted, at least one of them the refusal of a new connection.
-  await waitFor(() => failures.length > 2 * (PROJECTION_ATTEMPTS + 2) && failures.some((e) => codeOf(e) === '53300'), {
-    timeoutMs: 60_000,
-    what: 'the projector refused by the database, again and again',
-  });
+  await waitFor(
+    () => failures.length > 2 * (PROJECTION_ATTEMPTS + 2) && failures.some((e) => codeOf(e) === '53300'),
+    {
+      timeoutMs: 60_000,
+      what: 'the projector refused by the database, again and again',
+    },
+  );
   expect(failures.filter((e) => !isTransientDatabaseFailure(e)).map(String)).toEqual([]);
   expect(await runRow(waiting)).toMatchObject({ last_sequence: 1, projection_error: null });
   expect(await runRow(poisoned)).toBeUndefined();

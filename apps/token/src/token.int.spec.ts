@@ -14,7 +14,13 @@ import {
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { PlatformModule, readHostConfig, startPlatform, type Platform } from '@openwop/platform-nest';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
-import { signToken, tokenChangesFor, verifyToken, type KeyRing, type MintedTokens } from '@openwop/token-domain';
+import {
+  signToken,
+  tokenChangesFor,
+  verifyToken,
+  type KeyRing,
+  type MintedTokens,
+} from '@openwop/token-domain';
 import { randomUUID } from 'node:crypto';
 import { CLOCK, type Clock } from './token.di-tokens';
 import { TokenModule } from './token.module';
@@ -54,7 +60,8 @@ async function fakeInterruptService(message: IncomingMessage): Promise<CommandRe
   forwarded.push(command);
   const first = decided.get(command.id);
   if (first) return first;
-  if (command.data.replayOnly) return { ok: false, error: { code: 'interrupt_already_resolved', message: 'no earlier verdict' } };
+  if (command.data.replayOnly)
+    return { ok: false, error: { code: 'interrupt_already_resolved', message: 'no earlier verdict' } };
   const reply = await decideFake(command);
   if (reply.ok) decided.set(command.id, reply);
   return reply;
@@ -80,7 +87,12 @@ async function decideFake(command: ResolveInterruptCommand): Promise<CommandRepl
 
 const sequence = new Map<string, number>();
 /** Writes a run event into the projector's store, as the projector does with each event of the log. */
-async function record(runId: string, type: RunEventDoc['type'], payload: unknown, nodeId?: string): Promise<RunEventDoc> {
+async function record(
+  runId: string,
+  type: RunEventDoc['type'],
+  payload: unknown,
+  nodeId?: string,
+): Promise<RunEventDoc> {
   const seq = sequence.get(runId) ?? 0;
   sequence.set(runId, seq + 1);
   const event: RunEventDoc = {
@@ -104,7 +116,11 @@ async function waitingRun(options: { timeoutMs?: number; kind?: string } = {}) {
   const runId = `run-${randomUUID().slice(0, 8)}`;
   const interruptId = `${runId}:gate:0`;
   const requestedAt = new Date().toISOString();
-  await record(runId, 'run.started', { workflowId: 'wf', owner: { tenant: 't1', principal: 'p1' }, inputs: { big: 'x'.repeat(1000) } });
+  await record(runId, 'run.started', {
+    workflowId: 'wf',
+    owner: { tenant: 't1', principal: 'p1' },
+    inputs: { big: 'x'.repeat(1000) },
+  });
   const requested = await record(
     runId,
     'interrupt.requested',
@@ -120,7 +136,8 @@ async function waitingRun(options: { timeoutMs?: number; kind?: string } = {}) {
     'gate',
   );
   const minted = await mint(runId, interruptId);
-  if (!minted.ok || !minted.data.tokens) throw new Error(`no tokens for ${interruptId}: ${JSON.stringify(minted)}`);
+  if (!minted.ok || !minted.data.tokens)
+    throw new Error(`no tokens for ${interruptId}: ${JSON.stringify(minted)}`);
   return { runId, interruptId, requestedAt, requested, ...minted.data.tokens };
 }
 
@@ -145,9 +162,11 @@ async function send<T = unknown>(
   );
 }
 
-const mint = (runId: string, interruptId: string) => send<MintTokensResult>('token.mint', runId, { runId, interruptId });
+const mint = (runId: string, interruptId: string) =>
+  send<MintTokensResult>('token.mint', runId, { runId, interruptId });
 const inspect = (token: string, key = 'any') => send<InspectTokenResult>('token.inspect', key, { token });
-const authorize = (token: string, key = 'any') => send<AuthorizeTokenResult>('token.authorize', key, { token });
+const authorize = (token: string, key = 'any') =>
+  send<AuthorizeTokenResult>('token.authorize', key, { token });
 const resolve = (token: string, resumeValue: unknown, key = 'any') =>
   send<ResolveInterruptResult>('token.resolve', key, { token, resumeValue });
 const codeOf = (reply: CommandReply) => (reply.ok ? 'ok' : reply.error.code);
@@ -173,8 +192,12 @@ beforeAll(async () => {
   const { bus } = platform;
   const subscribe = bus.subscribe.bind(bus);
   const serve = bus.serve.bind(bus);
-  jest.spyOn(bus, 'subscribe').mockImplementation((o) => (joined.push({ group: o.group, topics: o.topics }), subscribe(o)));
-  jest.spyOn(bus, 'serve').mockImplementation((o) => (joined.push({ group: o.group, topics: [o.topic] }), serve(o)));
+  jest
+    .spyOn(bus, 'subscribe')
+    .mockImplementation((o) => (joined.push({ group: o.group, topics: o.topics }), subscribe(o)));
+  jest
+    .spyOn(bus, 'serve')
+    .mockImplementation((o) => (joined.push({ group: o.group, topics: [o.topic] }), serve(o)));
   moduleRef = await Test.createTestingModule({ imports: [PlatformModule.forRoot(platform), TokenModule] })
     .overrideProvider(CLOCK)
     .useValue(clock)
@@ -219,7 +242,9 @@ describe('the token service follows no run-event topic', () => {
 
 describe('minting on demand (token.mint)', () => {
   it("a pending interrupt's resolve and inspect-only tokens, signed by the active key, expiring at min(ttl, timeoutMs)", async () => {
-    const { runId, interruptId, requestedAt, resolveToken, inspectToken, expiresAt } = await waitingRun({ timeoutMs: 20_000 });
+    const { runId, interruptId, requestedAt, resolveToken, inspectToken, expiresAt } = await waitingRun({
+      timeoutMs: 20_000,
+    });
     expect(expiresAt).toBe(new Date(Date.parse(requestedAt) + 20_000).toISOString());
     expect(verifyToken(resolveToken, ring, Date.now())).toMatchObject({
       ok: true,
@@ -237,10 +262,19 @@ describe('minting on demand (token.mint)', () => {
   });
 
   it("every mint gives the same tokens: the ones the previous release's run-event consumer stored for the event", async () => {
-    const { runId, interruptId, requested, resolveToken, inspectToken, expiresAt } = await waitingRun({ timeoutMs: 45_000 });
-    expect(await mint(runId, interruptId)).toEqual({ ok: true, data: { tokens: { resolveToken, inspectToken, expiresAt } } });
+    const { runId, interruptId, requested, resolveToken, inspectToken, expiresAt } = await waitingRun({
+      timeoutMs: 45_000,
+    });
+    expect(await mint(runId, interruptId)).toEqual({
+      ok: true,
+      data: { tokens: { resolveToken, inspectToken, expiresAt } },
+    });
     const [stored] = tokenChangesFor(requested, { ring, defaultTtlMs: TTL_MS });
-    expect((stored as { tokens: MintedTokens }).tokens).toMatchObject({ resolveToken, inspectToken, expiresAt });
+    expect((stored as { tokens: MintedTokens }).tokens).toMatchObject({
+      resolveToken,
+      inspectToken,
+      expiresAt,
+    });
   });
 
   it('none for an interrupt never requested, one of another run, or one answered or whose run ended', async () => {
@@ -265,7 +299,9 @@ describe('minting on demand (token.mint)', () => {
 
   it('a malformed mint command → validation_error', async () => {
     expect(codeOf(await send('token.mint', 'k', { runId: 'r' }))).toBe('validation_error');
-    expect(codeOf(await send('token.mint', 'k', { runId: 'r', interruptId: 'i', token: 'x' }))).toBe('validation_error');
+    expect(codeOf(await send('token.mint', 'k', { runId: 'r', interruptId: 'i', token: 'x' }))).toBe(
+      'validation_error',
+    );
   });
 });
 
@@ -331,9 +367,18 @@ describe('the refusal matrix', () => {
     const badMac = `${payload}.${Buffer.alloc(32).toString('base64url')}`;
     expect(codeOf(await resolve(badMac, {}))).toBe('interrupt_not_found');
     expect(codeOf(await authorize(badMac))).toBe('interrupt_not_found');
-    for (const [run, interruptId] of [['ghost', 'ghost:n:0'], [runId, `${runId}:gate:7`]] as const) {
+    for (const [run, interruptId] of [
+      ['ghost', 'ghost:n:0'],
+      [runId, `${runId}:gate:7`],
+    ] as const) {
       const never = signToken(
-        { runId: run, nodeId: 'gate', interruptId, expiresAt: new Date(Date.now() + 60_000).toISOString(), intent: 'resolve' },
+        {
+          runId: run,
+          nodeId: 'gate',
+          interruptId,
+          expiresAt: new Date(Date.now() + 60_000).toISOString(),
+          intent: 'resolve',
+        },
         ring,
       );
       expect(codeOf(await inspect(never))).toBe('interrupt_not_found');
@@ -342,7 +387,13 @@ describe('the refusal matrix', () => {
     // The right interrupt under another node than it was requested on.
     const { interruptId } = await waitingRun();
     const wrongNode = signToken(
-      { runId: interruptId.split(':gate')[0]!, nodeId: 'other', interruptId, expiresAt: new Date(Date.now() + 60_000).toISOString(), intent: 'resolve' },
+      {
+        runId: interruptId.split(':gate')[0]!,
+        nodeId: 'other',
+        interruptId,
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+        intent: 'resolve',
+      },
       ring,
     );
     expect(codeOf(await inspect(wrongNode))).toBe('interrupt_not_found');
@@ -374,7 +425,9 @@ describe('the refusal matrix', () => {
 
   it('malformed command envelopes → validation_error', async () => {
     expect(codeOf(await send('token.inspect', 'k', {}))).toBe('validation_error');
-    expect(codeOf(await send('token.authorize', 'k', { token: 'a.b', operation: 'resolve' }))).toBe('validation_error');
+    expect(codeOf(await send('token.authorize', 'k', { token: 'a.b', operation: 'resolve' }))).toBe(
+      'validation_error',
+    );
     expect(codeOf(await send('token.resolve', 'k', { token: 'a.b', extra: 1 }))).toBe('validation_error');
   });
 });
@@ -392,8 +445,20 @@ describe('authorize (the gateway then resolves through the interrupt service its
   it("without the run's run.started in the store, the tenant is absent", async () => {
     const runId = `run-${randomUUID().slice(0, 8)}`;
     const interruptId = `${runId}:gate:0`;
-    await record(runId, 'interrupt.requested', { nodeId: 'gate', interruptId, kind: 'custom', key: interruptId, data: {}, requestedAt: new Date().toISOString() }, 'gate');
-    const { tokens } = (await mint(runId, interruptId) as { ok: true; data: MintTokensResult }).data;
+    await record(
+      runId,
+      'interrupt.requested',
+      {
+        nodeId: 'gate',
+        interruptId,
+        kind: 'custom',
+        key: interruptId,
+        data: {},
+        requestedAt: new Date().toISOString(),
+      },
+      'gate',
+    );
+    const { tokens } = ((await mint(runId, interruptId)) as { ok: true; data: MintTokensResult }).data;
     const reply = await authorize(tokens!.resolveToken, runId);
     expect(reply).toMatchObject({ ok: true, data: { interruptId } });
     expect((reply as { data: AuthorizeTokenResult }).data).not.toHaveProperty('tenant');
@@ -436,11 +501,21 @@ describe("resolve (token.resolve, a previous release's gateway)", () => {
   it('a redelivered token.resolve whose token it spent itself answers its first verdict, not 409', async () => {
     const { runId, interruptId, resolveToken } = await waitingRun();
     const commandId = randomUUID();
-    const first = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
+    const first = await send<ResolveInterruptResult>(
+      'token.resolve',
+      runId,
+      { token: resolveToken, resumeValue: {} },
+      commandId,
+    );
     expect(first).toEqual({ ok: true, data: { runId, nodeId: 'gate', interruptId, status: 'resolved' } });
     expect(await mint(runId, interruptId)).toEqual({ ok: true, data: {} });
     // The same command again, as after the instance that handled it died before its reply went out.
-    const again = await send<ResolveInterruptResult>('token.resolve', runId, { token: resolveToken, resumeValue: {} }, commandId);
+    const again = await send<ResolveInterruptResult>(
+      'token.resolve',
+      runId,
+      { token: resolveToken, resumeValue: {} },
+      commandId,
+    );
     expect(again).toEqual(first);
     expect(forwarded.map((c) => c.id)).toEqual([forwarded[0]!.id, forwarded[0]!.id]);
   });
@@ -494,8 +569,20 @@ describe("invalidation from the run's events", () => {
     const { runId, interruptId } = await waitingRun();
     await record(runId, 'interrupt.resolved', { nodeId: 'gate', interruptId }, 'gate');
     const later = `${runId}:gate:1`;
-    await record(runId, 'interrupt.requested', { nodeId: 'gate', interruptId: later, kind: 'custom', key: later, data: {}, requestedAt: new Date().toISOString() }, 'gate');
-    const { tokens } = (await mint(runId, later) as { ok: true; data: MintTokensResult }).data;
+    await record(
+      runId,
+      'interrupt.requested',
+      {
+        nodeId: 'gate',
+        interruptId: later,
+        kind: 'custom',
+        key: later,
+        data: {},
+        requestedAt: new Date().toISOString(),
+      },
+      'gate',
+    );
+    const { tokens } = ((await mint(runId, later)) as { ok: true; data: MintTokensResult }).data;
     expect(codeOf(await authorize(tokens!.resolveToken, runId))).toBe('ok');
   });
 

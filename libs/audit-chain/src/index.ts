@@ -9,7 +9,13 @@ export {
   type AuditRoute,
 } from './audit-record';
 export { appendTo, digestOf, EMPTY_HEAD, lineText, recordHash, type ChainHead } from './audit-chain';
-export { verifyAuditExport, type AuditFinding, type VerifiedHead, type VerifyOptions, type VerifyResult } from './verify-chain';
+export {
+  verifyAuditExport,
+  type AuditFinding,
+  type VerifiedHead,
+  type VerifyOptions,
+  type VerifyResult,
+} from './verify-chain';
 export {
   AUDIT_HEAD_TYPE,
   auditKeyId,
@@ -24,4 +30,9 @@ export {
   type AuditSigningKey,
   type SignedAuditHead,
 } from './signed-head';
-export { AUDIT_SIGNING_KEY_ENV, embeddedAuditKeyFile, loadAuditSigningKey, type LoadedAuditSigningKey } from './signing-key';
+export {
+  AUDIT_SIGNING_KEY_ENV,
+  embeddedAuditKeyFile,
+  loadAuditSigningKey,
+  type LoadedAuditSigningKey,
+} from './signing-key';

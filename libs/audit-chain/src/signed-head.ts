@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { canonicalJson } from './canonical-json';
 
 /**
@@ -30,7 +38,10 @@ export const AUDIT_HEAD_TYPE = 'audit-head';
 /** What the signature covers: a fixed purpose (no other signed text reads as a head), the key id and the head. */
 export function auditHeadSigningInput(kid: string, head: AuditHead): Buffer {
   const { tenant, seq, hash, signedAt } = head;
-  return Buffer.from(canonicalJson({ purpose: 'openwop.audit-head.v1', kid, tenant, seq, hash, signedAt }), 'utf8');
+  return Buffer.from(
+    canonicalJson({ purpose: 'openwop.audit-head.v1', kid, tenant, seq, hash, signedAt }),
+    'utf8',
+  );
 }
 
 /** The host's audit signing key: the private key, its public half and the public key's id. */
@@ -63,24 +74,37 @@ export function auditSigningKeyFrom(text: string, source: string): AuditSigningK
     else {
       const seed = Buffer.from(trimmed, 'base64');
       if (seed.length !== 32) throw new Error(`expected a 32-byte Ed25519 seed, got ${seed.length} bytes`);
-      privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+      privateKey = createPrivateKey({
+        key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+        format: 'der',
+        type: 'pkcs8',
+      });
     }
   } catch (e) {
-    throw new Error(`${source}: not an Ed25519 private key (PKCS#8 PEM, or a base64 32-byte seed): ${(e as Error).message}`);
+    throw new Error(
+      `${source}: not an Ed25519 private key (PKCS#8 PEM, or a base64 32-byte seed): ${(e as Error).message}`,
+    );
   }
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${source}: an ${String(privateKey.asymmetricKeyType)} key, not Ed25519`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`${source}: an ${String(privateKey.asymmetricKeyType)} key, not Ed25519`);
   const publicKey = createPublicKey(privateKey);
   return { privateKey, publicKey, kid: auditKeyId(publicKey) };
 }
 
 /** The public key's 32 raw bytes, base64url: how the host publishes it and `--public-key` takes it. */
 export function rawPublicKey(publicKey: KeyObject): string {
-  return publicKey.export({ type: 'spki', format: 'der' }).subarray(SPKI_ED25519_PREFIX.length).toString('base64url');
+  return publicKey
+    .export({ type: 'spki', format: 'der' })
+    .subarray(SPKI_ED25519_PREFIX.length)
+    .toString('base64url');
 }
 
 /** The key id: the first 16 hex digits of SHA-256 over the raw public key. */
 export function auditKeyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(Buffer.from(rawPublicKey(publicKey), 'base64url')).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(Buffer.from(rawPublicKey(publicKey), 'base64url'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
@@ -99,9 +123,12 @@ export function auditPublicKeyFrom(text: string): KeyObject {
       key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, raw]), format: 'der', type: 'spki' });
     }
   } catch (e) {
-    throw new Error(`not an Ed25519 public key (base64 of 32 bytes, or an SPKI PEM): ${(e as Error).message}`);
+    throw new Error(
+      `not an Ed25519 public key (base64 of 32 bytes, or an SPKI PEM): ${(e as Error).message}`,
+    );
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${String(key.asymmetricKeyType)} key, not Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`an ${String(key.asymmetricKeyType)} key, not Ed25519`);
   return key;
 }
 
@@ -115,12 +142,23 @@ export function signAuditHead(head: AuditHead, key: AuditSigningKey): SignedAudi
  * Whether `signed` is a head signed by `publicKey`: its shape, its key id (the key's own), and the
  * signature over exactly that head. Returns the reason when it is not.
  */
-export function checkAuditHeadSignature(signed: SignedAuditHead, publicKey: KeyObject): { ok: true } | { ok: false; reason: string } {
+export function checkAuditHeadSignature(
+  signed: SignedAuditHead,
+  publicKey: KeyObject,
+): { ok: true } | { ok: false; reason: string } {
   const kid = auditKeyId(publicKey);
-  if (signed.kid !== kid) return { ok: false, reason: `signed by key ${signed.kid}, not by the given key ${kid}` };
+  if (signed.kid !== kid)
+    return { ok: false, reason: `signed by key ${signed.kid}, not by the given key ${kid}` };
   const signature = Buffer.from(signed.signature, 'base64url');
-  if (signature.length !== 64 || !verify(null, auditHeadSigningInput(signed.kid, signed.head), publicKey, signature))
-    return { ok: false, reason: 'the signature does not verify under the given key (the head was edited, or signed by another key)' };
+  if (
+    signature.length !== 64 ||
+    !verify(null, auditHeadSigningInput(signed.kid, signed.head), publicKey, signature)
+  )
+    return {
+      ok: false,
+      reason:
+        'the signature does not verify under the given key (the head was edited, or signed by another key)',
+    };
   return { ok: true };
 }
 
@@ -136,7 +174,8 @@ export function parseSignedAuditHead(value: unknown): SignedAuditHead | string {
   const h = o.head as Record<string, unknown> | null;
   if (typeof h !== 'object' || h === null) return 'no head';
   if (typeof h.tenant !== 'string' || typeof h.signedAt !== 'string') return 'head has no tenant or signedAt';
-  if (typeof h.seq !== 'number' || !Number.isSafeInteger(h.seq) || h.seq < 0) return 'head seq is not an integer >= 0';
+  if (typeof h.seq !== 'number' || !Number.isSafeInteger(h.seq) || h.seq < 0)
+    return 'head seq is not an integer >= 0';
   if (typeof h.hash !== 'string' || !HEX64.test(h.hash)) return 'head hash is not 64 hex digits';
   return {
     type: AUDIT_HEAD_TYPE,

@@ -39,9 +39,12 @@ function chain(count: number, edit?: (f: AuditFact, n: number) => AuditFact): Au
 
 const key: AuditSigningKey = auditSigningKeyFrom(generateAuditSigningKey(), 'test');
 const signedAt = '2026-01-01T00:01:00.000Z';
-const headOf = (lines: readonly AuditLine[]) => signAuditHead({ tenant: 't1', seq: lines.at(-1)!.seq, hash: lines.at(-1)!.hash, signedAt }, key);
-const exportText = (head: unknown, lines: readonly AuditLine[]) => `${[JSON.stringify(head), ...lines.map(lineText)].join('\n')}\n`;
-const kinds = (text: string, publicKey = key.publicKey) => verifyAuditExport(text, { publicKey }).findings.map((f) => f.kind);
+const headOf = (lines: readonly AuditLine[]) =>
+  signAuditHead({ tenant: 't1', seq: lines.at(-1)!.seq, hash: lines.at(-1)!.hash, signedAt }, key);
+const exportText = (head: unknown, lines: readonly AuditLine[]) =>
+  `${[JSON.stringify(head), ...lines.map(lineText)].join('\n')}\n`;
+const kinds = (text: string, publicKey = key.publicKey) =>
+  verifyAuditExport(text, { publicKey }).findings.map((f) => f.kind);
 
 describe('signed audit heads', () => {
   it('signs a head that verifies under the public key, in any of its published forms', () => {
@@ -50,17 +53,31 @@ describe('signed audit heads', () => {
     expect(checkAuditHeadSignature(signed, key.publicKey)).toEqual({ ok: true });
     const raw = rawPublicKey(key.publicKey);
     expect(Buffer.from(raw, 'base64url')).toHaveLength(32);
-    for (const form of [raw, Buffer.from(raw, 'base64url').toString('base64'), key.publicKey.export({ type: 'spki', format: 'pem' }).toString()]) {
+    for (const form of [
+      raw,
+      Buffer.from(raw, 'base64url').toString('base64'),
+      key.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    ]) {
       expect(checkAuditHeadSignature(signed, auditPublicKeyFrom(form))).toEqual({ ok: true });
     }
   });
 
   it('refuses an edited head, another key, and a head whose signature was swapped', () => {
     const signed = headOf(chain(3));
-    expect(checkAuditHeadSignature({ ...signed, head: { ...signed.head, seq: 2 } }, key.publicKey).ok).toBe(false);
-    expect(checkAuditHeadSignature({ ...signed, head: { ...signed.head, signedAt: '2027-01-01T00:00:00.000Z' } }, key.publicKey).ok).toBe(false);
+    expect(checkAuditHeadSignature({ ...signed, head: { ...signed.head, seq: 2 } }, key.publicKey).ok).toBe(
+      false,
+    );
+    expect(
+      checkAuditHeadSignature(
+        { ...signed, head: { ...signed.head, signedAt: '2027-01-01T00:00:00.000Z' } },
+        key.publicKey,
+      ).ok,
+    ).toBe(false);
     const other = auditSigningKeyFrom(generateAuditSigningKey(), 'other');
-    expect(checkAuditHeadSignature(signed, other.publicKey)).toMatchObject({ ok: false, reason: expect.stringContaining('not by the given key') });
+    expect(checkAuditHeadSignature(signed, other.publicKey)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('not by the given key'),
+    });
     expect(checkAuditHeadSignature({ ...signed, kid: other.kid }, other.publicKey).ok).toBe(false);
   });
 
@@ -70,8 +87,12 @@ describe('signed audit heads', () => {
     const pem = fromSeed.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     expect(auditSigningKeyFrom(pem, 'env').kid).toBe(fromSeed.kid);
     expect(auditSigningKeyFrom(seed.toString('base64url'), 'env').kid).toBe(fromSeed.kid);
-    expect(() => auditSigningKeyFrom('short', 'OPENWOP_AUDIT_SIGNING_KEY')).toThrow(/OPENWOP_AUDIT_SIGNING_KEY: not an Ed25519 private key/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(() => auditSigningKeyFrom('short', 'OPENWOP_AUDIT_SIGNING_KEY')).toThrow(
+      /OPENWOP_AUDIT_SIGNING_KEY: not an Ed25519 private key/,
+    );
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
     expect(() => auditSigningKeyFrom(rsa, 'file')).toThrow(/not Ed25519/);
     expect(() => auditPublicKeyFrom('AAAA')).toThrow(/not an Ed25519 public key/);
   });
@@ -81,13 +102,25 @@ describe('signed audit heads', () => {
     const files: Record<string, string> = {};
     const readOrCreate = (file: string, create: () => string) => (files[file] ??= create());
     const embedded = { mode: 'embedded' as const, dataDir: '/data/pgdata', databaseUrl: undefined };
-    expect(loadAuditSigningKey(embedded, { OPENWOP_AUDIT_SIGNING_KEY: seed }, readOrCreate)).toMatchObject({ source: 'env' });
+    expect(loadAuditSigningKey(embedded, { OPENWOP_AUDIT_SIGNING_KEY: seed }, readOrCreate)).toMatchObject({
+      source: 'env',
+    });
     const first = loadAuditSigningKey(embedded, {}, readOrCreate);
     expect(first).toMatchObject({ source: 'file', from: '/data/audit-signing-key' });
     expect(loadAuditSigningKey(embedded, {}, readOrCreate).key!.kid).toBe(first.key!.kid);
-    expect(loadAuditSigningKey({ mode: 'distributed', dataDir: '/data/pgdata', databaseUrl: 'postgres://x' }, {}, readOrCreate)).toMatchObject({ source: 'none', key: undefined });
-    expect(loadAuditSigningKey({ ...embedded, dataDir: undefined, databaseUrl: 'postgres://x' }, {}, readOrCreate)).toMatchObject({ source: 'none' });
-    expect(loadAuditSigningKey({ ...embedded, dataDir: undefined }, {}, readOrCreate)).toMatchObject({ source: 'process' });
+    expect(
+      loadAuditSigningKey(
+        { mode: 'distributed', dataDir: '/data/pgdata', databaseUrl: 'postgres://x' },
+        {},
+        readOrCreate,
+      ),
+    ).toMatchObject({ source: 'none', key: undefined });
+    expect(
+      loadAuditSigningKey({ ...embedded, dataDir: undefined, databaseUrl: 'postgres://x' }, {}, readOrCreate),
+    ).toMatchObject({ source: 'none' });
+    expect(loadAuditSigningKey({ ...embedded, dataDir: undefined }, {}, readOrCreate)).toMatchObject({
+      source: 'process',
+    });
   });
 });
 
@@ -95,7 +128,11 @@ describe('verifyAuditExport with a signed head', () => {
   it('passes an untouched export and says the head verified', () => {
     const lines = chain(4);
     const result = verifyAuditExport(exportText(headOf(lines), lines), { publicKey: key.publicKey });
-    expect(result).toMatchObject({ ok: true, records: 4, head: { seq: 4, hash: lines[3]!.hash, tenant: 't1', verified: true, kid: key.kid } });
+    expect(result).toMatchObject({
+      ok: true,
+      records: 4,
+      head: { seq: 4, hash: lines[3]!.hash, tenant: 't1', verified: true, kid: key.kid },
+    });
   });
 
   it('fails an export edited and re-hashed throughout, which the chain alone accepts', () => {
@@ -111,7 +148,9 @@ describe('verifyAuditExport with a signed head', () => {
     const lines = chain(4);
     const head = headOf(lines);
     expect(kinds(`${lines.map(lineText).join('\n')}\n`)).toEqual(['unsigned']);
-    expect(kinds(exportText({ ...head, head: { ...head.head, hash: lines[2]!.hash, seq: 3 } }, lines))).toEqual(['bad-signature']);
+    expect(
+      kinds(exportText({ ...head, head: { ...head.head, hash: lines[2]!.hash, seq: 3 } }, lines)),
+    ).toEqual(['bad-signature']);
     expect(kinds(exportText(head, lines.slice(0, 3)))).toEqual(['head-missing']);
     const other = auditSigningKeyFrom(generateAuditSigningKey(), 'other');
     expect(kinds(exportText(head, lines), other.publicKey)).toEqual(['bad-signature']);
@@ -121,12 +160,23 @@ describe('verifyAuditExport with a signed head', () => {
   it('reads a head without a key as unchecked, and covers only up to its seq', () => {
     const lines = chain(5);
     const head = headOf(lines.slice(0, 3));
-    expect(verifyAuditExport(exportText(head, lines))).toMatchObject({ ok: true, head: { seq: 3, verified: false } });
-    expect(verifyAuditExport(exportText(head, lines), { publicKey: key.publicKey })).toMatchObject({ ok: true, lastSeq: 5, head: { seq: 3, verified: true } });
+    expect(verifyAuditExport(exportText(head, lines))).toMatchObject({
+      ok: true,
+      head: { seq: 3, verified: false },
+    });
+    expect(verifyAuditExport(exportText(head, lines), { publicKey: key.publicKey })).toMatchObject({
+      ok: true,
+      lastSeq: 5,
+      head: { seq: 3, verified: true },
+    });
   });
 
   it('an empty chain signed at seq 0 verifies with no records', () => {
     const head = signAuditHead({ tenant: 't1', seq: 0, hash: '0'.repeat(64), signedAt }, key);
-    expect(verifyAuditExport(`${JSON.stringify(head)}\n`, { publicKey: key.publicKey })).toMatchObject({ ok: true, records: 0, head: { verified: true } });
+    expect(verifyAuditExport(`${JSON.stringify(head)}\n`, { publicKey: key.publicKey })).toMatchObject({
+      ok: true,
+      records: 0,
+      head: { verified: true },
+    });
   });
 });

@@ -31,14 +31,23 @@ let processKey: AuditSigningKey | undefined;
  * @throws Error when the variable or the file holds no Ed25519 private key.
  */
 export function loadAuditSigningKey(
-  config: { readonly mode: 'embedded' | 'distributed'; readonly dataDir: string | undefined; readonly databaseUrl: string | undefined },
+  config: {
+    readonly mode: 'embedded' | 'distributed';
+    readonly dataDir: string | undefined;
+    readonly databaseUrl: string | undefined;
+  },
   env: NodeJS.ProcessEnv,
   readOrCreate: (file: string, create: () => string) => string,
 ): LoadedAuditSigningKey {
   const raw = env[AUDIT_SIGNING_KEY_ENV];
   if (raw !== undefined && raw.trim() !== '')
-    return { key: auditSigningKeyFrom(raw, AUDIT_SIGNING_KEY_ENV), source: 'env', from: AUDIT_SIGNING_KEY_ENV };
-  if (config.mode === 'distributed') return { key: undefined, source: 'none', from: `${AUDIT_SIGNING_KEY_ENV} is not set` };
+    return {
+      key: auditSigningKeyFrom(raw, AUDIT_SIGNING_KEY_ENV),
+      source: 'env',
+      from: AUDIT_SIGNING_KEY_ENV,
+    };
+  if (config.mode === 'distributed')
+    return { key: undefined, source: 'none', from: `${AUDIT_SIGNING_KEY_ENV} is not set` };
   if (config.dataDir === undefined && config.databaseUrl !== undefined)
     return {
       key: undefined,
@@ -50,5 +59,9 @@ export function loadAuditSigningKey(
     return { key: processKey, source: 'process', from: 'a process-lifetime key (in-memory data folder)' };
   }
   const file = embeddedAuditKeyFile(config.dataDir);
-  return { key: auditSigningKeyFrom(readOrCreate(file, generateAuditSigningKey), file), source: 'file', from: file };
+  return {
+    key: auditSigningKeyFrom(readOrCreate(file, generateAuditSigningKey), file),
+    source: 'file',
+    from: file,
+  };
 }

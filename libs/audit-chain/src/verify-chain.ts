@@ -1,7 +1,12 @@
 import type { KeyObject } from 'node:crypto';
 import { recordHash } from './audit-chain';
 import { GENESIS_HASH, type AuditLine } from './audit-record';
-import { AUDIT_HEAD_TYPE, checkAuditHeadSignature, parseSignedAuditHead, type SignedAuditHead } from './signed-head';
+import {
+  AUDIT_HEAD_TYPE,
+  checkAuditHeadSignature,
+  parseSignedAuditHead,
+  type SignedAuditHead,
+} from './signed-head';
 
 /** What is wrong with an export, precisely enough to find the record. `line` is 1-based in the file. */
 export type AuditFinding =
@@ -91,8 +96,14 @@ export function verifyAuditExport(text: string, options: VerifyOptions = {}): Ve
     const headLine = asHeadLine(raw);
     if (headLine !== undefined) {
       const head = parseSignedAuditHead(headLine);
-      if (typeof head === 'string') findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: signed head: ${head}` });
-      else if (signed) findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: a second signed head (the first is line ${signed.lineNo})` });
+      if (typeof head === 'string')
+        findings.push({ kind: 'malformed', line: i + 1, message: `line ${i + 1}: signed head: ${head}` });
+      else if (signed)
+        findings.push({
+          kind: 'malformed',
+          line: i + 1,
+          message: `line ${i + 1}: a second signed head (the first is line ${signed.lineNo})`,
+        });
       else signed = { lineNo: i + 1, head };
       return;
     }
@@ -174,7 +185,11 @@ export function verifyAuditExport(text: string, options: VerifyOptions = {}): Ve
   const last = seqs.length > 0 ? bySeq.get(seqs[seqs.length - 1]!) : undefined;
   const head = signed ? checkHead(signed, bySeq, tenant, options.publicKey, findings) : undefined;
   if (!signed && options.publicKey)
-    findings.push({ kind: 'unsigned', message: 'the export carries no signed head: nothing ties it to the host key (export it with wop audit export)' });
+    findings.push({
+      kind: 'unsigned',
+      message:
+        'the export carries no signed head: nothing ties it to the host key (export it with wop audit export)',
+    });
   return {
     ok: findings.length === 0,
     records: parsed.length,
@@ -200,16 +215,28 @@ function checkHead(
   const before = findings.length;
   const signature = checkAuditHeadSignature(signed.head, publicKey);
   if (!signature.ok) {
-    findings.push({ kind: 'bad-signature', line: signed.lineNo, message: `the signed head (line ${signed.lineNo}): ${signature.reason}` });
+    findings.push({
+      kind: 'bad-signature',
+      line: signed.lineNo,
+      message: `the signed head (line ${signed.lineNo}): ${signature.reason}`,
+    });
     return { ...read, verified: false };
   }
   if (tenant !== undefined && head.tenant !== tenant) {
-    findings.push({ kind: 'head-mismatch', seq: head.seq, message: `the signed head is of tenant ${head.tenant}, the records of tenant ${tenant}` });
+    findings.push({
+      kind: 'head-mismatch',
+      seq: head.seq,
+      message: `the signed head is of tenant ${head.tenant}, the records of tenant ${tenant}`,
+    });
   }
   if (head.seq > 0) {
     const at = bySeq.get(head.seq);
     if (!at) {
-      findings.push({ kind: 'head-missing', seq: head.seq, message: `the export does not hold record ${head.seq}, the one the signed head names` });
+      findings.push({
+        kind: 'head-missing',
+        seq: head.seq,
+        message: `the export does not hold record ${head.seq}, the one the signed head names`,
+      });
     } else if (at.line.hash !== head.hash) {
       findings.push({
         kind: 'head-mismatch',
@@ -226,7 +253,9 @@ function asHeadLine(raw: string): unknown {
   if (!raw.includes(AUDIT_HEAD_TYPE)) return undefined;
   try {
     const v = JSON.parse(raw) as unknown;
-    return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === AUDIT_HEAD_TYPE ? v : undefined;
+    return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === AUDIT_HEAD_TYPE
+      ? v
+      : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,12 @@
-import { getMetadataStorage, IsInt, IsOptional, IsString, validateSync, ValidateNested, ValidationTypes } from 'class-validator';
+import {
+  getMetadataStorage,
+  IsInt,
+  IsOptional,
+  IsString,
+  validateSync,
+  ValidateNested,
+  ValidationTypes,
+} from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { ENGINE_COMMAND_DATA } from './engine-commands';
 import { INTERRUPT_COMMAND_DATA } from './interrupt-commands';
@@ -79,7 +87,13 @@ function allowedValues(cls: DataClass): unknown[] {
 }
 
 function declaredProperties(cls: DataClass): string[] {
-  return [...new Set(getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false).map((m) => m.propertyName))];
+  return [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(cls, '', false, false)
+        .map((m) => m.propertyName),
+    ),
+  ];
 }
 
 /** An instance of `cls` with `fields` as own properties, as `assertCommand` builds it. */
@@ -87,56 +101,65 @@ function instanceOf(cls: DataClass, fields: Record<string, unknown>): object {
   return Object.assign(new cls(), fields);
 }
 
-const classValidatorAccepts = (instance: object) => validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }).length === 0;
+const classValidatorAccepts = (instance: object) =>
+  validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }).length === 0;
 
 describe('the compiled command check', () => {
   it.each(CLASSES)('compiles every data class of the contract (%s %s)', (_registry, _type, cls) => {
     expect(compileCheck(cls)).not.toBeNull();
   });
 
-  it.each(CLASSES)('accepts and refuses exactly what class-validator does (%s %s)', (_registry, type, cls) => {
-    const check = compileCheck(cls)!;
-    const next = random([...type].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const properties = declaredProperties(cls);
-    const candidates: unknown[] = [...allowedValues(cls), ...ANY_VALUES];
-    // A value class-validator accepts for each property (the classes have no rules across fields),
-    // so a generated object is valid or a few fields away from valid.
-    const valid: Record<string, unknown> = {};
-    for (const p of properties) {
-      const ok = candidates.find(
-        (c) => !validateSync(instanceOf(cls, { [p]: c }), { whitelist: true, forbidNonWhitelisted: true }).some((e) => e.property === p),
-      );
-      if (ok !== undefined) valid[p] = ok;
-    }
-    let accepted = 0;
-    let refused = 0;
-    for (let i = 0; i < 600; i++) {
-      const fields: Record<string, unknown> = {};
-      const mutate = next() < 0.2 ? 0 : next() * 0.5;
+  it.each(CLASSES)(
+    'accepts and refuses exactly what class-validator does (%s %s)',
+    (_registry, type, cls) => {
+      const check = compileCheck(cls)!;
+      const next = random([...type].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+      const properties = declaredProperties(cls);
+      const candidates: unknown[] = [...allowedValues(cls), ...ANY_VALUES];
+      // A value class-validator accepts for each property (the classes have no rules across fields),
+      // so a generated object is valid or a few fields away from valid.
+      const valid: Record<string, unknown> = {};
       for (const p of properties) {
-        const r = next();
-        if (r >= mutate) {
-          if (p in valid) fields[p] = valid[p];
-        } else if (r < mutate * 0.2) {
-          continue; // absent
-        } else fields[p] = pick(candidates);
+        const ok = candidates.find(
+          (c) =>
+            !validateSync(instanceOf(cls, { [p]: c }), { whitelist: true, forbidNonWhitelisted: true }).some(
+              (e) => e.property === p,
+            ),
+        );
+        if (ok !== undefined) valid[p] = ok;
       }
-      if (next() < 0.05) fields[pick(['extra', 'runID', 'data'])] = 'x';
-      const instance = instanceOf(cls, fields);
-      const expected = classValidatorAccepts(instance);
-      if (check(instance) !== expected) {
-        throw new Error(`${type}: compiled says ${String(!expected)}, class-validator ${String(expected)}, for ${JSON.stringify(fields)}`);
+      let accepted = 0;
+      let refused = 0;
+      for (let i = 0; i < 600; i++) {
+        const fields: Record<string, unknown> = {};
+        const mutate = next() < 0.2 ? 0 : next() * 0.5;
+        for (const p of properties) {
+          const r = next();
+          if (r >= mutate) {
+            if (p in valid) fields[p] = valid[p];
+          } else if (r < mutate * 0.2) {
+            continue; // absent
+          } else fields[p] = pick(candidates);
+        }
+        if (next() < 0.05) fields[pick(['extra', 'runID', 'data'])] = 'x';
+        const instance = instanceOf(cls, fields);
+        const expected = classValidatorAccepts(instance);
+        if (check(instance) !== expected) {
+          throw new Error(
+            `${type}: compiled says ${String(!expected)}, class-validator ${String(expected)}, for ${JSON.stringify(fields)}`,
+          );
+        }
+        if (expected) accepted += 1;
+        else refused += 1;
       }
-      if (expected) accepted += 1;
-      else refused += 1;
-    }
-    // Both sides were exercised, so the comparison says something about each.
-    expect(refused).toBeGreaterThan(0);
-    if (properties.length > 0) expect(accepted).toBeGreaterThan(0);
-  });
+      // Both sides were exercised, so the comparison says something about each.
+      expect(refused).toBeGreaterThan(0);
+      if (properties.length > 0) expect(accepted).toBeGreaterThan(0);
+    },
+  );
 
-  it("leaves a class with a rule it does not run to class-validator, and assertCommand still applies that rule", () => {
+  it('leaves a class with a rule it does not run to class-validator, and assertCommand still applies that rule', () => {
     class Inner {
       @IsInt() n!: number;
     }
@@ -149,8 +172,17 @@ describe('the compiled command check', () => {
     }
     expect(compileCheck(Nested)).toBeNull();
     expect(compileCheck(Each)).toBeNull();
-    const command = (data: unknown) => ({ id: 'c1', type: 'each', occurredAt: 'now', correlationId: 'r1', actor: { tenant: 't', principal: 'p' }, data });
-    expect(assertCommand<CommandEnvelope<'each', Each>>(command({ names: ['a', 'b'] }), { each: Each }).data.names).toEqual(['a', 'b']);
+    const command = (data: unknown) => ({
+      id: 'c1',
+      type: 'each',
+      occurredAt: 'now',
+      correlationId: 'r1',
+      actor: { tenant: 't', principal: 'p' },
+      data,
+    });
+    expect(
+      assertCommand<CommandEnvelope<'each', Each>>(command({ names: ['a', 'b'] }), { each: Each }).data.names,
+    ).toEqual(['a', 'b']);
     expect(() => assertCommand(command({ names: ['a', 1] }), { each: Each })).toThrow(SchemaValidationError);
   });
 });
@@ -180,7 +212,10 @@ describe('assertCommand refuses as before', () => {
       violations: [
         { path: '/data/extra', message: 'property extra should not exist' },
         { path: '/data/runId', message: 'runId must be longer than or equal to 1 characters' },
-        { path: '/data/via', message: 'via must be one of the following values: api, token, legacy-approvals, agent' },
+        {
+          path: '/data/via',
+          message: 'via must be one of the following values: api, token, legacy-approvals, agent',
+        },
       ],
     });
   });
@@ -190,6 +225,11 @@ describe('assertCommand refuses as before', () => {
       resolve({ runId: 'r1', nodeId: 'gate', via: 'api', resumeValue: { action: 'accept' } }),
       INTERRUPT_COMMAND_DATA,
     );
-    expect({ ...command.data }).toEqual({ runId: 'r1', nodeId: 'gate', via: 'api', resumeValue: { action: 'accept' } });
+    expect({ ...command.data }).toEqual({
+      runId: 'r1',
+      nodeId: 'gate',
+      via: 'api',
+      resumeValue: { action: 'accept' },
+    });
   });
 });

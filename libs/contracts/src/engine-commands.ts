@@ -56,7 +56,6 @@ export interface StartRunResult {
   readonly lastSequence: number;
 }
 
-
 /** `run.resume`: the interrupt service decided an interrupt; the engine resumes the node. */
 export class ResumeRunData {
   @IsString() @Length(1, 128) runId!: string;
@@ -84,7 +83,12 @@ export class ChildRunChangedData {
   @IsOptional() @IsString() @Length(1, 256) interruptId?: string;
   @IsOptional() @IsString() @Length(1, 64) kind?: string;
   @IsOptional() @IsObject() outputs?: Record<string, unknown>;
-  @IsOptional() @IsObject() error?: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> };
+  @IsOptional() @IsObject() error?: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    details?: Record<string, unknown>;
+  };
 }
 
 /** `run.cancel` on the engine topic: forwarded by the interrupt service after it cancelled the interrupts. */
@@ -126,7 +130,12 @@ export function failRunCommandFor(
     correlationId: runId,
     causationId: failed.id,
     actor: { tenant: failed.actor.tenant, principal },
-    data: { runId, reason: reason.slice(0, 2000) || 'unknown', failedCommandId: failed.id.slice(0, 256), failedCommandType: failed.type.slice(0, 128) },
+    data: {
+      runId,
+      reason: reason.slice(0, 2000) || 'unknown',
+      failedCommandId: failed.id.slice(0, 256),
+      failedCommandType: failed.type.slice(0, 128),
+    },
   };
 }
 
@@ -179,7 +188,12 @@ export class AgentTurnData {
  * notifier see it), and nothing otherwise.
  */
 /** The run events the interrupt service has the engine record on a waiting interrupt (`run.escalate`). */
-export const INTERRUPT_STEP_EVENT_TYPES = ['interrupt.reminded', 'interrupt.reassigned', 'interrupt.claimed', 'interrupt.released'] as const;
+export const INTERRUPT_STEP_EVENT_TYPES = [
+  'interrupt.reminded',
+  'interrupt.reassigned',
+  'interrupt.claimed',
+  'interrupt.released',
+] as const;
 export type InterruptStepEventType = (typeof INTERRUPT_STEP_EVENT_TYPES)[number];
 
 export class RecordEscalationData {

@@ -32,7 +32,9 @@ export const ESCALATION_DEFAULT_ACTIONS = ['reject', 'expire'] as const;
  * the nodes that wait on a person and can carry approvers and a timeout. External events wait on a
  * system; conversations and low-confidence ratifications are left out (ADR 0034).
  */
-export const ESCALATION_DEFAULT_ACTIONS_BY_NODE: Readonly<Record<string, (typeof ESCALATION_DEFAULT_ACTIONS)[number]>> = {
+export const ESCALATION_DEFAULT_ACTIONS_BY_NODE: Readonly<
+  Record<string, (typeof ESCALATION_DEFAULT_ACTIONS)[number]>
+> = {
   'core.approvalGate': 'reject',
   'core.clarificationGate': 'expire',
   'core.custom': 'expire',
@@ -78,35 +80,54 @@ export function escalationConfigProblems(
   const MAX_ID_LENGTH = bounds.maxNameLength;
   const isAge = (v: unknown): v is number =>
     typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INTERRUPT_TIMEOUT_MS;
-  const isName = (v: unknown): v is string => typeof v === 'string' && v.length >= 1 && v.length <= MAX_ID_LENGTH;
+  const isName = (v: unknown): v is string =>
+    typeof v === 'string' && v.length >= 1 && v.length <= MAX_ID_LENGTH;
   const escalation = own(config, 'escalation');
   if (escalation === undefined) return [];
   const at = `${path}/escalation`;
   if (!isRecord(escalation)) return [{ path: at, message: 'must be an object' }];
   const problems: EscalationConfigProblem[] = [];
-  const ownDefault = Object.hasOwn(ESCALATION_DEFAULT_ACTIONS_BY_NODE, typeId) ? ESCALATION_DEFAULT_ACTIONS_BY_NODE[typeId] : undefined;
+  const ownDefault = Object.hasOwn(ESCALATION_DEFAULT_ACTIONS_BY_NODE, typeId)
+    ? ESCALATION_DEFAULT_ACTIONS_BY_NODE[typeId]
+    : undefined;
   if (ownDefault === undefined) {
-    return [{ path: at, message: `is supported on ${Object.keys(ESCALATION_DEFAULT_ACTIONS_BY_NODE).join(', ')} nodes, not ${typeId}` }];
+    return [
+      {
+        path: at,
+        message: `is supported on ${Object.keys(ESCALATION_DEFAULT_ACTIONS_BY_NODE).join(', ')} nodes, not ${typeId}`,
+      },
+    ];
   }
   for (const k of Object.keys(escalation)) {
-    if (!FIELDS.includes(k)) problems.push({ path: `${at}/${k}`, message: `is not a known field (known: ${FIELDS.join(', ')})` });
+    if (!FIELDS.includes(k))
+      problems.push({ path: `${at}/${k}`, message: `is not a known field (known: ${FIELDS.join(', ')})` });
   }
   const ageProblem = (v: unknown, p: string) => {
-    if (!isAge(v)) problems.push({ path: p, message: `must be an integer from 1 to ${MAX_INTERRUPT_TIMEOUT_MS}` });
+    if (!isAge(v))
+      problems.push({ path: p, message: `must be an integer from 1 to ${MAX_INTERRUPT_TIMEOUT_MS}` });
     else if (timeoutMs !== undefined && v >= timeoutMs) {
-      problems.push({ path: p, message: `must be less than the gate's timeoutMs (${timeoutMs}): the timeout is the last step` });
+      problems.push({
+        path: p,
+        message: `must be less than the gate's timeoutMs (${timeoutMs}): the timeout is the last step`,
+      });
     }
   };
   const reminders = own(escalation, 'reminders');
   if (reminders !== undefined) {
-    if (!Array.isArray(reminders)) problems.push({ path: `${at}/reminders`, message: 'must be an array of {afterMs}' });
+    if (!Array.isArray(reminders))
+      problems.push({ path: `${at}/reminders`, message: 'must be an array of {afterMs}' });
     else if (reminders.length > MAX_ESCALATION_REMINDERS) {
-      problems.push({ path: `${at}/reminders`, message: `must have at most ${MAX_ESCALATION_REMINDERS} reminders` });
+      problems.push({
+        path: `${at}/reminders`,
+        message: `must have at most ${MAX_ESCALATION_REMINDERS} reminders`,
+      });
     } else {
       reminders.forEach((r: unknown, i) => {
         const p = `${at}/reminders/${i}`;
         if (!isRecord(r)) return problems.push({ path: p, message: 'must be an object {afterMs}' });
-        for (const k of Object.keys(r)) if (k !== 'afterMs') problems.push({ path: `${p}/${k}`, message: 'is not a known field (known: afterMs)' });
+        for (const k of Object.keys(r))
+          if (k !== 'afterMs')
+            problems.push({ path: `${p}/${k}`, message: 'is not a known field (known: afterMs)' });
         ageProblem(own(r, 'afterMs'), `${p}/afterMs`);
       });
     }
@@ -114,10 +135,15 @@ export function escalationConfigProblems(
   const reassign = own(escalation, 'reassign');
   if (reassign !== undefined) {
     const p = `${at}/reassign`;
-    if (!isRecord(reassign)) problems.push({ path: p, message: 'must be an object {afterMs, approvers | group}' });
+    if (!isRecord(reassign))
+      problems.push({ path: p, message: 'must be an object {afterMs, approvers | group}' });
     else {
       for (const k of Object.keys(reassign)) {
-        if (!REASSIGN_FIELDS.includes(k)) problems.push({ path: `${p}/${k}`, message: `is not a known field (known: ${REASSIGN_FIELDS.join(', ')})` });
+        if (!REASSIGN_FIELDS.includes(k))
+          problems.push({
+            path: `${p}/${k}`,
+            message: `is not a known field (known: ${REASSIGN_FIELDS.join(', ')})`,
+          });
       }
       ageProblem(own(reassign, 'afterMs'), `${p}/afterMs`);
       const approvers = own(reassign, 'approvers');
@@ -127,7 +153,12 @@ export function escalationConfigProblems(
       }
       if (
         approvers !== undefined &&
-        !(Array.isArray(approvers) && approvers.length >= 1 && approvers.length <= MAX_ESCALATION_APPROVERS && approvers.every(isName))
+        !(
+          Array.isArray(approvers) &&
+          approvers.length >= 1 &&
+          approvers.length <= MAX_ESCALATION_APPROVERS &&
+          approvers.every(isName)
+        )
       ) {
         problems.push({
           path: `${p}/approvers`,
@@ -150,7 +181,10 @@ export function escalationConfigProblems(
     });
   }
   if (defaultAction !== undefined && timeoutMs === undefined) {
-    problems.push({ path: `${at}/defaultAction`, message: 'needs the node to have a timeoutMs: the default action is applied at the timeout' });
+    problems.push({
+      path: `${at}/defaultAction`,
+      message: 'needs the node to have a timeoutMs: the default action is applied at the timeout',
+    });
   }
   return problems;
 }

@@ -15,8 +15,12 @@ describe('escalation config (workflow registration)', () => {
       defaultAction: 'reject',
     };
     expect(workflowLimitProblems(gate({ timeoutMs: 6000, escalation }))).toEqual([]);
-    expect(workflowLimitProblems(gate({ escalation: { reassign: { afterMs: 10, group: 'finance' } } }))).toEqual([]);
-    expect(workflowLimitProblems(gate({ timeoutSec: 6, escalation: { reminders: [{ afterMs: 5999 }] } }))).toEqual([]);
+    expect(
+      workflowLimitProblems(gate({ escalation: { reassign: { afterMs: 10, group: 'finance' } } })),
+    ).toEqual([]);
+    expect(
+      workflowLimitProblems(gate({ timeoutSec: 6, escalation: { reminders: [{ afterMs: 5999 }] } })),
+    ).toEqual([]);
   });
 
   it('names every bad field by path', () => {
@@ -52,23 +56,50 @@ describe('escalation config (workflow registration)', () => {
     expect(workflowLimitProblems(gate({ escalation: { reminders: many } })).map((p) => p.path)).toEqual([
       '/nodes/0/config/escalation/reminders',
     ]);
-    expect(workflowLimitProblems(gate({ escalation: { defaultAction: 'reject' } }))[0]!.message).toMatch(/needs the node to have a timeoutMs/);
-    expect(workflowLimitProblems(gate({ escalation: [1] }))).toEqual([{ path: '/nodes/0/config/escalation', message: 'must be an object' }]);
+    expect(workflowLimitProblems(gate({ escalation: { defaultAction: 'reject' } }))[0]!.message).toMatch(
+      /needs the node to have a timeoutMs/,
+    );
+    expect(workflowLimitProblems(gate({ escalation: [1] }))).toEqual([
+      { path: '/nodes/0/config/escalation', message: 'must be an object' },
+    ]);
   });
 
   it('takes a policy on a clarification gate or a custom node, whose default action is expire, and on no other node', () => {
-    const node = (typeId: string, config: Record<string, unknown>) => ({ id: 'w', nodes: [{ id: 'n', typeId, config }], edges: [] });
-    const escalation = { reminders: [{ afterMs: 100 }], reassign: { afterMs: 200, group: 'finance' }, defaultAction: 'expire' };
-    expect(workflowLimitProblems(node('core.clarificationGate', { timeoutMs: 1000, escalation }))).toEqual([]);
+    const node = (typeId: string, config: Record<string, unknown>) => ({
+      id: 'w',
+      nodes: [{ id: 'n', typeId, config }],
+      edges: [],
+    });
+    const escalation = {
+      reminders: [{ afterMs: 100 }],
+      reassign: { afterMs: 200, group: 'finance' },
+      defaultAction: 'expire',
+    };
+    expect(workflowLimitProblems(node('core.clarificationGate', { timeoutMs: 1000, escalation }))).toEqual(
+      [],
+    );
     expect(workflowLimitProblems(node('core.custom', { timeoutMs: 1000, escalation }))).toEqual([]);
     // Each kind's own timeout action only: reject is an approval gate's, expire everyone else's.
-    expect(workflowLimitProblems(node('core.clarificationGate', { timeoutMs: 1000, escalation: { defaultAction: 'reject' } }))[0]).toMatchObject({
+    expect(
+      workflowLimitProblems(
+        node('core.clarificationGate', { timeoutMs: 1000, escalation: { defaultAction: 'reject' } }),
+      )[0],
+    ).toMatchObject({
       path: '/nodes/0/config/escalation/defaultAction',
       message: expect.stringMatching(/must be expire/),
     });
-    expect(workflowLimitProblems(gate({ timeoutMs: 1000, escalation: { defaultAction: 'expire' } }))[0]!.message).toMatch(/must be reject/);
-    expect(workflowLimitProblems(node('core.externalEvent', { escalation: { reminders: [{ afterMs: 100 }] } }))).toEqual([
-      { path: '/nodes/0/config/escalation', message: expect.stringMatching(/is supported on core.approvalGate, core.clarificationGate, core.custom nodes, not core.externalEvent/) },
+    expect(
+      workflowLimitProblems(gate({ timeoutMs: 1000, escalation: { defaultAction: 'expire' } }))[0]!.message,
+    ).toMatch(/must be reject/);
+    expect(
+      workflowLimitProblems(node('core.externalEvent', { escalation: { reminders: [{ afterMs: 100 }] } })),
+    ).toEqual([
+      {
+        path: '/nodes/0/config/escalation',
+        message: expect.stringMatching(
+          /is supported on core.approvalGate, core.clarificationGate, core.custom nodes, not core.externalEvent/,
+        ),
+      },
     ]);
   });
 });

@@ -1,4 +1,15 @@
-import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Min,
+} from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import type { RunEventDoc, RunEventType } from './run-event';
 import { isPauseRequestRecord, timerRecordOf } from './run-timers';

@@ -1,9 +1,4 @@
-import {
-  canonicalJson,
-  comparableDifference,
-  comparableRunEvent,
-  rebaseRunId,
-} from './fork-commands';
+import { canonicalJson, comparableDifference, comparableRunEvent, rebaseRunId } from './fork-commands';
 import type { RunEventDoc, RunEventType } from './run-event';
 
 const ev = (

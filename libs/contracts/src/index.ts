@@ -238,12 +238,7 @@ export {
   type ConversationStepProblem,
 } from './agent-conversation-config';
 export { parseInstant } from './instant';
-export {
-  encodeKeysetCursor,
-  parseKeysetCursor,
-  isStorableText,
-  type KeysetPosition,
-} from './keyset-cursor';
+export { encodeKeysetCursor, parseKeysetCursor, isStorableText, type KeysetPosition } from './keyset-cursor';
 export {
   MAX_ESCALATION_REMINDERS,
   MAX_ESCALATION_APPROVERS,

@@ -11,7 +11,8 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 const isLeap = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const daysIn = (year: number, month: number): number => (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
+const daysIn = (year: number, month: number): number =>
+  month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
 /**
  * The instant `text` names when it is an RFC 3339 `date-time` (`2026-01-31T09:00:00Z`,
@@ -27,7 +28,14 @@ const daysIn = (year: number, month: number): number => (month === 2 && isLeap(y
 export function parseInstant(text: string): Date | undefined {
   const m = RFC3339_DATE_TIME.exec(text);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;

@@ -37,9 +37,24 @@ export interface RefineFeedback {
 }
 
 export type ApprovalResume =
-  | { readonly action: 'accept' | 'reject'; readonly feedback?: string; readonly decidedBy: string; readonly decidedAt: string }
-  | { readonly action: 'refine'; readonly refineFeedback: RefineFeedback; readonly decidedBy: string; readonly decidedAt: string }
-  | { readonly action: 'edit-accept'; readonly editedArtifactData: unknown; readonly decidedBy: string; readonly decidedAt: string };
+  | {
+      readonly action: 'accept' | 'reject';
+      readonly feedback?: string;
+      readonly decidedBy: string;
+      readonly decidedAt: string;
+    }
+  | {
+      readonly action: 'refine';
+      readonly refineFeedback: RefineFeedback;
+      readonly decidedBy: string;
+      readonly decidedAt: string;
+    }
+  | {
+      readonly action: 'edit-accept';
+      readonly editedArtifactData: unknown;
+      readonly decidedBy: string;
+      readonly decidedAt: string;
+    };
 
 /** What a node passes to `ctx.interrupt()`; `key` is derived when absent. */
 export interface InterruptPayload {
@@ -64,7 +79,9 @@ export interface InterruptRecord {
 }
 
 /** Run status while suspended on an interrupt of `kind` (`interrupt-profiles.md`, RFC 0005). */
-export function waitingStatusFor(kind: InterruptKind): 'waiting-approval' | 'waiting-input' | 'waiting-external' {
+export function waitingStatusFor(
+  kind: InterruptKind,
+): 'waiting-approval' | 'waiting-input' | 'waiting-external' {
   switch (kind) {
     case 'clarification':
     case 'custom':

@@ -179,10 +179,16 @@ export function workflowLimitProblems(definition: unknown): LimitProblem[] {
   const nodes = own(definition, 'nodes');
   const edges = own(definition, 'edges');
   if (Array.isArray(nodes) && nodes.length > MAX_WORKFLOW_NODES) {
-    problems.push({ path: '/nodes', message: `must have at most ${MAX_WORKFLOW_NODES} nodes (has ${nodes.length})` });
+    problems.push({
+      path: '/nodes',
+      message: `must have at most ${MAX_WORKFLOW_NODES} nodes (has ${nodes.length})`,
+    });
   }
   if (Array.isArray(edges) && edges.length > MAX_WORKFLOW_EDGES) {
-    problems.push({ path: '/edges', message: `must have at most ${MAX_WORKFLOW_EDGES} edges (has ${edges.length})` });
+    problems.push({
+      path: '/edges',
+      message: `must have at most ${MAX_WORKFLOW_EDGES} edges (has ${edges.length})`,
+    });
   }
   if (problems.length > 0) return problems;
   push(idProblem(own(definition, 'id'), '/id'));
@@ -193,13 +199,17 @@ export function workflowLimitProblems(definition: unknown): LimitProblem[] {
       push(idProblem(own(node, 'typeId'), `/nodes/${i}/typeId`));
       const config = own(node, 'config');
       const typeId = own(node, 'typeId');
-      if (isRecord(config)) problems.push(...nodeConfigProblems(config, `/nodes/${i}/config`, typeof typeId === 'string' ? typeId : ''));
+      if (isRecord(config))
+        problems.push(
+          ...nodeConfigProblems(config, `/nodes/${i}/config`, typeof typeId === 'string' ? typeId : ''),
+        );
     });
   }
   if (Array.isArray(edges)) {
     edges.forEach((edge: unknown, i) => {
       if (!isRecord(edge)) return;
-      for (const key of ['id', 'sourceNodeId', 'targetNodeId'] as const) push(idProblem(own(edge, key), `/edges/${i}/${key}`));
+      for (const key of ['id', 'sourceNodeId', 'targetNodeId'] as const)
+        push(idProblem(own(edge, key), `/edges/${i}/${key}`));
     });
   }
   return problems;
@@ -210,10 +220,26 @@ function nodeConfigProblems(config: Record<string, unknown>, path: string, typeI
   const push = (p: LimitProblem | undefined) => {
     if (p) problems.push(p);
   };
-  for (const field of TIMEOUT_MS_FIELDS) push(intProblem(own(config, field), `${path}/${field}`, 1, MAX_INTERRUPT_TIMEOUT_MS));
-  push(intProblem(own(config, 'timeoutSec'), `${path}/timeoutSec`, 1, Math.floor(MAX_INTERRUPT_TIMEOUT_MS / 1000)));
+  for (const field of TIMEOUT_MS_FIELDS)
+    push(intProblem(own(config, field), `${path}/${field}`, 1, MAX_INTERRUPT_TIMEOUT_MS));
+  push(
+    intProblem(
+      own(config, 'timeoutSec'),
+      `${path}/timeoutSec`,
+      1,
+      Math.floor(MAX_INTERRUPT_TIMEOUT_MS / 1000),
+    ),
+  );
   push(intProblem(own(config, 'requiredApprovals'), `${path}/requiredApprovals`, 1, MAX_REQUIRED_APPROVALS));
-  problems.push(...escalationConfigProblems(config, path, { maxAgeMs: MAX_INTERRUPT_TIMEOUT_MS, maxNameLength: MAX_ID_LENGTH }, gateTimeoutMs(config), typeId));
+  problems.push(
+    ...escalationConfigProblems(
+      config,
+      path,
+      { maxAgeMs: MAX_INTERRUPT_TIMEOUT_MS, maxNameLength: MAX_ID_LENGTH },
+      gateTimeoutMs(config),
+      typeId,
+    ),
+  );
   return problems;
 }
 
@@ -225,11 +251,21 @@ function nodeConfigProblems(config: Record<string, unknown>, path: string, typeI
 export function runConfigurableProblems(configurable: unknown, path = ''): LimitProblem[] {
   if (!isRecord(configurable)) return [];
   const problems: LimitProblem[] = [];
-  const recursion = intProblem(own(configurable, 'recursionLimit'), `${path}/recursionLimit`, 1, MAX_NODE_EXECUTIONS);
+  const recursion = intProblem(
+    own(configurable, 'recursionLimit'),
+    `${path}/recursionLimit`,
+    1,
+    MAX_NODE_EXECUTIONS,
+  );
   if (recursion) problems.push(recursion);
   const run = own(configurable, 'run');
   if (isRecord(run)) {
-    const nested = intProblem(own(run, 'recursionLimit'), `${path}/run/recursionLimit`, 1, MAX_NODE_EXECUTIONS);
+    const nested = intProblem(
+      own(run, 'recursionLimit'),
+      `${path}/run/recursionLimit`,
+      1,
+      MAX_NODE_EXECUTIONS,
+    );
     if (nested) problems.push(nested);
   }
   const threshold = own(configurable, 'escalationThreshold');
@@ -251,7 +287,8 @@ export function conversationTurnProblems(resumeValue: unknown): LimitProblem[] {
   if (!isRecord(turn)) return [];
   const problems: LimitProblem[] = [];
   const ts = intProblem(own(turn, 'ts'), '/turn/ts', 0, MAX_TURN_TS_MS);
-  if (ts) problems.push({ path: ts.path, message: `must be an integer epoch-ms from 0 to ${MAX_TURN_TS_MS}` });
+  if (ts)
+    problems.push({ path: ts.path, message: `must be an integer epoch-ms from 0 to ${MAX_TURN_TS_MS}` });
   for (const key of ['messageId', 'from', 'to', 'groupId', 'speakerId'] as const) {
     const v = own(turn, key);
     if (typeof v === 'string' && v.length > MAX_TURN_ID_LENGTH) {
@@ -260,7 +297,10 @@ export function conversationTurnProblems(resumeValue: unknown): LimitProblem[] {
   }
   const content = own(turn, 'content');
   if (content !== undefined && utf8Length(JSON.stringify(content) ?? '') > MAX_TURN_CONTENT_BYTES) {
-    problems.push({ path: '/turn/content', message: `must be at most ${MAX_TURN_CONTENT_BYTES} bytes as JSON` });
+    problems.push({
+      path: '/turn/content',
+      message: `must be at most ${MAX_TURN_CONTENT_BYTES} bytes as JSON`,
+    });
   }
   return problems;
 }
@@ -292,7 +332,8 @@ export function jsonDepthExceeds(text: Uint8Array | string, max: number = MAX_JS
   for (let i = 0; i < text.length; i++) {
     const c = at(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

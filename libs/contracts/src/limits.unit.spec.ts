@@ -60,10 +60,18 @@ describe('workflowLimitProblems', () => {
   it('refuses too many nodes or edges by count, before looking at any of them', () => {
     const nodes = Array.from({ length: MAX_WORKFLOW_NODES + 1 }, (_, i) => node(`n${i}`));
     expect(workflowLimitProblems({ id: 'w', nodes, edges: [] })).toEqual([
-      { path: '/nodes', message: `must have at most ${MAX_WORKFLOW_NODES} nodes (has ${MAX_WORKFLOW_NODES + 1})` },
+      {
+        path: '/nodes',
+        message: `must have at most ${MAX_WORKFLOW_NODES} nodes (has ${MAX_WORKFLOW_NODES + 1})`,
+      },
     ]);
-    const edges = Array.from({ length: MAX_WORKFLOW_EDGES + 1 }, () => ({ sourceNodeId: 'a', targetNodeId: 'a' }));
-    expect(workflowLimitProblems({ id: 'w', nodes: [node('a')], edges }).map((p) => p.path)).toEqual(['/edges']);
+    const edges = Array.from({ length: MAX_WORKFLOW_EDGES + 1 }, () => ({
+      sourceNodeId: 'a',
+      targetNodeId: 'a',
+    }));
+    expect(workflowLimitProblems({ id: 'w', nodes: [node('a')], edges }).map((p) => p.path)).toEqual([
+      '/edges',
+    ]);
   });
 
   it('range-checks gate timeouts, approvals and id lengths against their columns', () => {
@@ -92,13 +100,21 @@ describe('workflowLimitProblems', () => {
   });
 
   it('accepts a workflow within bounds, and leaves other shapes to the schema', () => {
-    expect(workflowLimitProblems({ id: 'w', nodes: [node('a', { timeoutMs: MAX_INTERRUPT_TIMEOUT_MS })], edges: [] })).toEqual([]);
+    expect(
+      workflowLimitProblems({
+        id: 'w',
+        nodes: [node('a', { timeoutMs: MAX_INTERRUPT_TIMEOUT_MS })],
+        edges: [],
+      }),
+    ).toEqual([]);
     expect(workflowLimitProblems([1, 2])).toEqual([]);
     expect(workflowLimitProblems({ nodes: 'x' })).toEqual([]);
   });
 
   it('reads config keys as own data: a config named constructor or toString is no prototype member', () => {
-    const config = JSON.parse('{"constructor":{"timeoutMs":1},"toString":5,"__proto__":{"timeoutMs":1e15}}') as Record<string, unknown>;
+    const config = JSON.parse(
+      '{"constructor":{"timeoutMs":1},"toString":5,"__proto__":{"timeoutMs":1e15}}',
+    ) as Record<string, unknown>;
     expect(workflowLimitProblems({ id: 'w', nodes: [node('a', config)], edges: [] })).toEqual([]);
     expect(({} as Record<string, unknown>).timeoutMs).toBeUndefined();
   });
@@ -106,18 +122,25 @@ describe('workflowLimitProblems', () => {
 
 describe('runConfigurableProblems', () => {
   it('caps recursionLimit (both spellings) at maxNodeExecutions and checks escalationThreshold', () => {
-    expect(runConfigurableProblems({ recursionLimit: 8000, run: { recursionLimit: 0 }, escalationThreshold: 2 })).toEqual([
+    expect(
+      runConfigurableProblems({ recursionLimit: 8000, run: { recursionLimit: 0 }, escalationThreshold: 2 }),
+    ).toEqual([
       { path: '/recursionLimit', message: `must be an integer from 1 to ${MAX_NODE_EXECUTIONS}` },
       { path: '/run/recursionLimit', message: `must be an integer from 1 to ${MAX_NODE_EXECUTIONS}` },
       { path: '/escalationThreshold', message: 'must be a number from 0 to 1' },
     ]);
-    expect(runConfigurableProblems({ recursionLimit: MAX_NODE_EXECUTIONS, escalationThreshold: 0.5, model: 'x' })).toEqual([]);
+    expect(
+      runConfigurableProblems({ recursionLimit: MAX_NODE_EXECUTIONS, escalationThreshold: 0.5, model: 'x' }),
+    ).toEqual([]);
     expect(runConfigurableProblems(undefined)).toEqual([]);
   });
 });
 
 describe('conversationTurnProblems', () => {
-  const exchange = (turn: Record<string, unknown>) => ({ operation: 'exchange', turn: { messageId: 'm', ...turn } });
+  const exchange = (turn: Record<string, unknown>) => ({
+    operation: 'exchange',
+    turn: { messageId: 'm', ...turn },
+  });
 
   it('refuses a ts that is not an integer epoch-ms a bigint and a date can hold', () => {
     for (const ts of [1e300, -1, 1.5, '1', MAX_TURN_TS_MS + 1]) {
@@ -128,9 +151,17 @@ describe('conversationTurnProblems', () => {
   });
 
   it('bounds content bytes and id lengths', () => {
-    expect(conversationTurnProblems(exchange({ content: 'é'.repeat(MAX_TURN_CONTENT_BYTES / 2 - 1) }))).toEqual([]); // + 2 quote bytes
-    expect(conversationTurnProblems(exchange({ content: 'é'.repeat(MAX_TURN_CONTENT_BYTES / 2) })).map((p) => p.path)).toEqual(['/turn/content']);
-    expect(conversationTurnProblems(exchange({ from: 'f'.repeat(257) })).map((p) => p.path)).toEqual(['/turn/from']);
+    expect(
+      conversationTurnProblems(exchange({ content: 'é'.repeat(MAX_TURN_CONTENT_BYTES / 2 - 1) })),
+    ).toEqual([]); // + 2 quote bytes
+    expect(
+      conversationTurnProblems(exchange({ content: 'é'.repeat(MAX_TURN_CONTENT_BYTES / 2) })).map(
+        (p) => p.path,
+      ),
+    ).toEqual(['/turn/content']);
+    expect(conversationTurnProblems(exchange({ from: 'f'.repeat(257) })).map((p) => p.path)).toEqual([
+      '/turn/from',
+    ]);
   });
 
   it('ignores resume values that carry no turn', () => {

@@ -63,20 +63,64 @@ describe('linear-time patterns', () => {
 
 describe('formats', () => {
   const samples = [
-    '', 'P', 'P1D', 'PT', 'PT1H', 'P1W', 'P1Y2M3DT4H5M6S', 'P1DT', '2024-02-29', '2023-02-29',
-    '12:30:00Z', '12:30:00', '2024-01-01T12:30:00Z', '2024-01-01 12:30:00+01:00', 'a.b.c', 'example.com',
-    'example.com.', 'ex_ample.com', '-a.com', 'a'.repeat(64) + '.com', `${'a.'.repeat(127)}a`, `${'a.'.repeat(128)}a`,
-    'a@b.co', 'a@@b', 'x@-b.co', '1.2.3.4', '256.1.1.1', '::1', '1::2::3', 'fe80::1%eth0',
-    'urn:isbn:123', 'http://x.y/z?q#f', '/relative/path', 'rel', '#frag', 'a b', 'http://[::1]:80/',
-    '3fa85f64-5717-4562-b3fc-2c963f66afa6', 'urn:uuid:3fa85f64-5717-4562-b3fc-2c963f66afa6', '3fa85f64',
-    '/a~0b/c~1d', '/a~2', '0#', '1/a', '#/a/b', 'aGVsbG8=', 'aGVsbG8', 'aGVs\nbG8=', '{x}', '{+x,y*}', '{',
+    '',
+    'P',
+    'P1D',
+    'PT',
+    'PT1H',
+    'P1W',
+    'P1Y2M3DT4H5M6S',
+    'P1DT',
+    '2024-02-29',
+    '2023-02-29',
+    '12:30:00Z',
+    '12:30:00',
+    '2024-01-01T12:30:00Z',
+    '2024-01-01 12:30:00+01:00',
+    'a.b.c',
+    'example.com',
+    'example.com.',
+    'ex_ample.com',
+    '-a.com',
+    'a'.repeat(64) + '.com',
+    `${'a.'.repeat(127)}a`,
+    `${'a.'.repeat(128)}a`,
+    'a@b.co',
+    'a@@b',
+    'x@-b.co',
+    '1.2.3.4',
+    '256.1.1.1',
+    '::1',
+    '1::2::3',
+    'fe80::1%eth0',
+    'urn:isbn:123',
+    'http://x.y/z?q#f',
+    '/relative/path',
+    'rel',
+    '#frag',
+    'a b',
+    'http://[::1]:80/',
+    '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+    'urn:uuid:3fa85f64-5717-4562-b3fc-2c963f66afa6',
+    '3fa85f64',
+    '/a~0b/c~1d',
+    '/a~2',
+    '0#',
+    '1/a',
+    '#/a/b',
+    'aGVsbG8=',
+    'aGVsbG8',
+    'aGVs\nbG8=',
+    '{x}',
+    '{+x,y*}',
+    '{',
   ];
   const ajvFormats = newLinearAjv().formats as Record<string, unknown>;
   const original = (name: string): ((s: string) => boolean) => {
     const def = (fullFormats as Record<string, unknown>)[name];
-    const v = (def instanceof RegExp || typeof def === 'function' ? def : (def as { validate: unknown }).validate) as
-      | RegExp
-      | ((s: string) => boolean);
+    const v = (
+      def instanceof RegExp || typeof def === 'function' ? def : (def as { validate: unknown }).validate
+    ) as RegExp | ((s: string) => boolean);
     return v instanceof RegExp ? (s) => ((v.lastIndex = 0), v.test(s)) : v;
   };
   const ours = (name: string): ((s: string) => boolean) => {
@@ -167,7 +211,9 @@ describe('workflow registration', () => {
     expect(problems).toEqual([
       {
         path: '/nodes/0/config/resumeSchema/pattern',
-        message: expect.stringContaining('pattern "^(a+)\\\\1$" is not supported: backreferences and lookaround') as string,
+        message: expect.stringContaining(
+          'pattern "^(a+)\\\\1$" is not supported: backreferences and lookaround',
+        ) as string,
       },
     ]);
   });
@@ -192,8 +238,8 @@ describe('workflow registration', () => {
   });
 
   it('accepts a catastrophic-looking pattern that RE2 runs in linear time', () => {
-    expect(validateWorkflowDefinition(withSchema({ resumeSchema: { type: 'string', pattern: CATASTROPHIC } }))).toEqual(
-      [],
-    );
+    expect(
+      validateWorkflowDefinition(withSchema({ resumeSchema: { type: 'string', pattern: CATASTROPHIC } })),
+    ).toEqual([]);
   });
 });

@@ -16,21 +16,26 @@ export function assertCommand<T extends CommandEnvelope>(
   value: unknown,
   dataClasses: Readonly<Record<string, DataClass>>,
 ): T {
-  if (typeof value !== 'object' || value === null) throw new SchemaValidationError('CommandEnvelope', [{ path: '', message: 'must be an object' }]);
+  if (typeof value !== 'object' || value === null)
+    throw new SchemaValidationError('CommandEnvelope', [{ path: '', message: 'must be an object' }]);
   const v = readableEnvelope(value) as Partial<CommandEnvelope>;
   const problems: { path: string; message: string }[] = [];
   for (const field of ['id', 'type', 'occurredAt', 'correlationId'] as const) {
-    if (typeof v[field] !== 'string' || v[field] === '') problems.push({ path: `/${field}`, message: 'must be a non-empty string' });
+    if (typeof v[field] !== 'string' || v[field] === '')
+      problems.push({ path: `/${field}`, message: 'must be a non-empty string' });
   }
   if (typeof v.actor !== 'object' || v.actor === null || typeof v.actor.tenant !== 'string') {
     problems.push({ path: '/actor', message: 'must carry tenant and principal' });
   } else if (
     v.actor.groups !== undefined &&
-    !(Array.isArray(v.actor.groups) && v.actor.groups.every((g: unknown) => typeof g === 'string' && g !== ''))
+    !(
+      Array.isArray(v.actor.groups) && v.actor.groups.every((g: unknown) => typeof g === 'string' && g !== '')
+    )
   ) {
     problems.push({ path: '/actor/groups', message: 'must be an array of non-empty strings when present' });
   }
-  const dataClass = typeof v.type === 'string' && Object.hasOwn(dataClasses, v.type) ? dataClasses[v.type] : undefined;
+  const dataClass =
+    typeof v.type === 'string' && Object.hasOwn(dataClasses, v.type) ? dataClasses[v.type] : undefined;
   if (!dataClass) problems.push({ path: '/type', message: `unknown command type ${String(v.type)}` });
   if (problems.length) throw new SchemaValidationError('CommandEnvelope', problems);
   const data = dataInstance(dataClass!, v.data ?? {});
@@ -40,7 +45,9 @@ export function assertCommand<T extends CommandEnvelope>(
   if (errors.length) {
     throw new SchemaValidationError(
       `${String(v.type)} data`,
-      errors.flatMap((e) => Object.values(e.constraints ?? {}).map((m) => ({ path: `/data/${e.property}`, message: m }))),
+      errors.flatMap((e) =>
+        Object.values(e.constraints ?? {}).map((m) => ({ path: `/data/${e.property}`, message: m })),
+      ),
     );
   }
   return { ...v, data } as unknown as T;
@@ -86,7 +93,13 @@ interface PropertyRule {
 export function compileCheck(dataClass: DataClass): CompiledCheck | null {
   const storage = getMetadataStorage();
   // As validateSync's executor asks (no groups, `always` and `strictGroups` off).
-  const metadatas = storage.getTargetValidationMetadatas(dataClass, undefined as unknown as string, false, false, undefined);
+  const metadatas = storage.getTargetValidationMetadatas(
+    dataClass,
+    undefined as unknown as string,
+    false,
+    false,
+    undefined,
+  );
   if (metadatas.length === 0) return null; // validateSync refuses it as an unknown value
   const rules = new Map<string, PropertyRule>();
   for (const m of metadatas) {
@@ -124,7 +137,13 @@ export function compileCheck(dataClass: DataClass): CompiledCheck | null {
       if (!applies) continue;
       for (const c of rule.constraints) {
         if (c.validateIf && !c.validateIf(object, value)) continue;
-        const valid = c.validate(value, { targetName, property: rule.property, object, value, constraints: c.constraints });
+        const valid = c.validate(value, {
+          targetName,
+          property: rule.property,
+          object,
+          value,
+          constraints: c.constraints,
+        });
         if (typeof valid !== 'boolean' || !valid) return false; // a promise (async) goes to validateSync
       }
     }

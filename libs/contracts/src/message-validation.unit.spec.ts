@@ -29,7 +29,10 @@ describe('assertCommand: object keys are data, whatever their name', () => {
 
   it.each(PROTOTYPE_NAMES)('carries %s keys nested deep in a resume value', (key) => {
     const json = `{"action": "accept", "a": [{${JSON.stringify(key)}: {${JSON.stringify(key)}: 1}}]}`;
-    const command = assertCommand<CommandEnvelope<string, { resumeValue: unknown }>>(resolveCommand(json), INTERRUPT_COMMAND_DATA);
+    const command = assertCommand<CommandEnvelope<string, { resumeValue: unknown }>>(
+      resolveCommand(json),
+      INTERRUPT_COMMAND_DATA,
+    );
     expect(JSON.stringify(command.data.resumeValue)).toBe(JSON.stringify(JSON.parse(json)));
   });
 
@@ -50,18 +53,31 @@ describe('assertCommand: object keys are data, whatever their name', () => {
 });
 
 describe("assertCommand: the actor's groups", () => {
-  const withActor = (actor: Record<string, unknown>) => ({ ...(resolveCommand('{"action": "accept"}') as object), actor });
-
-  it('carries a list of group names, and an actor without groups as before', () => {
-    const command = assertCommand<CommandEnvelope>(withActor({ tenant: 't1', principal: 'p', groups: ['finance'] }), INTERRUPT_COMMAND_DATA);
-    expect(command.actor.groups).toEqual(['finance']);
-    expect(assertCommand<CommandEnvelope>(withActor({ tenant: 't1', principal: 'p' }), INTERRUPT_COMMAND_DATA).actor.groups).toBeUndefined();
+  const withActor = (actor: Record<string, unknown>) => ({
+    ...(resolveCommand('{"action": "accept"}') as object),
+    actor,
   });
 
-  it.each([['a string', 'finance'], ['an empty name', ['']], ['a non-string', [1]], ['an object', { finance: true }]])(
-    'refuses groups that are %s',
-    (_what, groups) => {
-      expect(() => assertCommand(withActor({ tenant: 't1', principal: 'p', groups }), INTERRUPT_COMMAND_DATA)).toThrow(/actor\/groups|CommandEnvelope/);
-    },
-  );
+  it('carries a list of group names, and an actor without groups as before', () => {
+    const command = assertCommand<CommandEnvelope>(
+      withActor({ tenant: 't1', principal: 'p', groups: ['finance'] }),
+      INTERRUPT_COMMAND_DATA,
+    );
+    expect(command.actor.groups).toEqual(['finance']);
+    expect(
+      assertCommand<CommandEnvelope>(withActor({ tenant: 't1', principal: 'p' }), INTERRUPT_COMMAND_DATA)
+        .actor.groups,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    ['a string', 'finance'],
+    ['an empty name', ['']],
+    ['a non-string', [1]],
+    ['an object', { finance: true }],
+  ])('refuses groups that are %s', (_what, groups) => {
+    expect(() =>
+      assertCommand(withActor({ tenant: 't1', principal: 'p', groups }), INTERRUPT_COMMAND_DATA),
+    ).toThrow(/actor\/groups|CommandEnvelope/);
+  });
 });

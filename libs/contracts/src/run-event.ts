@@ -106,12 +106,19 @@ export const V1_EVENT_LOG_SCHEMA_VERSION = 2;
  * {@link V1_EVENT_LOG_SCHEMA_VERSION} (absent ⇒ 2, never backfilled into the log).
  */
 export function eventLogSchemaVersionOf(runStartedPayload: unknown): number {
-  const named = (runStartedPayload as { eventLogSchemaVersion?: unknown } | null | undefined)?.eventLogSchemaVersion;
-  return typeof named === 'number' && Number.isInteger(named) && named >= 2 ? named : V1_EVENT_LOG_SCHEMA_VERSION;
+  const named = (runStartedPayload as { eventLogSchemaVersion?: unknown } | null | undefined)
+    ?.eventLogSchemaVersion;
+  return typeof named === 'number' && Number.isInteger(named) && named >= 2
+    ? named
+    : V1_EVENT_LOG_SCHEMA_VERSION;
 }
 
 /** Terminal run event types: a run that emitted one of these never emits again. */
-export const TERMINAL_RUN_EVENT_TYPES: readonly RunEventType[] = ['run.completed', 'run.failed', 'run.cancelled'];
+export const TERMINAL_RUN_EVENT_TYPES: readonly RunEventType[] = [
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+];
 
 /** A persisted run event (`RunEventDoc`); the value of every message on the run-events topic. */
 export interface RunEventDoc<TPayload = unknown> {

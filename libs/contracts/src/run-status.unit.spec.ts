@@ -4,7 +4,9 @@ import { RUN_EVENT_TYPES, TERMINAL_RUN_EVENT_TYPES } from './run-event';
 import { isTerminalRunStatus, RUN_STATUSES, TERMINAL_RUN_STATUSES } from './run-status';
 
 const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(__dirname, "schemas", name), "utf8")) as { properties: { status: { enum: string[] } } };
+  JSON.parse(readFileSync(resolve(__dirname, 'schemas', name), 'utf8')) as {
+    properties: { status: { enum: string[] } };
+  };
 
 describe('run statuses', () => {
   it('are the statuses of run-snapshot.schema.json, in its order', () => {

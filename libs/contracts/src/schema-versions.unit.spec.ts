@@ -33,11 +33,16 @@ describe('command envelope versions (ADR 0031)', () => {
     expect(read).toEqual({ schemaVersion: 1, ...v0Resolve });
   });
 
-  it.each([2, -1, 'one'])('a command of schemaVersion %p is refused as a contract violation naming the version', (v) => {
-    const read = (): unknown => assertCommand({ ...v0Resolve, schemaVersion: v }, INTERRUPT_COMMAND_DATA);
-    expect(read).toThrow(SchemaValidationError);
-    expect(read).toThrow(`command envelope: schemaVersion ${JSON.stringify(v)} is not readable by this build (it reads 0..1`);
-  });
+  it.each([2, -1, 'one'])(
+    'a command of schemaVersion %p is refused as a contract violation naming the version',
+    (v) => {
+      const read = (): unknown => assertCommand({ ...v0Resolve, schemaVersion: v }, INTERRUPT_COMMAND_DATA);
+      expect(read).toThrow(SchemaValidationError);
+      expect(read).toThrow(
+        `command envelope: schemaVersion ${JSON.stringify(v)} is not readable by this build (it reads 0..1`,
+      );
+    },
+  );
 });
 
 describe('run event versions', () => {

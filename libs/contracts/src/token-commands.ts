@@ -43,7 +43,11 @@ export type AuthorizeTokenCommand = CommandEnvelope<'token.authorize', Authorize
 export type MintTokensCommand = CommandEnvelope<'token.mint', MintTokensData>;
 
 /** Every command the token service serves. */
-export type TokenCommand = InspectTokenCommand | ResolveByTokenCommand | AuthorizeTokenCommand | MintTokensCommand;
+export type TokenCommand =
+  | InspectTokenCommand
+  | ResolveByTokenCommand
+  | AuthorizeTokenCommand
+  | MintTokensCommand;
 
 /** Maps each token command type to its data class, for validation at the consumer edge. */
 export const TOKEN_COMMAND_DATA = {

@@ -85,14 +85,31 @@ export function definitionSchemaErrors(value: unknown): DefinitionSchemaError[] 
     switch (e.keyword) {
       case 'required': {
         const field = String((e.params as { missingProperty: unknown }).missingProperty);
-        return { path: `${e.instancePath}/${field}`, keyword: e.keyword, message: 'is required', missingField: field, ...allowed };
+        return {
+          path: `${e.instancePath}/${field}`,
+          keyword: e.keyword,
+          message: 'is required',
+          missingField: field,
+          ...allowed,
+        };
       }
       case 'additionalProperties': {
         const field = String((e.params as { additionalProperty: unknown }).additionalProperty);
-        return { path: `${e.instancePath}/${field}`, keyword: e.keyword, message: 'is not a known field', unknownField: field, ...allowed };
+        return {
+          path: `${e.instancePath}/${field}`,
+          keyword: e.keyword,
+          message: 'is not a known field',
+          unknownField: field,
+          ...allowed,
+        };
       }
       case 'enum':
-        return { path: e.instancePath, keyword: e.keyword, message: e.message ?? 'invalid', allowedValues: (e.params as { allowedValues: unknown[] }).allowedValues };
+        return {
+          path: e.instancePath,
+          keyword: e.keyword,
+          message: e.message ?? 'invalid',
+          allowedValues: (e.params as { allowedValues: unknown[] }).allowedValues,
+        };
       default:
         return { path: e.instancePath, keyword: e.keyword, message: e.message ?? 'invalid' };
     }

@@ -138,15 +138,18 @@ export function unsupportedFeatures(definition: WorkflowDefinition): Unsupported
  * An agent roster (RFC 0101): members with unique `agentId`s; a dialogue needs two voices.
  */
 function rosterProblems(participants: unknown, path: string, min: number): UnsupportedFeature[] {
-  if (!Array.isArray(participants)) return [{ path, message: 'must be an array of {agentId, name?, system_prompt?, script?}' }];
+  if (!Array.isArray(participants))
+    return [{ path, message: 'must be an array of {agentId, name?, system_prompt?, script?}' }];
   // The size cap is the host's (conversationRefusal: conversation_roster_exceeded), not the definition's shape.
   const problems: UnsupportedFeature[] = [];
   if (participants.length < min) problems.push({ path, message: `needs at least ${min} participants` });
   const seen = new Set<string>();
   participants.forEach((p: unknown, j) => {
     const agentId = (p as { agentId?: unknown } | null)?.agentId;
-    if (typeof agentId !== 'string' || agentId === '') problems.push({ path: `${path}/${j}/agentId`, message: 'must be a non-empty string' });
-    else if (seen.has(agentId)) problems.push({ path: `${path}/${j}/agentId`, message: `names ${agentId} twice` });
+    if (typeof agentId !== 'string' || agentId === '')
+      problems.push({ path: `${path}/${j}/agentId`, message: 'must be a non-empty string' });
+    else if (seen.has(agentId))
+      problems.push({ path: `${path}/${j}/agentId`, message: `names ${agentId} twice` });
     else seen.add(agentId);
   });
   return problems;
@@ -192,7 +195,13 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
     problems.push(...rosterProblems(config.participants, `/nodes/${i}/config/participants`, 1));
   }
   if (node.typeId === 'agent.dialogue' || node.typeId === 'agent.council') {
-    problems.push(...rosterProblems(config.participants, `/nodes/${i}/config/participants`, node.typeId === 'agent.dialogue' ? 2 : 1));
+    problems.push(
+      ...rosterProblems(
+        config.participants,
+        `/nodes/${i}/config/participants`,
+        node.typeId === 'agent.dialogue' ? 2 : 1,
+      ),
+    );
   }
   problems.push(...embeddedSchemaProblems(config, `/nodes/${i}/config`));
   for (const [port, value] of Object.entries(node.inputs ?? {})) {

@@ -15,7 +15,9 @@ export const CONVERSATION_STATE_SHAPE: VersionedShape<StoredConversation> = {
 };
 
 /** The document a conversation's bounded state is stored as, stamped with the current version. */
-export function conversationDocument(stored: StoredConversation): StoredConversation & { readonly schemaVersion: number } {
+export function conversationDocument(
+  stored: StoredConversation,
+): StoredConversation & { readonly schemaVersion: number } {
   return stamp(CONVERSATION_STATE_SHAPE, stored);
 }
 

@@ -73,7 +73,10 @@ export interface ConversationTarget {
 /** An interrupt as the addressing check sees it: none, or one with a home and a status. */
 export type AddressableInterrupt =
   | { readonly status: 'none' }
-  | { readonly status: string; readonly interrupt: { readonly runId: string; readonly nodeId: string; readonly tenant: string } };
+  | {
+      readonly status: string;
+      readonly interrupt: { readonly runId: string; readonly nodeId: string; readonly tenant: string };
+    };
 
 /**
  * Whether a conversation resolve reaches the conversation: the interrupt exists, is the one at the
@@ -87,7 +90,9 @@ export function conversationAddressed(interrupt: AddressableInterrupt, target: C
 }
 
 /** The `maxSilenceMs` an opening carries (from the engine's `conversation.opened`), to ride on the state. */
-export function silenceOfOpening(opened: Readonly<Record<string, unknown>>): { readonly maxSilenceMs?: number } {
+export function silenceOfOpening(opened: Readonly<Record<string, unknown>>): {
+  readonly maxSilenceMs?: number;
+} {
   return typeof opened.maxSilenceMs === 'number' ? { maxSilenceMs: opened.maxSilenceMs } : {};
 }
 
@@ -106,7 +111,11 @@ export function turnIdsToLoad(
 
 /** The bounded stored form of a conversation (see {@link StoredConversation}). */
 export function storedConversationOf(state: HeldConversation): StoredConversation {
-  const { turns, seenMessageIds: _seen, ...rest } = state as HeldConversation & {
+  const {
+    turns,
+    seenMessageIds: _seen,
+    ...rest
+  } = state as HeldConversation & {
     lastAgentTurn?: ConversationTurn;
   };
   const known = turns.filter((t): t is ConversationTurn => t !== undefined);

@@ -91,7 +91,9 @@ describe('conversation coordination (the interrupt service keeps only persistenc
 
     it('a loaded conversation decides the next turn, a retry and a close as the whole one does', () => {
       const full = held(talk(14));
-      const stored = JSON.parse(JSON.stringify(storedConversationOf(full))) as ReturnType<typeof storedConversationOf>;
+      const stored = JSON.parse(JSON.stringify(storedConversationOf(full))) as ReturnType<
+        typeof storedConversationOf
+      >;
       const loaded = conversationOfStored(stored, stored.tail);
       for (const command of [
         exchange(userTurn('next', 'm-new')),
@@ -149,7 +151,9 @@ describe('conversation coordination (the interrupt service keeps only persistenc
         lastAgentTurn: { turnIndex: 11 },
         summary: '3 earlier turns are not shown.',
       });
-      expect((closure.tail as { turnIndex: number }[]).map((t) => t.turnIndex)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      expect((closure.tail as { turnIndex: number }[]).map((t) => t.turnIndex)).toEqual([
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      ]);
     });
 
     it('a talk its deadline closed resumes with outcome null and reason timeout, without a last agent turn it never had', () => {
@@ -220,14 +224,19 @@ describe('conversation coordination (the interrupt service keeps only persistenc
     });
 
     it('a close carries its reason and its final turn is the recorded one; the engine writes the opening itself', () => {
-      const events = decideConversation(close({ reason: 'agreed', finalTurn: userTurn('bye', 'm-bye') }), state);
+      const events = decideConversation(
+        close({ reason: 'agreed', finalTurn: userTurn('bye', 'm-bye') }),
+        state,
+      );
       expect(converseCommand(events.at(-1)!, HOME, LATER, CAUSE).data).toMatchObject({
         type: 'conversation.closed',
         reason: 'agreed',
       });
       expect(lastRecordedTurn(events)).toMatchObject({ messageId: 'm-bye' });
       const opened = history(openCommand());
-      expect(() => converseCommand(opened[0]!, HOME, NOW, CAUSE)).toThrow(/engine writes conversation.opened/);
+      expect(() => converseCommand(opened[0]!, HOME, NOW, CAUSE)).toThrow(
+        /engine writes conversation.opened/,
+      );
       expect(lastRecordedTurn([])).toBeUndefined();
     });
 

@@ -74,8 +74,7 @@ function open(command: OpenConversation, state: ConversationState): Conversation
   const first = initialTurn
     ? recordTurn(initialTurn, 0, now, { conversationId, ...(participants ? { participants } : {}) })
     : systemTurn(conversationId, 0, now, { reason: 'opened' }, new Map());
-  const deadlineAt =
-    command.timeoutMs === undefined ? undefined : instantAfter(msOf(now), command.timeoutMs);
+  const deadlineAt = command.timeoutMs === undefined ? undefined : instantAfter(msOf(now), command.timeoutMs);
   return [
     {
       type: 'conversation.opened',

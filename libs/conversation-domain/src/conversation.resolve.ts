@@ -72,7 +72,10 @@ function turnOf(raw: unknown, errors: { path: string; message: string }[]): Turn
   const to = str('to');
   const groupId = str('groupId');
   // `conversation_turns.ts` is a bigint and a turn's time an instant: an integer epoch-ms in range.
-  if (t.ts !== undefined && (!Number.isInteger(t.ts) || (t.ts as number) < 0 || (t.ts as number) > MAX_TURN_TS_MS))
+  if (
+    t.ts !== undefined &&
+    (!Number.isInteger(t.ts) || (t.ts as number) < 0 || (t.ts as number) > MAX_TURN_TS_MS)
+  )
     errors.push({ path: '/turn/ts', message: `must be an integer epoch-ms from 0 to ${MAX_TURN_TS_MS}` });
   if (t.turnIndex !== undefined && (!Number.isInteger(t.turnIndex) || (t.turnIndex as number) < 0)) {
     errors.push({ path: '/turn/turnIndex', message: 'must be a non-negative integer' });

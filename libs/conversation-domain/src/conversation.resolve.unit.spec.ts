@@ -183,12 +183,23 @@ describe('parseConversationResolve: refusals name each bad field by JSON pointer
   });
 
   it('/turn/ts: an integer epoch-ms a bigint column and a date both hold', () => {
-    for (const ts of ['1700000000000', Number.NaN, Number.POSITIVE_INFINITY, null, 1e300, -1, 1.5, MAX_TURN_TS_MS + 1]) {
+    for (const ts of [
+      '1700000000000',
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      null,
+      1e300,
+      -1,
+      1.5,
+      MAX_TURN_TS_MS + 1,
+    ]) {
       expect(refusal({ operation: 'exchange', turn: { messageId: 'm', ts } })).toEqual([
         { path: '/turn/ts', message: `must be an integer epoch-ms from 0 to ${MAX_TURN_TS_MS}` },
       ]);
     }
-    expect(() => parseConversationResolve({ operation: 'exchange', turn: { messageId: 'm', ts: MAX_TURN_TS_MS } })).not.toThrow();
+    expect(() =>
+      parseConversationResolve({ operation: 'exchange', turn: { messageId: 'm', ts: MAX_TURN_TS_MS } }),
+    ).not.toThrow();
   });
 
   it('/turn/turnIndex: a non-negative integer', () => {

@@ -50,7 +50,11 @@ describe('multi-party conversation (RFC 0101)', () => {
     it('refuses the 64-member conformance oversize fixture under a smaller cap', () => {
       given()
         .when(openCommand({ participants: fixtureRoster(oversizeFixture), maxParticipants: 16 }))
-        .thenRefuses('validation_error', { reason: 'conversation_roster_exceeded', participants: 64, maxParticipants: 16 });
+        .thenRefuses('validation_error', {
+          reason: 'conversation_roster_exceeded',
+          participants: 64,
+          maxParticipants: 16,
+        });
     });
 
     it('accepts a roster of exactly maxParticipants, or any roster when the host advertises no cap', () => {

@@ -90,4 +90,8 @@ export {
   type ConversationTarget,
   type AddressableInterrupt,
 } from './conversation.coordination';
-export { CONVERSATION_STATE_SHAPE, conversationDocument, conversationFromDocument } from './conversation-state.version';
+export {
+  CONVERSATION_STATE_SHAPE,
+  conversationDocument,
+  conversationFromDocument,
+} from './conversation-state.version';

@@ -126,7 +126,10 @@ function nextStep(node: WorkflowNode, view: ConversationView, now: string): Step
       const agent = agents[0]!;
       // A scripted agent that said every line of its script has nothing left to say: instead of an
       // empty turn it ends the talk, and the node's output is its last line.
-      if (Array.isArray(agent.script) && (ownValue(view.agentTurns, agent.agentId) ?? 0) >= agent.script.length) {
+      if (
+        Array.isArray(agent.script) &&
+        (ownValue(view.agentTurns, agent.agentId) ?? 0) >= agent.script.length
+      ) {
         return {
           kind: 'close',
           reason: 'script-ended',

@@ -58,7 +58,9 @@ export interface ChildRunChange {
  * gateway gives runs.
  */
 export function childRunIdFor(parentRunId: string, nodeId: string, visit: number, index: number): string {
-  const h = createHash('sha256').update(`${parentRunId}\u0000${nodeId}\u0000${visit}\u0000${index}`).digest('hex');
+  const h = createHash('sha256')
+    .update(`${parentRunId}\u0000${nodeId}\u0000${visit}\u0000${index}`)
+    .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -68,13 +70,26 @@ export function childRunIdFor(parentRunId: string, nodeId: string, visit: number
  * host sends the child's `run.start`. The parent stays `running` and executes nothing until the
  * child ends.
  */
-export function emitChildStarted(w: EventWriter, nodeId: string, child: Omit<PendingChild, 'nodeId' | 'waiting'>): undefined {
-  w.emit('node.dispatched', nodeId, { childRunId: child.runId, childWorkflowId: child.workflowId, childStatus: 'running' });
+export function emitChildStarted(
+  w: EventWriter,
+  nodeId: string,
+  child: Omit<PendingChild, 'nodeId' | 'waiting'>,
+): undefined {
+  w.emit('node.dispatched', nodeId, {
+    childRunId: child.runId,
+    childWorkflowId: child.workflowId,
+    childStatus: 'running',
+  });
   w.emit('log.appended', nodeId, {
     level: 'info',
     message: `started child run ${child.runId} of workflow ${child.workflowId}`,
     nodeId,
-    fields: { event: CHILD_STARTED, childRunId: child.runId, workflowId: child.workflowId, inputs: child.inputs },
+    fields: {
+      event: CHILD_STARTED,
+      childRunId: child.runId,
+      workflowId: child.workflowId,
+      inputs: child.inputs,
+    },
   });
   return undefined;
 }
@@ -85,7 +100,11 @@ export function emitChildStarted(w: EventWriter, nodeId: string, child: Omit<Pen
  * when it goes on; when it ends, its outcome (`log.appended` {@link CHILD_ENDED}), which answers the
  * node's `ctx.startChild` on re-execution.
  */
-export function emitChildChange(w: EventWriter, child: PendingChild, change: ChildRunChange): 'ended' | 'changed' | 'none' {
+export function emitChildChange(
+  w: EventWriter,
+  child: PendingChild,
+  change: ChildRunChange,
+): 'ended' | 'changed' | 'none' {
   const ended = isTerminalRunStatus(change.status);
   const waitingOn = !ended && change.status.startsWith('waiting-') ? change.kind : undefined;
   const resumedOrEnded = child.waiting !== undefined && waitingOn === undefined;

@@ -4,17 +4,36 @@ import { initialRunState, type RunState } from './run.state';
 import { context, LATER, payloadOf, record, start, types, workflow } from './test-kit.spec';
 
 const PARENT = workflow(
-  [{ id: 'invoke', typeId: 'core.subWorkflow', config: { workflowId: 'child-wf', inputs: { payload: { fromParent: true } } } }, { id: 'after' }],
+  [
+    {
+      id: 'invoke',
+      typeId: 'core.subWorkflow',
+      config: { workflowId: 'child-wf', inputs: { payload: { fromParent: true } } },
+    },
+    { id: 'after' },
+  ],
   [['invoke', 'after']],
 );
 const CHILD_ID = childRunIdFor('r1', 'invoke', 0, 0);
 
-const changed = (state: RunState, change: Omit<ChildRunChange, 'childRunId'> & { childRunId?: string }, commandId = 'c-child'): Promise<RunDecision> =>
+const changed = (
+  state: RunState,
+  change: Omit<ChildRunChange, 'childRunId'> & { childRunId?: string },
+  commandId = 'c-child',
+): Promise<RunDecision> =>
   decideRun(
-    { type: 'ChildRunChanged', runId: 'r1', change: { childRunId: CHILD_ID, ...change }, context: context(commandId, LATER) },
+    {
+      type: 'ChildRunChanged',
+      runId: 'r1',
+      change: { childRunId: CHILD_ID, ...change },
+      context: context(commandId, LATER),
+    },
     state,
   );
-const cancel = (state: RunState, extra: { parentRunId?: string; reason?: string } = {}): Promise<RunDecision> =>
+const cancel = (
+  state: RunState,
+  extra: { parentRunId?: string; reason?: string } = {},
+): Promise<RunDecision> =>
   decideRun({ type: 'CancelRun', runId: 'r1', ...extra, context: context('c-cancel', LATER) }, state);
 
 describe('child runs: core.subWorkflow', () => {
@@ -24,7 +43,11 @@ describe('child runs: core.subWorkflow', () => {
     expect(childRunIdFor('r1', 'invoke', 0, 0)).toBe(CHILD_ID);
     expect(childRunIdFor('r1', 'invoke', 1, 0)).not.toBe(CHILD_ID);
     expect(types(d.events)).toEqual(['run.started', 'node.started', 'node.dispatched', 'log.appended']);
-    expect(payloadOf(d.events, 'node.dispatched')).toEqual({ childRunId: CHILD_ID, childWorkflowId: 'child-wf', childStatus: 'running' });
+    expect(payloadOf(d.events, 'node.dispatched')).toEqual({
+      childRunId: CHILD_ID,
+      childWorkflowId: 'child-wf',
+      childStatus: 'running',
+    });
     expect(d.startChild).toEqual({
       nodeId: 'invoke',
       runId: CHILD_ID,
@@ -38,13 +61,24 @@ describe('child runs: core.subWorkflow', () => {
 
   it("shows the child's wait on the parent's node, and takes it back when the child goes on", async () => {
     const { state } = await start(PARENT);
-    const waiting = await changed(state, { status: 'waiting-approval', interruptId: 'ci:gate:0', kind: 'approval' });
+    const waiting = await changed(state, {
+      status: 'waiting-approval',
+      interruptId: 'ci:gate:0',
+      kind: 'approval',
+    });
     expect(types(waiting.events)).toEqual(['node.suspended']);
-    expect(payloadOf(waiting.events, 'node.suspended')).toMatchObject({ nodeId: 'invoke', interruptId: 'ci:gate:0', kind: 'approval', childRunId: CHILD_ID });
+    expect(payloadOf(waiting.events, 'node.suspended')).toMatchObject({
+      nodeId: 'invoke',
+      interruptId: 'ci:gate:0',
+      kind: 'approval',
+      childRunId: CHILD_ID,
+    });
     expect(publicRunStatus(waiting.state)).toBe('waiting-approval');
     expect(waiting.startChild).toBeUndefined();
     // The same wait again (a redelivery) writes nothing.
-    expect((await changed(waiting.state, { status: 'waiting-approval', kind: 'approval' })).events).toEqual([]);
+    expect((await changed(waiting.state, { status: 'waiting-approval', kind: 'approval' })).events).toEqual(
+      [],
+    );
     const going = await changed(waiting.state, { status: 'running' }, 'c-child-2');
     expect(types(going.events)).toEqual(['node.resumed']);
     expect(publicRunStatus(going.state)).toBe('running');
@@ -54,7 +88,14 @@ describe('child runs: core.subWorkflow', () => {
     const { state } = await start(PARENT);
     const waiting = await changed(state, { status: 'waiting-approval', kind: 'approval' });
     const done = await changed(waiting.state, { status: 'completed', outputs: { echoed: 1 } }, 'c-done');
-    expect(types(done.events)).toEqual(['node.resumed', 'log.appended', 'node.completed', 'node.started', 'node.completed', 'run.completed']);
+    expect(types(done.events)).toEqual([
+      'node.resumed',
+      'log.appended',
+      'node.completed',
+      'node.started',
+      'node.completed',
+      'run.completed',
+    ]);
     expect((payloadOf(done.events, 'log.appended') as { fields: unknown }).fields).toEqual({
       event: CHILD_ENDED,
       childRunId: CHILD_ID,
@@ -71,12 +112,21 @@ describe('child runs: core.subWorkflow', () => {
   it.each([
     ['failed', 'child_run_failed'],
     ['cancelled', 'child_run_cancelled'],
-  ] as const)('a child that %s fails the node and the run, naming the child (a deterministic parent outcome)', async (status, code) => {
-    const { state } = await start(PARENT);
-    const ended = await changed(state, { status, ...(status === 'failed' ? { error: { code: 'boom', message: 'b', retryable: false } } : {}) });
-    expect(types(ended.events)).toEqual(['log.appended', 'node.failed', 'run.failed']);
-    expect(payloadOf(ended.events, 'run.failed')).toMatchObject({ failedNodeId: 'invoke', error: { code, details: { childRunId: CHILD_ID } } });
-  });
+  ] as const)(
+    'a child that %s fails the node and the run, naming the child (a deterministic parent outcome)',
+    async (status, code) => {
+      const { state } = await start(PARENT);
+      const ended = await changed(state, {
+        status,
+        ...(status === 'failed' ? { error: { code: 'boom', message: 'b', retryable: false } } : {}),
+      });
+      expect(types(ended.events)).toEqual(['log.appended', 'node.failed', 'run.failed']);
+      expect(payloadOf(ended.events, 'run.failed')).toMatchObject({
+        failedNodeId: 'invoke',
+        error: { code, details: { childRunId: CHILD_ID } },
+      });
+    },
+  );
 
   it('a change of a child the run does not wait on changes nothing', async () => {
     const { state } = await start(PARENT);
@@ -107,10 +157,19 @@ describe('child runs: core.subWorkflow', () => {
       },
       initialRunState(),
     );
-    expect(payloadOf(child.events, 'run.started')).toMatchObject({ parentRunId: 'r1', parentNodeId: 'invoke' });
+    expect(payloadOf(child.events, 'run.started')).toMatchObject({
+      parentRunId: 'r1',
+      parentNodeId: 'invoke',
+    });
     expect(publicRunStatus(child.state)).toBe('waiting-approval');
     const d = await decideRun(
-      { type: 'CancelRun', runId: CHILD_ID, reason: 'parent-cancelled', parentRunId: 'r1', context: context('c-x', LATER) },
+      {
+        type: 'CancelRun',
+        runId: CHILD_ID,
+        reason: 'parent-cancelled',
+        parentRunId: 'r1',
+        context: context('c-x', LATER),
+      },
       child.state,
     );
     expect(payloadOf(d.events, 'run.cancelled')).toEqual({

@@ -56,7 +56,10 @@ describe('core conformance fixtures', () => {
   });
 
   it('a variable default never lands on the prototype', async () => {
-    const wf = { ...workflow([{ id: 'n', typeId: 'core.identity' }]), variables: [{ name: '__proto__', defaultValue: { polluted: true } }] };
+    const wf = {
+      ...workflow([{ id: 'n', typeId: 'core.identity' }]),
+      variables: [{ name: '__proto__', defaultValue: { polluted: true } }],
+    };
     const { events } = await start(wf, { inputs: {} });
     const outputs = payloadOf(events, 'node.completed').outputs as Record<string, unknown>;
     expect(Object.getPrototypeOf(outputs)).toBe(Object.prototype);
@@ -77,7 +80,11 @@ describe('conformance.requiresMissing: dispatch refusal on an unprovided capabil
 
   it('never calls execute of a node whose requirement is missing', async () => {
     const execute = jest.fn(async () => ({}));
-    const spy = defineNode({ typeId: 'conformance.requiresMissing', requires: requiresMissingNode.requires!, execute });
+    const spy = defineNode({
+      typeId: 'conformance.requiresMissing',
+      requires: requiresMissingNode.requires!,
+      execute,
+    });
     const nodes = createNodeRegistry([...BUILTIN_NODES.filter((n) => n.typeId !== spy.typeId), spy]);
     await start(fixture('conformance-capability-missing'), { nodes });
     expect(execute).not.toHaveBeenCalled();
@@ -85,7 +92,10 @@ describe('conformance.requiresMissing: dispatch refusal on an unprovided capabil
 
   it('executes a node whose requirements are all provided (none declared)', async () => {
     const execute = jest.fn(async () => ({ ok: true }));
-    const nodes = createNodeRegistry([...BUILTIN_NODES, defineNode({ typeId: 'test.free', requires: [], execute })]);
+    const nodes = createNodeRegistry([
+      ...BUILTIN_NODES,
+      defineNode({ typeId: 'test.free', requires: [], execute }),
+    ]);
     const { events } = await start(workflow([{ id: 'n', typeId: 'test.free' }]), { nodes });
     expect(execute).toHaveBeenCalledTimes(1);
     expect(types(events).at(-1)).toBe('run.completed');

@@ -90,7 +90,9 @@ export function evolveConversations(
       older: view.older + dropped.length,
       olderBy,
       agentTurns: countAgent(view.agentTurns, turn),
-      ...(turn.role === 'agent' ? { lastBySpeaker: { ...view.lastBySpeaker, [speakerOf(turn)]: turn.content } } : {}),
+      ...(turn.role === 'agent'
+        ? { lastBySpeaker: { ...view.lastBySpeaker, [speakerOf(turn)]: turn.content } }
+        : {}),
       nextTurnIndex: turn.turnIndex + 1,
       lastEventId: event.eventId,
     },

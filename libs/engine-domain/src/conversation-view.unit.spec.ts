@@ -277,9 +277,12 @@ describe('speakerOf, lastTurnOf, olderSummary, contentText', () => {
 });
 
 describe('evolveConversations: agent ids are data, whatever their name', () => {
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('counts the turns of an agent called %s', (id) => {
-    const v = fold([opened(), exchanged(agent(1, id)), exchanged(agent(2, id))])![CID]!;
-    expect(Object.hasOwn(v.agentTurns, id)).toBe(true);
-    expect(v.agentTurns[id]).toBe(2);
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'counts the turns of an agent called %s',
+    (id) => {
+      const v = fold([opened(), exchanged(agent(1, id)), exchanged(agent(2, id))])![CID]!;
+      expect(Object.hasOwn(v.agentTurns, id)).toBe(true);
+      expect(v.agentTurns[id]).toBe(2);
+    },
+  );
 });

@@ -57,7 +57,12 @@ describe('run decider: RecordEscalation of a claim change (ADR 0035)', () => {
       context: context('claim:r1:gate:0:c1', LATER),
     });
     expect(types(claimed.events)).toEqual(['interrupt.claimed']);
-    expect(payloadOf(claimed.events, 'interrupt.claimed')).toEqual({ claimedBy: 'alice', expiresAt: LATER, nodeId: 'gate', interruptId: 'r1:gate:0' });
+    expect(payloadOf(claimed.events, 'interrupt.claimed')).toEqual({
+      claimedBy: 'alice',
+      expiresAt: LATER,
+      nodeId: 'gate',
+      interruptId: 'r1:gate:0',
+    });
     const released = await escalate(claimed.state, {
       eventType: 'interrupt.released',
       payload: { previousClaimant: 'alice', reason: 'expired' },
@@ -65,6 +70,13 @@ describe('run decider: RecordEscalation of a claim change (ADR 0035)', () => {
     });
     expect(types(released.events)).toEqual(['interrupt.released']);
     const answered = await resume(released.state, { action: 'accept' });
-    expect((await escalate(answered.state, { eventType: 'interrupt.claimed', payload: { claimedBy: 'bob', expiresAt: LATER } })).events).toEqual([]);
+    expect(
+      (
+        await escalate(answered.state, {
+          eventType: 'interrupt.claimed',
+          payload: { claimedBy: 'bob', expiresAt: LATER },
+        })
+      ).events,
+    ).toEqual([]);
   });
 });

@@ -85,7 +85,12 @@ export class ForkReusesResolutions extends DomainError {
       'forbidden',
       `This fork of run ${sourceRunId} reuses ${reused.length} recorded interrupt resolution(s) instead of asking again, which requires the ${FORK_REUSE_SCOPE} scope; ` +
         `a branch with fromSeq <= ${first} asks again instead.`,
-      { scopeRequired: FORK_REUSE_SCOPE, sourceRunId, reusedInterrupts: reused.length, resolvedAtSequence: first },
+      {
+        scopeRequired: FORK_REUSE_SCOPE,
+        sourceRunId,
+        reusedInterrupts: reused.length,
+        resolvedAtSequence: first,
+      },
     );
   }
 }
@@ -96,11 +101,19 @@ export class ForkReusesResolutions extends DomainError {
  *
  * @throws {@link ForkReusesResolutions}
  */
-export function assertForkMayReuse(sourceRunId: string, reused: readonly ReusedInterrupt[], callerMayResolve: boolean): void {
+export function assertForkMayReuse(
+  sourceRunId: string,
+  reused: readonly ReusedInterrupt[],
+  callerMayResolve: boolean,
+): void {
   if (!callerMayResolve && reused.length > 0) throw new ForkReusesResolutions(sourceRunId, reused);
 }
 
-const CONVERSATION_TYPES: readonly string[] = ['conversation.opened', 'conversation.exchanged', 'conversation.closed'];
+const CONVERSATION_TYPES: readonly string[] = [
+  'conversation.opened',
+  'conversation.exchanged',
+  'conversation.closed',
+];
 
 /**
  * Splits a source run's events (any order) for a fork from `fromSeq` in `mode` (`replay.md`, ADR 0008).
@@ -121,13 +134,18 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
   for (const e of sorted) {
     if (e.type === 'interrupt.requested') {
       const p = (e.payload ?? {}) as { key?: unknown; data?: { conversationId?: unknown } };
-      if (typeof p.key === 'string' && typeof p.data?.conversationId === 'string') setOwn(conversationOfKey, p.key, p.data.conversationId);
+      if (typeof p.key === 'string' && typeof p.data?.conversationId === 'string')
+        setOwn(conversationOfKey, p.key, p.data.conversationId);
     }
     if (CONVERSATION_TYPES.includes(e.type)) {
       const id = (e.payload as { conversationId?: unknown } | null)?.conversationId;
       if (typeof id === 'string') {
         if (!Object.hasOwn(recorded, id)) setOwn(recorded, id, []);
-        recorded[id]!.push({ type: e.type as RecordedConversationEvent['type'], ...(e.nodeId ? { nodeId: e.nodeId } : {}), payload: e.payload });
+        recorded[id]!.push({
+          type: e.type as RecordedConversationEvent['type'],
+          ...(e.nodeId ? { nodeId: e.nodeId } : {}),
+          payload: e.payload,
+        });
       }
     }
   }
@@ -137,7 +155,8 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
     if (mode === 'branch' && e.sequence >= fromSeq) continue;
     const timer = timerRecordOf(e);
     // A fired timer is answered like an interrupt: a fork that reaches it again does not wait again.
-    if (timer?.event === TIMER_FIRED && !Object.hasOwn(resolutions, timer.timerKey)) setOwn(resolutions, timer.timerKey, { value: null });
+    if (timer?.event === TIMER_FIRED && !Object.hasOwn(resolutions, timer.timerKey))
+      setOwn(resolutions, timer.timerKey, { value: null });
     if (e.type !== 'interrupt.resolved') continue;
     const p = (e.payload ?? {}) as Record<string, unknown>;
     const key = typeof p.key === 'string' ? p.key : undefined;
@@ -149,7 +168,9 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
     setOwn(
       resolutions,
       key,
-      p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true, ...by } : { value: p.resumeValue ?? null, ...by },
+      p.outcome === 'timeout' || p.reason === 'timeout'
+        ? { timeout: true, ...by }
+        : { value: p.resumeValue ?? null, ...by },
     );
     reusedInterrupts.push({ key, sequence: e.sequence });
     const conversationId = Object.hasOwn(conversationOfKey, key) ? conversationOfKey[key]! : undefined;
@@ -173,7 +194,12 @@ export function forkSourceOf(events: readonly RunEventDoc[], fromSeq: number, mo
 }
 
 function startOf(started: RunEventDoc): ForkStart {
-  const p = (started.payload ?? {}) as { workflowId?: unknown; inputs?: unknown; metadata?: unknown; protocolMajor?: unknown };
+  const p = (started.payload ?? {}) as {
+    workflowId?: unknown;
+    inputs?: unknown;
+    metadata?: unknown;
+    protocolMajor?: unknown;
+  };
   return {
     workflowId: String(p.workflowId),
     ...(isObject(p.inputs) ? { inputs: p.inputs } : {}),

@@ -14,7 +14,11 @@ const ev = (sequence: number, type: RunEventType, payload: unknown, nodeId?: str
   schemaVersion: 1,
 });
 
-const STARTED = ev(0, 'run.started', { workflowId: 'wf', inputs: { q: 1 }, metadata: { configurable: { x: 1 } } });
+const STARTED = ev(0, 'run.started', {
+  workflowId: 'wf',
+  inputs: { q: 1 },
+  metadata: { configurable: { x: 1 } },
+});
 
 /** A source that waited on three interrupts: a, resolved; b, timed out; c, rejected by its timeout. */
 const SOURCE = [
@@ -50,7 +54,11 @@ describe('forkSourceOf: what a fork takes from its source log (replay.md, ADR 00
       'r1:c:0': { timeout: true },
     });
     expect(replay.expected.map((e) => e.sequence)).toEqual([2]); // 3 and 4: the wait is not compared
-    expect(replay.started).toEqual({ workflowId: 'wf', inputs: { q: 1 }, metadata: { configurable: { x: 1 } } });
+    expect(replay.started).toEqual({
+      workflowId: 'wf',
+      inputs: { q: 1 },
+      metadata: { configurable: { x: 1 } },
+    });
   });
 
   it('branch: only the resolutions before fromSeq, nothing to compare', () => {
@@ -68,7 +76,10 @@ describe('forkSourceOf: what a fork takes from its source log (replay.md, ADR 00
 
   it('past the log, or a sequence the log lacks: 422 sequence_not_found with the log bounds', () => {
     const past = refusal(() => forkSourceOf(SOURCE, 5, 'replay'));
-    expect([past.code, past.details]).toEqual(['sequence_not_found', { sourceRunId: 'r1', fromSeq: 5, lastSequence: 4 }]);
+    expect([past.code, past.details]).toEqual([
+      'sequence_not_found',
+      { sourceRunId: 'r1', fromSeq: 5, lastSequence: 4 },
+    ]);
     expect(past.message).toBe('Run r1 has no event at sequence 5 (its log holds 0..4).');
     const gap = refusal(() => forkSourceOf([STARTED, ev(2, 'node.completed', {}, 'a')], 1, 'branch'));
     expect(gap.code).toBe('sequence_not_found');
@@ -80,7 +91,14 @@ describe('forkSourceOf: what a fork takes from its source log (replay.md, ADR 00
   });
 
   it('a fired durable timer is answered like an interrupt: the fork does not wait again', () => {
-    const log = [STARTED, ev(1, 'log.appended', { level: 'info', message: 'timer', fields: { event: TIMER_FIRED, timerKey: 'r1:wait:0' } })];
+    const log = [
+      STARTED,
+      ev(1, 'log.appended', {
+        level: 'info',
+        message: 'timer',
+        fields: { event: TIMER_FIRED, timerKey: 'r1:wait:0' },
+      }),
+    ];
     expect(forkSourceOf(log, 0, 'replay').resolutions).toEqual({ 'r1:wait:0': { value: null } });
     // In a branch, only a firing before the fork point.
     expect(forkSourceOf(log, 1, 'branch').resolutions).toEqual({});
@@ -94,7 +112,12 @@ describe('forkSourceOf: what a fork takes from its source log (replay.md, ADR 00
       ev(2, 'conversation.opened', { conversationId: cid, turn: { turnIndex: 0 } }, 'talk'),
       ev(3, 'conversation.exchanged', { conversationId: cid, turn: { turnIndex: 1 } }, 'talk'),
       ev(4, 'conversation.closed', { conversationId: cid, finalTurn: { turnIndex: 2 } }, 'talk'),
-      ev(5, 'interrupt.resolved', { key: 'r1:talk:0', outcome: 'resolved', resumeValue: { operation: 'close' } }, 'talk'),
+      ev(
+        5,
+        'interrupt.resolved',
+        { key: 'r1:talk:0', outcome: 'resolved', resumeValue: { operation: 'close' } },
+        'talk',
+      ),
     ];
     expect(forkSourceOf(log, 0, 'replay').conversations[cid]!.map((e) => e.type)).toEqual([
       'conversation.opened',
@@ -113,7 +136,10 @@ describe('overlaidMetadata: a branch lays its RunOptions over the source run.sta
     expect(overlaidMetadata({ a: 1 }, {})).toEqual({ a: 1 });
     expect(overlaidMetadata(undefined, {})).toBeUndefined();
     expect(
-      overlaidMetadata({ a: 1, configurable: { x: 1, y: 1 } }, { configurable: { y: 2 }, metadata: { b: 2 }, tags: ['t'] }),
+      overlaidMetadata(
+        { a: 1, configurable: { x: 1, y: 1 } },
+        { configurable: { y: 2 }, metadata: { b: 2 }, tags: ['t'] },
+      ),
     ).toEqual({ a: 1, b: 2, configurable: { x: 1, y: 2 }, tags: ['t'] });
     expect(overlaidMetadata(undefined, { tags: ['only'] })).toEqual({ tags: ['only'] });
   });
@@ -121,13 +147,19 @@ describe('overlaidMetadata: a branch lays its RunOptions over the source run.sta
 
 describe('assertForkMayReuse: reusing a recorded answer needs approvals:respond (ADR 0008)', () => {
   it('lists the interrupt resolutions a fork reuses, not the fired timers', () => {
-    const timer = ev(5, 'log.appended', { level: 'info', message: 'timer', fields: { event: TIMER_FIRED, timerKey: 'r1:wait:0' } });
+    const timer = ev(5, 'log.appended', {
+      level: 'info',
+      message: 'timer',
+      fields: { event: TIMER_FIRED, timerKey: 'r1:wait:0' },
+    });
     expect(forkSourceOf([...SOURCE, timer], 2, 'replay').reusedInterrupts).toEqual([
       { key: 'r1:a:0', sequence: 1 },
       { key: 'r1:b:0', sequence: 3 },
       { key: 'r1:c:0', sequence: 4 },
     ]);
-    expect(forkSourceOf([...SOURCE, timer], 2, 'branch').reusedInterrupts).toEqual([{ key: 'r1:a:0', sequence: 1 }]);
+    expect(forkSourceOf([...SOURCE, timer], 2, 'branch').reusedInterrupts).toEqual([
+      { key: 'r1:a:0', sequence: 1 },
+    ]);
     expect(forkSourceOf([...SOURCE, timer], 1, 'branch').reusedInterrupts).toEqual([]);
     expect(forkSourceOf([STARTED, timer], 0, 'replay').reusedInterrupts).toEqual([]);
   });
@@ -136,9 +168,16 @@ describe('assertForkMayReuse: reusing a recorded answer needs approvals:respond 
     const reused = forkSourceOf(SOURCE, 0, 'replay').reusedInterrupts;
     const e = refusal(() => assertForkMayReuse('r1', reused, false));
     expect(e.code).toBe('forbidden');
-    expect(e.details).toEqual({ scopeRequired: 'approvals:respond', sourceRunId: 'r1', reusedInterrupts: 3, resolvedAtSequence: 1 });
+    expect(e.details).toEqual({
+      scopeRequired: 'approvals:respond',
+      sourceRunId: 'r1',
+      reusedInterrupts: 3,
+      resolvedAtSequence: 1,
+    });
     expect(e.message).toContain('approvals:respond');
     expect(() => assertForkMayReuse('r1', reused, true)).not.toThrow();
-    expect(() => assertForkMayReuse('r1', forkSourceOf(SOURCE, 1, 'branch').reusedInterrupts, false)).not.toThrow();
+    expect(() =>
+      assertForkMayReuse('r1', forkSourceOf(SOURCE, 1, 'branch').reusedInterrupts, false),
+    ).not.toThrow();
   });
 });

@@ -74,7 +74,10 @@ export function emitSuspension(
     key: request.key,
     ...lowConfidenceSuspension(kind, request.data, w.state.workflow, nodeId),
   });
-  const held = request.hostData && Object.keys(request.hostData).length > 0 ? { ...open, hostData: request.hostData } : open;
+  const held =
+    request.hostData && Object.keys(request.hostData).length > 0
+      ? { ...open, hostData: request.hostData }
+      : open;
   if (kind !== 'conversation.exchange') return held;
   return { ...held, conversation: emitOpened(w, nodeId, request, suspended.eventId) };
 }
@@ -83,13 +86,24 @@ export function emitSuspension(
  * RFC 0005 §B: a conversation suspension opens its conversation right after `node.suspended`
  * (its causation). The conversation aggregate decides the payload; the engine stamps the run-log id.
  */
-function emitOpened(w: EventWriter, nodeId: string, request: KeyedInterrupt, suspendedId: string): Record<string, unknown> {
+function emitOpened(
+  w: EventWriter,
+  nodeId: string,
+  request: KeyedInterrupt,
+  suspendedId: string,
+): Record<string, unknown> {
   const data = (request.data ?? {}) as { conversationId?: unknown; prompt?: unknown };
   const opening = request.conversation ?? {};
   const conversationId =
-    typeof data.conversationId === 'string' ? data.conversationId : `${w.state.runId}:${nodeId}:${w.state.active?.visit ?? 0}`;
+    typeof data.conversationId === 'string'
+      ? data.conversationId
+      : `${w.state.runId}:${nodeId}:${w.state.active?.visit ?? 0}`;
   const eventId = runEventId(w.state.runId, w.state.lastSequence + 1);
-  const initial = opening.initialTurn ?? (typeof data.prompt === 'string' ? { from: 'system', role: 'system' as const, content: data.prompt } : undefined);
+  const initial =
+    opening.initialTurn ??
+    (typeof data.prompt === 'string'
+      ? { from: 'system', role: 'system' as const, content: data.prompt }
+      : undefined);
   const [opened] = decideConversation(
     {
       type: 'OpenConversation',
@@ -108,10 +122,19 @@ function emitOpened(w: EventWriter, nodeId: string, request: KeyedInterrupt, sus
     },
     initialConversationState(),
   );
-  if (!opened || opened.type !== 'conversation.opened') throw new Error(`conversation ${conversationId} did not open`);
-  const payload = { ...opened.data.payload, conversationId, initialTurn: { ...opened.data.payload.initialTurn } };
+  if (!opened || opened.type !== 'conversation.opened')
+    throw new Error(`conversation ${conversationId} did not open`);
+  const payload = {
+    ...opened.data.payload,
+    conversationId,
+    initialTurn: { ...opened.data.payload.initialTurn },
+  };
   w.emit('conversation.opened', nodeId, payload);
-  return { ...opened.data, payload, ...(opening.maxSilenceMs !== undefined ? { maxSilenceMs: opening.maxSilenceMs } : {}) };
+  return {
+    ...opened.data,
+    payload,
+    ...(opening.maxSilenceMs !== undefined ? { maxSilenceMs: opening.maxSilenceMs } : {}),
+  };
 }
 
 /** The decision of the interrupt service, as `run.resume` carries it. */

@@ -98,7 +98,9 @@ function dataProblems(kind: InterruptKind, d: Record<string, unknown>): Violatio
       );
       need(
         'voterAttribution',
-        d.voterAttribution === undefined || d.voterAttribution === 'principal' || d.voterAttribution === 'attested',
+        d.voterAttribution === undefined ||
+          d.voterAttribution === 'principal' ||
+          d.voterAttribution === 'attested',
         'must be principal or attested',
       );
       need('resolveAuth', d.resolveAuth === undefined || d.resolveAuth === 'bearer', 'must be bearer');

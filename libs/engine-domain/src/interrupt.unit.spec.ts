@@ -275,13 +275,28 @@ describe('other interrupt nodes', () => {
       escalation: { reminders: [{ afterMs: 100 }], defaultAction: 'expire' },
     };
     const questions = [{ id: 'q1', question: 'Which account?' }];
-    const asked = await start(workflow([{ id: 'ask', typeId: 'core.clarificationGate', config: { questions, timeoutMs: 1000, ...people } }]));
-    expect(asked.openInterrupt).toMatchObject({ kind: 'clarification', timeoutMs: 1000, data: { questions }, hostData: people });
+    const asked = await start(
+      workflow([
+        { id: 'ask', typeId: 'core.clarificationGate', config: { questions, timeoutMs: 1000, ...people } },
+      ]),
+    );
+    expect(asked.openInterrupt).toMatchObject({
+      kind: 'clarification',
+      timeoutMs: 1000,
+      data: { questions },
+      hostData: people,
+    });
     // The run log's interrupt.requested keeps the spec's closed ClarificationData.
     expect(payloadOf(asked.events, 'interrupt.requested').data).toEqual({ questions });
     expect(payloadOf(asked.events, 'interrupt.requested').hostData).toBeUndefined();
-    const custom = await start(workflow([{ id: 'c', typeId: 'core.custom', config: { customKind: 'k', payload: 1, ...people } }]));
-    expect(custom.openInterrupt).toMatchObject({ kind: 'custom', data: { customKind: 'k', payload: 1 }, hostData: people });
+    const custom = await start(
+      workflow([{ id: 'c', typeId: 'core.custom', config: { customKind: 'k', payload: 1, ...people } }]),
+    );
+    expect(custom.openInterrupt).toMatchObject({
+      kind: 'custom',
+      data: { customKind: 'k', payload: 1 },
+      hostData: people,
+    });
     // Nothing named, nothing added.
     const plain = await start(workflow([{ id: 'c', typeId: 'core.custom', config: { customKind: 'k' } }]));
     expect(plain.openInterrupt?.hostData).toBeUndefined();

@@ -20,5 +20,10 @@ export function lowConfidenceSuspension(
   const { agentId, threshold, observed } = data as Record<string, unknown>;
   if (typeof agentId !== 'string' || typeof threshold !== 'number' || typeof observed !== 'number') return {};
   const agent = workflow.nodes.find((n) => n.id === nodeId)?.agent;
-  return { agentId, threshold, observed, ...(agent && agent.agentId === agentId ? { agent: { ...agent } } : {}) };
+  return {
+    agentId,
+    threshold,
+    observed,
+    ...(agent && agent.agentId === agentId ? { agent: { ...agent } } : {}),
+  };
 }

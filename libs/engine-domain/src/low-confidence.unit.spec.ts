@@ -106,7 +106,10 @@ describe('core.identity as a mock agent: low-confidence escalation', () => {
 });
 
 describe('lowConfidenceSuspension', () => {
-  const wf = workflow([{ id: 'd', typeId: 'core.identity', agent: { agentId: 'core.a', modelClass: 'reasoning' } }, { id: 'plain', typeId: 'core.identity' }]);
+  const wf = workflow([
+    { id: 'd', typeId: 'core.identity', agent: { agentId: 'core.a', modelClass: 'reasoning' } },
+    { id: 'plain', typeId: 'core.identity' },
+  ]);
   const data = { agentId: 'core.a', threshold: 0.7, observed: 0.2 };
 
   it('carries agentId, threshold, observed and the node AgentRef', () => {
@@ -118,12 +121,17 @@ describe('lowConfidenceSuspension', () => {
 
   it('names no AgentRef when the node has none, or another agent escalated', () => {
     expect(lowConfidenceSuspension('low-confidence', data, wf, 'plain')).toEqual(data);
-    expect(lowConfidenceSuspension('low-confidence', { ...data, agentId: 'core.b' }, wf, 'd')).toEqual({ ...data, agentId: 'core.b' });
+    expect(lowConfidenceSuspension('low-confidence', { ...data, agentId: 'core.b' }, wf, 'd')).toEqual({
+      ...data,
+      agentId: 'core.b',
+    });
   });
 
   it('adds nothing for other kinds or an incomplete payload', () => {
     expect(lowConfidenceSuspension('approval', data, wf, 'd')).toEqual({});
-    expect(lowConfidenceSuspension('low-confidence', { agentId: 'core.a', threshold: 0.7 }, wf, 'd')).toEqual({});
+    expect(lowConfidenceSuspension('low-confidence', { agentId: 'core.a', threshold: 0.7 }, wf, 'd')).toEqual(
+      {},
+    );
     expect(lowConfidenceSuspension('low-confidence', null, wf, 'd')).toEqual({});
   });
 });

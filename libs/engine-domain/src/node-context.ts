@@ -122,7 +122,11 @@ export function createNodeContext(args: {
     if (record.suspended) throw new SuspendSignal(record.suspended);
     if (record.timer) throw new SleepSignal(record.timer.key);
     if (!isDelayMs(delayMs)) {
-      const invalid = new NodeError('validation_error', `delayMs must be an integer from 0 to ${MAX_DELAY_MS}`, { delayMs });
+      const invalid = new NodeError(
+        'validation_error',
+        `delayMs must be an integer from 0 to ${MAX_DELAY_MS}`,
+        { delayMs },
+      );
       record.invalid ??= invalid;
       throw invalid;
     }

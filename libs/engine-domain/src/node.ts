@@ -46,7 +46,12 @@ export interface ConversationOpening {
   /** Nobody speaking for this long records an audit event (`log.appended`, `conversation.silence`); the talk goes on. */
   readonly maxSilenceMs?: number;
   /** Turn 0; absent ⇒ a `system` turn `{reason: 'opened'}`. */
-  readonly initialTurn?: { readonly from: string; readonly role: 'user' | 'agent' | 'system'; readonly content: unknown; readonly speakerId?: string };
+  readonly initialTurn?: {
+    readonly from: string;
+    readonly role: 'user' | 'agent' | 'system';
+    readonly content: unknown;
+    readonly speakerId?: string;
+  };
 }
 
 /**

@@ -10,7 +10,14 @@ describe('protocol major of a run', () => {
   const started = async (protocolMajor?: 2): Promise<RunEventDoc[]> =>
     (
       await decideRun(
-        { type: 'StartRun', runId: 'src', workflow: fixture('conformance-identity'), inputs: { payload: 1 }, ...(protocolMajor ? { protocolMajor } : {}), context: context('c0', NOW) },
+        {
+          type: 'StartRun',
+          runId: 'src',
+          workflow: fixture('conformance-identity'),
+          inputs: { payload: 1 },
+          ...(protocolMajor ? { protocolMajor } : {}),
+          context: context('c0', NOW),
+        },
         initialRunState(),
       )
     ).events;
@@ -44,11 +51,14 @@ describe('protocol major of a run', () => {
   it.each([
     ['replay', 0],
     ['branch', 1],
-  ] as const)('a %s fork (fromSeq %i) keeps its source major, whichever major asked for it', async (mode, fromSeq) => {
-    const v2 = await forkOf(await started(2), mode, fromSeq);
-    expect(payloadOf(v2.events, 'run.started').protocolMajor).toBe(2);
-    const v1 = await forkOf(await started(), mode, fromSeq);
-    expect(payloadOf(v1.events, 'run.started')).not.toHaveProperty('protocolMajor');
-    expect(forkSourceOf(await started(2), fromSeq, mode).started.protocolMajor).toBe(2);
-  });
+  ] as const)(
+    'a %s fork (fromSeq %i) keeps its source major, whichever major asked for it',
+    async (mode, fromSeq) => {
+      const v2 = await forkOf(await started(2), mode, fromSeq);
+      expect(payloadOf(v2.events, 'run.started').protocolMajor).toBe(2);
+      const v1 = await forkOf(await started(), mode, fromSeq);
+      expect(payloadOf(v1.events, 'run.started')).not.toHaveProperty('protocolMajor');
+      expect(forkSourceOf(await started(2), fromSeq, mode).started.protocolMajor).toBe(2);
+    },
+  );
 });

@@ -7,7 +7,15 @@ const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
 
 describe('run decider: node ids named like Object.prototype members', () => {
   it.each(NAMES)('runs a → %s → b to completion, visiting each once', async (id) => {
-    const { events, state } = await start(workflow([{ id: 'a' }, { id }, { id: 'b' }], [['a', id], [id, 'b']]));
+    const { events, state } = await start(
+      workflow(
+        [{ id: 'a' }, { id }, { id: 'b' }],
+        [
+          ['a', id],
+          [id, 'b'],
+        ],
+      ),
+    );
     expect(events.map((e) => [e.type, e.nodeId])).toEqual([
       ['run.started', undefined],
       ['node.started', 'a'],

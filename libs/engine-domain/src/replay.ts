@@ -82,7 +82,10 @@ export async function decideFork(
   const rebase = <T>(v: T): T => rebaseRunId(v, sourceRunId, runId);
   // A recorded value naming the source run (a conversation's closure: its conversationId and turns) names the fork.
   const resolutions = Object.fromEntries(
-    Object.entries(command.resolutions).map(([k, r]) => [rebase(k), 'value' in r ? { ...r, value: rebase(r.value) } : r]),
+    Object.entries(command.resolutions).map(([k, r]) => [
+      rebase(k),
+      'value' in r ? { ...r, value: rebase(r.value) } : r,
+    ]),
   );
   const record: RunRecord = {
     ...newRunRecord({
@@ -106,7 +109,9 @@ export async function decideFork(
     context.now,
     sourceRunId,
     mode === 'replay' ? command.expected : undefined,
-    Object.fromEntries(Object.entries(command.conversations ?? {}).map(([id, events]) => [rebase(id), rebase(events)])),
+    Object.fromEntries(
+      Object.entries(command.conversations ?? {}).map(([id, events]) => [rebase(id), rebase(events)]),
+    ),
   );
   const forkedFrom: ForkedFrom = { runId: sourceRunId, fromSeq, mode };
   w.comparing = fromSeq === 0;
@@ -199,7 +204,10 @@ class ForkWriter extends EventWriter {
     for (const e of recorded) {
       const view = this.state.conversations?.[conversationId];
       const turnIndex = (e.payload as { turnIndex?: unknown } | null)?.turnIndex;
-      const fresh = e.type === 'conversation.opened' ? !view : view?.status === 'open' && turnIndex === view.nextTurnIndex;
+      const fresh =
+        e.type === 'conversation.opened'
+          ? !view
+          : view?.status === 'open' && turnIndex === view.nextTurnIndex;
       if (fresh) this.write(e.type, e.nodeId ?? nodeId, e.payload);
     }
   }

@@ -18,7 +18,7 @@ describe('engine run state versions (ADR 0031)', () => {
     expect(runStateFromDocument(doc)).toEqual(state);
   });
 
-  it('reads an unversioned (version 0) document as today\'s state, without a version field riding along', async () => {
+  it("reads an unversioned (version 0) document as today's state, without a version field riding along", async () => {
     const v0 = await v0Document();
     const read = runStateFromDocument(v0);
     expect(read).toEqual(v0);
@@ -33,6 +33,8 @@ describe('engine run state versions (ADR 0031)', () => {
   it('refuses a version written by a later release, naming the shape', async () => {
     const doc = { ...(await v0Document()), schemaVersion: 2 };
     expect(() => runStateFromDocument(doc)).toThrow(UnreadableSchemaVersion);
-    expect(() => runStateFromDocument(doc)).toThrow('engine run state: schemaVersion 2 is not readable by this build (it reads 0..1');
+    expect(() => runStateFromDocument(doc)).toThrow(
+      'engine run state: schemaVersion 2 is not readable by this build (it reads 0..1',
+    );
   });
 });

@@ -1,11 +1,25 @@
 import { DomainError, assertNever } from '@openwop/kernel';
-import { MAX_NODE_EXECUTIONS, isTerminalRunStatus, waitingStatusFor, type PauseDrainPolicy, type RunEventDoc, type WorkflowDefinition } from '@openwop/contracts';
+import {
+  MAX_NODE_EXECUTIONS,
+  isTerminalRunStatus,
+  waitingStatusFor,
+  type PauseDrainPolicy,
+  type RunEventDoc,
+  type WorkflowDefinition,
+} from '@openwop/contracts';
 import { followUpsOf, type FollowUp } from './agent-driver';
 import { BUILTIN_NODE_REGISTRY } from './builtin-nodes';
 import { EventWriter } from './event-writer';
 import { drive, reenterCancelled, type NodeRegistry, type RunError } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
-import { CHILD_STARTED, childRecordOf, emitChildChange, type ChildRunChange, type ParentLink, type PendingChild } from './child-runs';
+import {
+  CHILD_STARTED,
+  childRecordOf,
+  emitChildChange,
+  type ChildRunChange,
+  type ParentLink,
+  type PendingChild,
+} from './child-runs';
 import { newRunRecord, type RunOptions, type RunRecord, type RunState } from './run.state';
 import { emitTimerFired } from './timer-events';
 import { emitPauseRequested } from './pause-drain';
@@ -83,7 +97,11 @@ export interface RecordEscalation {
   readonly runId: string;
   readonly nodeId: string;
   readonly interruptId: string;
-  readonly eventType: 'interrupt.reminded' | 'interrupt.reassigned' | 'interrupt.claimed' | 'interrupt.released';
+  readonly eventType:
+    | 'interrupt.reminded'
+    | 'interrupt.reassigned'
+    | 'interrupt.claimed'
+    | 'interrupt.released';
   readonly payload: Record<string, unknown>;
   readonly context: CommandContext;
 }
@@ -349,8 +367,13 @@ async function cancelRun(command: CancelRun, state: RunState, nodes: NodeRegistr
  * outcome is recorded and the node re-executes (its `ctx.startChild` returns the outcome). A change
  * of a child the run no longer waits on (it was cancelled, a duplicate) changes nothing.
  */
-async function childRunChanged(command: ChildRunChanged, state: RunState, nodes: NodeRegistry): Promise<RunDecision> {
-  if (state.status !== 'running' || state.child?.runId !== command.change.childRunId) return { events: [], state };
+async function childRunChanged(
+  command: ChildRunChanged,
+  state: RunState,
+  nodes: NodeRegistry,
+): Promise<RunDecision> {
+  if (state.status !== 'running' || state.child?.runId !== command.change.childRunId)
+    return { events: [], state };
   const w = new EventWriter(state, command.context.commandId, command.context.now);
   if (emitChildChange(w, state.child, command.change) !== 'ended') return decision(w, undefined);
   const openInterrupt = await drive(w, nodes, state.child.runId);
@@ -381,7 +404,12 @@ function recordConversation(command: RecordConversation, state: RunState): RunDe
   if (state.status === 'none') throw new RunNotFound(command.runId);
   const id = String(command.payload.conversationId);
   const view = state.conversations?.[id];
-  if (state.status !== 'suspended' || !view || view.status !== 'open' || view.interruptId !== command.interruptId) {
+  if (
+    state.status !== 'suspended' ||
+    !view ||
+    view.status !== 'open' ||
+    view.interruptId !== command.interruptId
+  ) {
     return { events: [], state };
   }
   if (command.eventType === 'conversation.silence') {
@@ -411,9 +439,14 @@ function recordConversation(command: RecordConversation, state: RunState): RunDe
  */
 function recordEscalation(command: RecordEscalation, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
-  if (state.pending?.interruptId !== command.interruptId || isTerminalRunStatus(state.status)) return { events: [], state };
+  if (state.pending?.interruptId !== command.interruptId || isTerminalRunStatus(state.status))
+    return { events: [], state };
   const w = new EventWriter(state, command.context.commandId, command.context.now);
-  w.emit(command.eventType, command.nodeId, { ...command.payload, nodeId: command.nodeId, interruptId: command.interruptId });
+  w.emit(command.eventType, command.nodeId, {
+    ...command.payload,
+    nodeId: command.nodeId,
+    interruptId: command.interruptId,
+  });
   return { events: w.events, state: w.result() };
 }
 
@@ -453,8 +486,10 @@ function pauseRun(command: PauseRun, state: RunState): RunDecision {
   if (state.status === 'none') throw new RunNotFound(command.runId);
   if (isTerminalRunStatus(state.status)) throw new RunTerminal(command.runId, state.status);
   if (state.paused) throw new RunAlreadyPaused(command.runId, state.paused.pausedAt);
-  const draining = command.drainPolicy === 'drain-current-node' && state.status === 'running' ? state.active : undefined;
-  if (draining && state.pauseRequested) throw new RunPauseDraining(command.runId, publicRunStatus(state), state.pauseRequested.requestedAt);
+  const draining =
+    command.drainPolicy === 'drain-current-node' && state.status === 'running' ? state.active : undefined;
+  if (draining && state.pauseRequested)
+    throw new RunPauseDraining(command.runId, publicRunStatus(state), state.pauseRequested.requestedAt);
   const w = new EventWriter(state, command.context.commandId, command.context.now);
   if (draining) {
     emitPauseRequested(w, {
@@ -517,7 +552,9 @@ function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefine
 function childStartedIn(state: RunRecord, events: readonly RunEventDoc[]): ChildStart | undefined {
   const child = state.child;
   if (!child) return undefined;
-  const started = events.some((e) => childRecordOf(e)?.event === CHILD_STARTED && childRecordOf(e)?.childRunId === child.runId);
+  const started = events.some(
+    (e) => childRecordOf(e)?.event === CHILD_STARTED && childRecordOf(e)?.childRunId === child.runId,
+  );
   if (!started) return undefined;
   return {
     nodeId: child.nodeId,
@@ -547,6 +584,8 @@ export function runOptions(metadata: Record<string, unknown> | undefined): RunOp
         : DEFAULT_ESCALATION_THRESHOLD,
     // Clamped to the host's ceiling (`limits.maxNodeExecutions`); the gateway already refuses more.
     recursionLimit:
-      typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, MAX_NODE_EXECUTIONS) : DEFAULT_RECURSION_LIMIT,
+      typeof limit === 'number' && Number.isInteger(limit) && limit >= 1
+        ? Math.min(limit, MAX_NODE_EXECUTIONS)
+        : DEFAULT_RECURSION_LIMIT,
   };
 }

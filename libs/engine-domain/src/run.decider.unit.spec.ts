@@ -167,7 +167,9 @@ describe('run decider: start', () => {
 
   it('clamps recursionLimit to limits.maxNodeExecutions (run-options.schema.json)', () => {
     expect(runOptions({ configurable: { recursionLimit: 8000 } }).recursionLimit).toBe(MAX_NODE_EXECUTIONS);
-    expect(runOptions({ configurable: { run: { recursionLimit: MAX_NODE_EXECUTIONS } } }).recursionLimit).toBe(MAX_NODE_EXECUTIONS);
+    expect(
+      runOptions({ configurable: { run: { recursionLimit: MAX_NODE_EXECUTIONS } } }).recursionLimit,
+    ).toBe(MAX_NODE_EXECUTIONS);
   });
 
   it('state is the fold of the events over the initial record', async () => {
@@ -213,7 +215,10 @@ describe('run decider: cancel', () => {
     const twoStep = defineNode({
       typeId: 'test.twoStep',
       async execute(ctx) {
-        const first = await ctx.interrupt<{ action: string }>({ kind: 'custom', data: { customKind: 'step', payload: { n: 1 } } });
+        const first = await ctx.interrupt<{ action: string }>({
+          kind: 'custom',
+          data: { customKind: 'step', payload: { n: 1 } },
+        });
         seen.push(`first:${first.action}`);
         try {
           await ctx.interrupt({ kind: 'custom', data: { customKind: 'step', payload: { n: 2 } } });
@@ -288,7 +293,11 @@ describe('run decider: cancel', () => {
 });
 
 describe('run decider: fail (a command of the run was set aside)', () => {
-  const error = { code: 'command_not_applied', message: 'interrupt.open could not be applied: boom', retryable: false };
+  const error = {
+    code: 'command_not_applied',
+    message: 'interrupt.open could not be applied: boom',
+    retryable: false,
+  };
 
   it('given a run suspended on an approval, when FailRun, then node.failed for the gate and run.failed with the error', async () => {
     const { state } = await start(fixture('conformance-approval'));

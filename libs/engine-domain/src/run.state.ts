@@ -191,11 +191,14 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
       return { ...s, pending: pendingOf(nodeId, p), interruptCounter: s.interruptCounter + 1 };
     case 'node.suspended':
       // The node waits on its child's interrupt: the run stays running, it only shows the child's wait.
-      if (s.child && p.childRunId === s.child.runId) return { ...s, child: { ...s.child, waiting: p.kind as InterruptKind } };
+      if (s.child && p.childRunId === s.child.runId)
+        return { ...s, child: { ...s.child, waiting: p.kind as InterruptKind } };
       return { ...s, status: 'suspended' };
     case 'interrupt.resolved': {
       const resolution: Resolution =
-        p.outcome === 'timeout' || p.reason === 'timeout' ? { timeout: true } : { value: p.resumeValue ?? null };
+        p.outcome === 'timeout' || p.reason === 'timeout'
+          ? { timeout: true }
+          : { value: p.resumeValue ?? null };
       const { pending: _resolved, ...rest } = s;
       return { ...rest, resolutions: { ...s.resolutions, [String(p.key)]: resolution } };
     }
@@ -260,7 +263,11 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
 }
 
 /** A timer record: scheduled sets the run's timer; fired clears it and records its key answered (a keyed result, like an interrupt's). */
-function evolveTimer(s: RunRecord, nodeId: string, timer: NonNullable<ReturnType<typeof timerRecordOf>>): RunRecord {
+function evolveTimer(
+  s: RunRecord,
+  nodeId: string,
+  timer: NonNullable<ReturnType<typeof timerRecordOf>>,
+): RunRecord {
   if (timer.event === TIMER_FIRED) {
     const { timer: _fired, ...rest } = s;
     return { ...rest, resolutions: { ...s.resolutions, [timer.timerKey]: { value: null } } };
@@ -282,7 +289,8 @@ function evolveChild(s: RunRecord, nodeId: string, f: Record<string, unknown>): 
     const { event: _e, ...outcome } = f;
     return { ...rest, resolutions: { ...s.resolutions, [childRunId]: { value: outcome } } };
   }
-  const inputs = typeof f.inputs === 'object' && f.inputs !== null ? (f.inputs as Record<string, unknown>) : {};
+  const inputs =
+    typeof f.inputs === 'object' && f.inputs !== null ? (f.inputs as Record<string, unknown>) : {};
   return { ...s, child: { nodeId, runId: childRunId, workflowId: String(f.workflowId), inputs } };
 }
 

@@ -1,19 +1,61 @@
 import { TIMER_FIRED, TIMER_SCHEDULED, type RunEventDoc } from '@openwop/contracts';
 import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
-import { decideRun, RunAlreadyPaused, RunNotFound, RunNotPaused, RunPauseDraining, RunTerminal, publicRunStatus, type RunDecision } from './run.decider';
+import {
+  decideRun,
+  RunAlreadyPaused,
+  RunNotFound,
+  RunNotPaused,
+  RunPauseDraining,
+  RunTerminal,
+  publicRunStatus,
+  type RunDecision,
+} from './run.decider';
 import { PAUSE_REQUESTED } from '@openwop/contracts';
 import { initialRunState, type RunState } from './run.state';
-import { context, fixture, LATER, NOW, payloadOf, record, resume, start, types, workflow } from './test-kit.spec';
+import {
+  context,
+  fixture,
+  LATER,
+  NOW,
+  payloadOf,
+  record,
+  resume,
+  start,
+  types,
+  workflow,
+} from './test-kit.spec';
 
 const DELAY = workflow([{ id: 'wait', typeId: 'core.delay' }, { id: 'done' }], [['wait', 'done']]);
 
-const fire = (state: RunState, timerKey = record(state).timer?.key ?? 'none', commandId = 'c-fire'): Promise<RunDecision> =>
+const fire = (
+  state: RunState,
+  timerKey = record(state).timer?.key ?? 'none',
+  commandId = 'c-fire',
+): Promise<RunDecision> =>
   decideRun({ type: 'FireTimer', runId: 'r1', timerKey, context: context(commandId, LATER) }, state);
 const pause = (state: RunState, commandId = 'c-pause'): Promise<RunDecision> =>
-  decideRun({ type: 'PauseRun', runId: 'r1', drainPolicy: 'immediate', reason: 'ops', context: context(commandId, LATER) }, state);
+  decideRun(
+    {
+      type: 'PauseRun',
+      runId: 'r1',
+      drainPolicy: 'immediate',
+      reason: 'ops',
+      context: context(commandId, LATER),
+    },
+    state,
+  );
 const drain = (state: RunState, commandId = 'c-drain'): Promise<RunDecision> =>
-  decideRun({ type: 'PauseRun', runId: 'r1', drainPolicy: 'drain-current-node', reason: 'ops', context: context(commandId, LATER) }, state);
+  decideRun(
+    {
+      type: 'PauseRun',
+      runId: 'r1',
+      drainPolicy: 'drain-current-node',
+      reason: 'ops',
+      context: context(commandId, LATER),
+    },
+    state,
+  );
 const unpause = (state: RunState, commandId = 'c-unpause'): Promise<RunDecision> =>
   decideRun({ type: 'UnpauseRun', runId: 'r1', context: context(commandId, LATER) }, state);
 const timerFields = (events: readonly RunEventDoc[], event: string): Record<string, unknown> | undefined =>
@@ -33,7 +75,12 @@ describe('durable timers: core.delay', () => {
       dueAt: '2026-11-21T00:00:01.500Z',
     });
     expect(record(state)).toMatchObject({ status: 'running', active: { nodeId: 'wait' } });
-    expect(record(state).timer).toEqual({ nodeId: 'wait', key: 'r1:wait:timer:0:0', delayMs: 1500, dueAt: '2026-11-21T00:00:01.500Z' });
+    expect(record(state).timer).toEqual({
+      nodeId: 'wait',
+      key: 'r1:wait:timer:0:0',
+      delayMs: 1500,
+      dueAt: '2026-11-21T00:00:01.500Z',
+    });
     expect(publicRunStatus(state)).toBe('running');
   });
 
@@ -46,8 +93,17 @@ describe('durable timers: core.delay', () => {
   it('when the timer fires, records it and goes on to the end; a second firing changes nothing', async () => {
     const started = await start(DELAY, { inputs: { delayMs: 1000 } });
     const fired = await fire(started.state);
-    expect(types(fired.events)).toEqual(['log.appended', 'node.completed', 'node.started', 'node.completed', 'run.completed']);
-    expect(timerFields(fired.events, TIMER_FIRED)).toMatchObject({ timerKey: 'r1:wait:timer:0:0', firedAt: LATER });
+    expect(types(fired.events)).toEqual([
+      'log.appended',
+      'node.completed',
+      'node.started',
+      'node.completed',
+      'run.completed',
+    ]);
+    expect(timerFields(fired.events, TIMER_FIRED)).toMatchObject({
+      timerKey: 'r1:wait:timer:0:0',
+      firedAt: LATER,
+    });
     expect(fired.events.some((e) => e.type === 'replay.diverged')).toBe(false);
     expect(record(fired.state).timer).toBeUndefined();
     const again = await fire(fired.state, 'r1:wait:timer:0:0', 'c-fire-2');
@@ -62,7 +118,10 @@ describe('durable timers: core.delay', () => {
   it('cancel during the wait cancels the node and the run, drops the timer, and a later firing is a no-op', async () => {
     const { state } = await start(DELAY, { inputs: { delayMs: 1000 } });
     const key = record(state).timer!.key;
-    const cancelled = await decideRun({ type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) }, state);
+    const cancelled = await decideRun(
+      { type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) },
+      state,
+    );
     expect(types(cancelled.events)).toEqual(['node.cancelled', 'run.cancelled']);
     expect(record(cancelled.state).timer).toBeUndefined();
     expect((await fire(cancelled.state, key)).events).toEqual([]);
@@ -74,13 +133,23 @@ describe('pause and resume', () => {
     const { state } = await start(DELAY, { inputs: { delayMs: 1000 } });
     const paused = await pause(state);
     expect(types(paused.events)).toEqual(['run.paused']);
-    expect(payloadOf(paused.events, 'run.paused')).toMatchObject({ reason: 'ops', drainPolicy: 'immediate', pausedAt: LATER });
+    expect(payloadOf(paused.events, 'run.paused')).toMatchObject({
+      reason: 'ops',
+      drainPolicy: 'immediate',
+      pausedAt: LATER,
+    });
     expect(publicRunStatus(paused.state)).toBe('paused');
     const fired = await fire(paused.state);
     expect(types(fired.events)).toEqual(['log.appended']);
     expect(publicRunStatus(fired.state)).toBe('paused');
     const resumed = await unpause(fired.state);
-    expect(types(resumed.events)).toEqual(['run.resumed', 'node.completed', 'node.started', 'node.completed', 'run.completed']);
+    expect(types(resumed.events)).toEqual([
+      'run.resumed',
+      'node.completed',
+      'node.started',
+      'node.completed',
+      'run.completed',
+    ]);
     expect(resumed.state.status).toBe('completed');
   });
 
@@ -112,7 +181,10 @@ describe('pause and resume', () => {
       code: 'run_already_paused',
       details: { runStatus: 'paused', pausedAt: LATER },
     });
-    await expect(unpause(state)).rejects.toMatchObject({ constructor: RunNotPaused, details: { runStatus: 'running' } });
+    await expect(unpause(state)).rejects.toMatchObject({
+      constructor: RunNotPaused,
+      details: { runStatus: 'running' },
+    });
     const done = await start(workflow([{ id: 'n' }]));
     await expect(pause(done.state)).rejects.toThrow(RunTerminal);
     await expect(unpause(done.state)).rejects.toMatchObject({ details: { runStatus: 'completed' } });
@@ -124,7 +196,11 @@ describe('pause and resume', () => {
     const requested = await drain(state);
     // Recorded, not paused: the delay node is still executing.
     expect(types(requested.events)).toEqual(['log.appended']);
-    expect(timerFields(requested.events, PAUSE_REQUESTED)).toMatchObject({ drainPolicy: 'drain-current-node', nodeId: 'wait', reason: 'ops' });
+    expect(timerFields(requested.events, PAUSE_REQUESTED)).toMatchObject({
+      drainPolicy: 'drain-current-node',
+      nodeId: 'wait',
+      reason: 'ops',
+    });
     expect(publicRunStatus(requested.state)).toBe('running');
     expect(record(requested.state).pauseRequested).toMatchObject({ nodeId: 'wait', requestedAt: LATER });
     // A second drain while the first waits is 409; an immediate one pauses at once and ends the wait.
@@ -135,7 +211,11 @@ describe('pause and resume', () => {
     });
     const fired = await fire(requested.state);
     expect(types(fired.events)).toEqual(['log.appended', 'node.completed', 'run.paused']);
-    expect(payloadOf(fired.events, 'run.paused')).toMatchObject({ reason: 'ops', drainPolicy: 'drain-current-node', pausedAt: LATER });
+    expect(payloadOf(fired.events, 'run.paused')).toMatchObject({
+      reason: 'ops',
+      drainPolicy: 'drain-current-node',
+      pausedAt: LATER,
+    });
     expect(publicRunStatus(fired.state)).toBe('paused');
     expect(record(fired.state).pauseRequested).toBeUndefined();
     const resumed = await unpause(fired.state);
@@ -154,7 +234,10 @@ describe('pause and resume', () => {
     expect(payloadOf(paused.events, 'run.paused')).toMatchObject({ drainPolicy: 'drain-current-node' });
     const failing = await start(DELAY, { inputs: { delayMs: 1000 } });
     const requested = await drain(failing.state);
-    const cancelled = await decideRun({ type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) }, requested.state);
+    const cancelled = await decideRun(
+      { type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) },
+      requested.state,
+    );
     expect(cancelled.state.status).toBe('cancelled');
     expect(types(cancelled.events)).not.toContain('run.paused');
     expect(record(cancelled.state).pauseRequested).toBeUndefined();
@@ -163,7 +246,10 @@ describe('pause and resume', () => {
   it('cancel of a paused run ends it cancelled', async () => {
     const { state } = await start(DELAY, { inputs: { delayMs: 1000 } });
     const paused = await pause(state);
-    const cancelled = await decideRun({ type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) }, paused.state);
+    const cancelled = await decideRun(
+      { type: 'CancelRun', runId: 'r1', context: context('c-cancel', LATER) },
+      paused.state,
+    );
     expect(cancelled.state.status).toBe('cancelled');
     expect(record(cancelled.state).paused).toBeUndefined();
   });
@@ -172,14 +258,23 @@ describe('pause and resume', () => {
 describe('durable timers in forks', () => {
   async function sourceEvents(): Promise<RunEventDoc[]> {
     const started = await decideRun(
-      { type: 'StartRun', runId: 'src', workflow: DELAY, inputs: { delayMs: 1000 }, context: context('s0', NOW) },
+      {
+        type: 'StartRun',
+        runId: 'src',
+        workflow: DELAY,
+        inputs: { delayMs: 1000 },
+        context: context('s0', NOW),
+      },
       initialRunState(),
     );
     const paused = await decideRun(
       { type: 'PauseRun', runId: 'src', drainPolicy: 'immediate', context: context('s1', NOW) },
       started.state,
     );
-    const resumed = await decideRun({ type: 'UnpauseRun', runId: 'src', context: context('s2', NOW) }, paused.state);
+    const resumed = await decideRun(
+      { type: 'UnpauseRun', runId: 'src', context: context('s2', NOW) },
+      paused.state,
+    );
     const fired = await decideRun(
       { type: 'FireTimer', runId: 'src', timerKey: 'src:wait:timer:0:0', context: context('s3', LATER) },
       resumed.state,
@@ -228,23 +323,47 @@ describe('durable timers in forks', () => {
     expect(types(branched.events)).not.toContain('run.paused');
   });
 
-  it("a drain-current-node pause of the source is neither copied nor compared: forks from inside the drain do not pause, a replay does not diverge", async () => {
+  it('a drain-current-node pause of the source is neither copied nor compared: forks from inside the drain do not pause, a replay does not diverge', async () => {
     const started = await decideRun(
-      { type: 'StartRun', runId: 'src', workflow: DELAY, inputs: { delayMs: 1000 }, context: context('s0', NOW) },
+      {
+        type: 'StartRun',
+        runId: 'src',
+        workflow: DELAY,
+        inputs: { delayMs: 1000 },
+        context: context('s0', NOW),
+      },
       initialRunState(),
     );
-    const requested = await decideRun({ type: 'PauseRun', runId: 'src', drainPolicy: 'drain-current-node', context: context('s1', NOW) }, started.state);
-    const fired = await decideRun({ type: 'FireTimer', runId: 'src', timerKey: 'src:wait:timer:0:0', context: context('s2', LATER) }, requested.state);
-    const resumed = await decideRun({ type: 'UnpauseRun', runId: 'src', context: context('s3', LATER) }, fired.state);
+    const requested = await decideRun(
+      { type: 'PauseRun', runId: 'src', drainPolicy: 'drain-current-node', context: context('s1', NOW) },
+      started.state,
+    );
+    const fired = await decideRun(
+      { type: 'FireTimer', runId: 'src', timerKey: 'src:wait:timer:0:0', context: context('s2', LATER) },
+      requested.state,
+    );
+    const resumed = await decideRun(
+      { type: 'UnpauseRun', runId: 'src', context: context('s3', LATER) },
+      fired.state,
+    );
     expect(resumed.state.status).toBe('completed');
     const events = [...started.events, ...requested.events, ...fired.events, ...resumed.events];
     const replayed = await fork(events, 0, 'replay');
     expect(replayed.state.status).toBe('completed');
     expect(types(replayed.events)).not.toContain('replay.diverged');
     expect(types(replayed.events)).not.toContain('run.paused');
-    const afterRequest = events.findIndex((e) => e.type === 'log.appended' && (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED) + 1;
+    const afterRequest =
+      events.findIndex(
+        (e) =>
+          e.type === 'log.appended' &&
+          (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED,
+      ) + 1;
     const branched = await fork(events, afterRequest, 'branch');
     expect(record(branched.state).pauseRequested).toBeUndefined();
-    expect(branched.events.filter((e) => (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED)).toEqual([]);
+    expect(
+      branched.events.filter(
+        (e) => (e.payload as { fields?: { event?: string } }).fields?.event === PAUSE_REQUESTED,
+      ),
+    ).toEqual([]);
   });
 });

@@ -49,8 +49,12 @@ export function firstDifference(recorded: unknown, replayed: unknown, path = '')
   if (Object.is(recorded, replayed)) return undefined;
   const bothArrays = Array.isArray(recorded) && Array.isArray(replayed);
   const bothObjects =
-    typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded) &&
-    typeof replayed === 'object' && replayed !== null && !Array.isArray(replayed);
+    typeof recorded === 'object' &&
+    recorded !== null &&
+    !Array.isArray(recorded) &&
+    typeof replayed === 'object' &&
+    replayed !== null &&
+    !Array.isArray(replayed);
   if (bothArrays) {
     const a = recorded as unknown[];
     const b = replayed as unknown[];
@@ -65,7 +69,11 @@ export function firstDifference(recorded: unknown, replayed: unknown, path = '')
     const b = replayed as Record<string, unknown>;
     const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !Object.hasOwn(a, k))];
     for (const k of keys) {
-      const d = firstDifference(Object.hasOwn(a, k) ? a[k] : undefined, Object.hasOwn(b, k) ? b[k] : undefined, `${path}/${escape(k)}`);
+      const d = firstDifference(
+        Object.hasOwn(a, k) ? a[k] : undefined,
+        Object.hasOwn(b, k) ? b[k] : undefined,
+        `${path}/${escape(k)}`,
+      );
       if (d) return d;
     }
     return undefined;

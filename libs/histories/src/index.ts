@@ -10,6 +10,14 @@ export {
   type ConversationStep,
 } from './history';
 export { HistoryDivergence, firstDifference, asJson, type Difference } from './divergence';
-export { replayHistory, decideStep, newStores, remember, type Decided, type StepInput, type Stores } from './replay';
+export {
+  replayHistory,
+  decideStep,
+  newStores,
+  remember,
+  type Decided,
+  type StepInput,
+  type Stores,
+} from './replay';
 export { Recorder, type AgentScript } from './recorder';
 export { SCENARIOS, type Scenario } from './scenarios';

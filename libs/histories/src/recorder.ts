@@ -1,4 +1,13 @@
-import { forkSourceOf, runStateFromDocument, type CommandContext as RunContext, type FollowUp, type ForkRun, type RunCommand, type RunDecision, type RunRecord } from '@openwop/engine-domain';
+import {
+  forkSourceOf,
+  runStateFromDocument,
+  type CommandContext as RunContext,
+  type FollowUp,
+  type ForkRun,
+  type RunCommand,
+  type RunDecision,
+  type RunRecord,
+} from '@openwop/engine-domain';
 import type { ForkMode } from '@openwop/contracts';
 import {
   closureOf,
@@ -19,7 +28,13 @@ import {
   type InterruptState,
 } from '@openwop/interrupt-domain';
 import { asJson } from './divergence';
-import { currentVersions, HISTORY_FORMAT, runEventsOf, type HistoryStep, type RecordedHistory } from './history';
+import {
+  currentVersions,
+  HISTORY_FORMAT,
+  runEventsOf,
+  type HistoryStep,
+  type RecordedHistory,
+} from './history';
 import { decideStep, newStores, remember, type StepInput } from './replay';
 
 const TENANT = 't1';
@@ -93,7 +108,11 @@ export class Recorder {
   }
 
   /** Starts a run and follows its decision (an interrupt opens, agents answer). */
-  async start(runId: string, workflow: Extract<RunCommand, { type: 'StartRun' }>['workflow'], inputs: Record<string, unknown> = {}): Promise<void> {
+  async start(
+    runId: string,
+    workflow: Extract<RunCommand, { type: 'StartRun' }>['workflow'],
+    inputs: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.decideRun({ type: 'StartRun', runId, workflow, inputs, context: this.runContext() });
     await this.drain();
   }
@@ -101,27 +120,49 @@ export class Recorder {
   /** A resolve at the interrupt service, then (once the interrupt is decided) the engine's resume. */
   async resolve(runId: string, nodeId: string, resumeValue: unknown, principal = 'alice'): Promise<void> {
     const interruptId = this.pendingInterruptOf(runId);
-    await this.decideInterrupt(interruptId, { type: 'ResolveInterrupt', runId, nodeId, resumeValue, via: 'api', context: this.interruptContext(principal) });
+    await this.decideInterrupt(interruptId, {
+      type: 'ResolveInterrupt',
+      runId,
+      nodeId,
+      resumeValue,
+      via: 'api',
+      context: this.interruptContext(principal),
+    });
     await this.drain();
   }
 
   /** The interrupt's deadline passed (the durable timer fired). */
   async expire(runId: string): Promise<void> {
     const interruptId = this.pendingInterruptOf(runId);
-    await this.decideInterrupt(interruptId, { type: 'ExpireInterrupt', interruptId, context: this.interruptContext('system:timer') });
+    await this.decideInterrupt(interruptId, {
+      type: 'ExpireInterrupt',
+      interruptId,
+      context: this.interruptContext('system:timer'),
+    });
     await this.drain();
   }
 
   /** `run.cancel`: the interrupt service cancels the wait, then the engine cancels the run. */
   async cancel(runId: string, reason: string): Promise<void> {
     const pending = this.run(runId).pending;
-    if (pending) await this.decideInterrupt(pending.interruptId, { type: 'CancelInterrupt', reason, context: this.interruptContext(OWNER) });
+    if (pending)
+      await this.decideInterrupt(pending.interruptId, {
+        type: 'CancelInterrupt',
+        reason,
+        context: this.interruptContext(OWNER),
+      });
     await this.decideRun({ type: 'CancelRun', runId, reason, context: this.runContext() });
     await this.drain();
   }
 
   /** A person's turn (or close) in the conversation the run waits on, as the conversation gate takes it. */
-  async converse(runId: string, nodeId: string, command: { operation: 'exchange'; turn: TurnInput } | { operation: 'close'; outcome?: unknown; turn?: TurnInput; reason?: string }): Promise<void> {
+  async converse(
+    runId: string,
+    nodeId: string,
+    command:
+      | { operation: 'exchange'; turn: TurnInput }
+      | { operation: 'close'; outcome?: unknown; turn?: TurnInput; reason?: string },
+  ): Promise<void> {
     const interruptId = this.pendingInterruptOf(runId);
     const now = this.now();
     const decided: ConversationCommand =
@@ -166,10 +207,31 @@ export class Recorder {
     const { decision } = await this.step({ stream: 'run', id: command.runId, command });
     const d = decision as RunDecision;
     if (d.openInterrupt) {
-      const { conversation, runId, nodeId, interruptId, kind, key, data, resumeSchema, timeoutMs, requestedAt } = d.openInterrupt;
+      const {
+        conversation,
+        runId,
+        nodeId,
+        interruptId,
+        kind,
+        key,
+        data,
+        resumeSchema,
+        timeoutMs,
+        requestedAt,
+      } = d.openInterrupt;
       await this.decideInterrupt(interruptId, {
         type: 'OpenInterrupt',
-        interrupt: { interruptId, runId, nodeId, kind, key, data, requestedAt, ...(resumeSchema ? { resumeSchema } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+        interrupt: {
+          interruptId,
+          runId,
+          nodeId,
+          kind,
+          key,
+          data,
+          requestedAt,
+          ...(resumeSchema ? { resumeSchema } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        },
         runCancelled: false,
         context: this.interruptContext(OWNER),
       });
@@ -198,11 +260,19 @@ export class Recorder {
   }
 
   /** The conversation gate: decide, tell the engine each event (`run.converse`), resume the run on close. */
-  private async decideConversation(runId: string, nodeId: string, interruptId: string, command: ConversationCommand): Promise<void> {
+  private async decideConversation(
+    runId: string,
+    nodeId: string,
+    interruptId: string,
+    command: ConversationCommand,
+  ): Promise<void> {
     const { decision } = await this.step({ stream: 'conversation', id: interruptId, command });
     const home = { interruptId, runId, nodeId, tenant: TENANT };
     for (const event of decision as ConversationEvent[]) {
-      const converse = converseCommand(event, home, this.now(), { id: `cmd-${this.tick}`, correlationId: runId });
+      const converse = converseCommand(event, home, this.now(), {
+        id: `cmd-${this.tick}`,
+        correlationId: runId,
+      });
       const d = converse.data;
       await this.decideRun({
         type: 'RecordConversation',
@@ -215,7 +285,10 @@ export class Recorder {
       });
     }
     const state = this.conversation(interruptId);
-    if ((decision as ConversationEvent[]).some((e) => e.type === 'conversation.closed') && state.status === 'closed') {
+    if (
+      (decision as ConversationEvent[]).some((e) => e.type === 'conversation.closed') &&
+      state.status === 'closed'
+    ) {
       await this.decideInterrupt(interruptId, {
         type: 'ResolveInterrupt',
         runId,
@@ -234,7 +307,12 @@ export class Recorder {
   /** What the engine's agent-turn handler does with a follow-up: a scripted reply, or the policy's close. */
   private async followUp(f: FollowUp): Promise<void> {
     if (f.kind === 'close') {
-      await this.decideConversation(f.runId, f.nodeId, f.interruptId, { type: 'CloseConversation', outcome: f.outcome, reason: f.reason, now: this.now() });
+      await this.decideConversation(f.runId, f.nodeId, f.interruptId, {
+        type: 'CloseConversation',
+        outcome: f.outcome,
+        reason: f.reason,
+        now: this.now(),
+      });
       return;
     }
     const n = this.asked.get(f.speakerId) ?? 0;
@@ -246,12 +324,18 @@ export class Recorder {
       speakerId: f.speakerId,
       content: this.agent(f.speakerId, n),
     };
-    await this.decideConversation(f.runId, f.nodeId, f.interruptId, { type: 'ExchangeTurn', turn, now: this.now() });
+    await this.decideConversation(f.runId, f.nodeId, f.interruptId, {
+      type: 'ExchangeTurn',
+      turn,
+      now: this.now(),
+    });
   }
 
   private conversation(interruptId: string): ConversationState {
     const held = this.stores.conversations.get(interruptId);
-    return held?.doc ? conversationOfStored(conversationFromDocument(held.doc), held.turns) : initialConversationState();
+    return held?.doc
+      ? conversationOfStored(conversationFromDocument(held.doc), held.turns)
+      : initialConversationState();
   }
 
   /** Decides one step, writes it down, and stores its state for the next. */

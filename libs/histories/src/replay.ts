@@ -13,7 +13,13 @@ import {
   type ConversationState,
   type ConversationTurn,
 } from '@openwop/conversation-domain';
-import { decideFork, decideRun, runStateDocument, runStateFromDocument, type RunDecision } from '@openwop/engine-domain';
+import {
+  decideFork,
+  decideRun,
+  runStateDocument,
+  runStateFromDocument,
+  type RunDecision,
+} from '@openwop/engine-domain';
 import {
   decideInterrupt,
   evolveInterrupt,
@@ -22,7 +28,14 @@ import {
   type InterruptState,
 } from '@openwop/interrupt-domain';
 import { asJson, firstDifference, HistoryDivergence } from './divergence';
-import { HISTORY_FORMAT, type ConversationStep, type HistoryStep, type InterruptStep, type RecordedHistory, type RunStep } from './history';
+import {
+  HISTORY_FORMAT,
+  type ConversationStep,
+  type HistoryStep,
+  type InterruptStep,
+  type RecordedHistory,
+  type RunStep,
+} from './history';
 
 /** What one step gives when decided: the decision's output and the state document to store. */
 export interface Decided {
@@ -49,7 +62,9 @@ export interface Stores {
  */
 export async function replayHistory(history: RecordedHistory): Promise<void> {
   if (history.format !== HISTORY_FORMAT) {
-    throw new Error(`history "${history.scenario}": format ${history.format}, this build reads ${HISTORY_FORMAT}`);
+    throw new Error(
+      `history "${history.scenario}": format ${history.format}, this build reads ${HISTORY_FORMAT}`,
+    );
   }
   const stores = newStores();
   for (const [n, step] of history.steps.entries()) {
@@ -116,7 +131,9 @@ export async function decideStep(step: StepInput, stores: Stores): Promise<Decid
 async function replayRun(step: Pick<RunStep, 'id' | 'command'>, stores: Stores): Promise<Decided> {
   const prior = runStateFromDocument(stores.runs.get(step.id));
   const decided: RunDecision =
-    step.command.type === 'ForkRun' ? await decideFork(step.command, prior) : await decideRun(step.command, prior);
+    step.command.type === 'ForkRun'
+      ? await decideFork(step.command, prior)
+      : await decideRun(step.command, prior);
   const { state, ...decision } = decided;
   return { decision, state: state.status === 'none' ? null : runStateDocument(state) };
 }
@@ -128,7 +145,10 @@ function replayInterrupt(step: Pick<InterruptStep, 'id' | 'command'>, stores: St
   return { decision: events, state: next.status === 'none' ? null : interruptStateDocument(next) };
 }
 
-function replayConversation(step: Pick<ConversationStep, 'id' | 'command' | 'opened'>, stores: Stores): Decided {
+function replayConversation(
+  step: Pick<ConversationStep, 'id' | 'command' | 'opened'>,
+  stores: Stores,
+): Decided {
   const held = stores.conversations.get(step.id);
   const prior: ConversationState = held?.doc
     ? conversationOfStored(conversationFromDocument(held.doc), held.turns)

@@ -6,10 +6,13 @@ import { replayHistory } from './replay';
 import { SCENARIOS } from './scenarios';
 
 const RECORDED = join(__dirname, '..', 'recorded');
-const files = readdirSync(RECORDED).filter((f) => f.endsWith('.json')).sort();
-const load = (file: string): RecordedHistory => JSON.parse(readFileSync(join(RECORDED, file), 'utf8')) as RecordedHistory;
+const files = readdirSync(RECORDED)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+const load = (file: string): RecordedHistory =>
+  JSON.parse(readFileSync(join(RECORDED, file), 'utf8')) as RecordedHistory;
 
-describe('recorded histories replay with today\'s code (ADR 0031)', () => {
+describe("recorded histories replay with today's code (ADR 0031)", () => {
   it('every scenario has a recorded history, and every recorded history a scenario', () => {
     expect(files).toEqual(SCENARIOS.map((s) => `${s.name}.json`).sort());
   });
@@ -43,7 +46,9 @@ describe('a tampered history fails with a determinism error naming the scenario,
     expect(error.scenario).toBe('quorum');
     expect(error.step).toBe(0);
     expect(error.difference.path).toBe('/events/0/eventId');
-    expect(error.message).toMatch(/^determinism error: history "quorum" diverged at step 0 \(run run-quorum, StartRun\): the decision differs at \/events\/0\/eventId: recorded "run-quorum:1", replayed "run-quorum:0"$/);
+    expect(error.message).toMatch(
+      /^determinism error: history "quorum" diverged at step 0 \(run run-quorum, StartRun\): the decision differs at \/events\/0\/eventId: recorded "run-quorum:1", replayed "run-quorum:0"$/,
+    );
   });
 
   it('a stored state changed (what the next release would read)', async () => {

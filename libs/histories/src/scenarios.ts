@@ -9,7 +9,12 @@ function fixture(id: string): WorkflowDefinition {
 }
 
 /** A one-node workflow of `typeId` with `config` (agent nodes are not among the conformance fixtures). */
-function oneNode(id: string, nodeId: string, typeId: string, config: Record<string, unknown>): WorkflowDefinition {
+function oneNode(
+  id: string,
+  nodeId: string,
+  typeId: string,
+  config: Record<string, unknown>,
+): WorkflowDefinition {
   return {
     id,
     name: id,
@@ -35,7 +40,8 @@ async function approvalRun(r: Recorder, runId: string): Promise<void> {
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'approval',
-    description: 'An approval gate: the run suspends, the interrupt is held, one accept resolves it, the run completes.',
+    description:
+      'An approval gate: the run suspends, the interrupt is held, one accept resolves it, the run completes.',
     record: async () => {
       const r = new Recorder('approval', SCENARIOS[0]!.description);
       await approvalRun(r, 'run-approval');
@@ -44,7 +50,8 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'quorum',
-    description: 'A quorum gate of three attested voters (majority rejection): two accepts stay pending, a reject is counted, the third accept resolves.',
+    description:
+      'A quorum gate of three attested voters (majority rejection): two accepts stay pending, a reject is counted, the third accept resolves.',
     record: async () => {
       const r = new Recorder('quorum', SCENARIOS[1]!.description);
       await r.start('run-quorum', fixture('conformance-interrupt-quorum'));
@@ -74,7 +81,10 @@ export const SCENARIOS: readonly Scenario[] = [
       await r.resolve(
         'run-external',
         'wait',
-        { eventPayload: { orderId: 'fixture-order-1', status: 'completed' }, correlation: { orderId: 'fixture-order-1', status: 'completed' } },
+        {
+          eventPayload: { orderId: 'fixture-order-1', status: 'completed' },
+          correlation: { orderId: 'fixture-order-1', status: 'completed' },
+        },
         'system:webhook',
       );
       return r.history();
@@ -82,21 +92,39 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'conversation-agent',
-    description: 'agent.conversation with a scripted agent: the agent answers each person turn, the person closes with an outcome.',
+    description:
+      'agent.conversation with a scripted agent: the agent answers each person turn, the person closes with an outcome.',
     record: async () => {
-      const r = new Recorder('conversation-agent', SCENARIOS[4]!.description, (speaker, n) => `${speaker}: answer ${n}`);
+      const r = new Recorder(
+        'conversation-agent',
+        SCENARIOS[4]!.description,
+        (speaker, n) => `${speaker}: answer ${n}`,
+      );
       const runId = 'run-conversation';
-      await r.start(runId, oneNode('wf-agent-conversation', 'talk', 'agent.conversation', { agent_id: 'bot', prompt: 'Plan the launch' }));
+      await r.start(
+        runId,
+        oneNode('wf-agent-conversation', 'talk', 'agent.conversation', {
+          agent_id: 'bot',
+          prompt: 'Plan the launch',
+        }),
+      );
       const cid = `${runId}:talk:0`;
-      await r.converse(runId, 'talk', { operation: 'exchange', turn: { messageId: `${cid}:user:1`, from: 'user', role: 'user', content: 'When can we ship?' } });
-      await r.converse(runId, 'talk', { operation: 'exchange', turn: { messageId: `${cid}:user:2`, from: 'user', role: 'user', content: 'And the budget?' } });
+      await r.converse(runId, 'talk', {
+        operation: 'exchange',
+        turn: { messageId: `${cid}:user:1`, from: 'user', role: 'user', content: 'When can we ship?' },
+      });
+      await r.converse(runId, 'talk', {
+        operation: 'exchange',
+        turn: { messageId: `${cid}:user:2`, from: 'user', role: 'user', content: 'And the budget?' },
+      });
       await r.converse(runId, 'talk', { operation: 'close', outcome: { decision: 'ship in Q3' } });
       return r.history();
     },
   },
   {
     name: 'council',
-    description: 'agent.council of three scripted agents: each answers the prompt in roster order, and the round closes the council.',
+    description:
+      'agent.council of three scripted agents: each answers the prompt in roster order, and the round closes the council.',
     record: async () => {
       const r = new Recorder('council', SCENARIOS[5]!.description, (speaker) => `${speaker} votes yes`);
       const runId = 'run-council';
@@ -112,20 +140,23 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'fork',
-    description: 'An approved run forked twice from its log: replay from its start (answers reused, same events) and branch from the gate (asks again), then the branch is answered.',
+    description:
+      'An approved run forked twice from its log: replay from its start (answers reused, same events) and branch from the gate (asks again), then the branch is answered.',
     record: async () => {
       const r = new Recorder('fork', SCENARIOS[6]!.description);
       await approvalRun(r, 'run-source');
       await r.fork('run-replay', 'run-source', 1, 'replay');
       const requested = r.run('run-source').lastSequence; // the whole log is history for the branch below
       await r.fork('run-branch', 'run-source', Math.min(2, requested), 'branch');
-      if (r.run('run-branch').pending) await r.resolve('run-branch', 'gate', { action: 'reject', feedback: 'changed my mind' });
+      if (r.run('run-branch').pending)
+        await r.resolve('run-branch', 'gate', { action: 'reject', feedback: 'changed my mind' });
       return r.history();
     },
   },
   {
     name: 'timeout',
-    description: 'An approval gate with a timeout: the durable timer fires, the interrupt expires, the gate counts as rejected.',
+    description:
+      'An approval gate with a timeout: the durable timer fires, the interrupt expires, the gate counts as rejected.',
     record: async () => {
       const r = new Recorder('timeout', SCENARIOS[7]!.description);
       await r.start('run-timeout', fixture('conformance-approval-timeout'));
@@ -135,7 +166,8 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'cancel',
-    description: 'A run cancelled while its approval is pending: the interrupt is cancelled, the run ends cancelled.',
+    description:
+      'A run cancelled while its approval is pending: the interrupt is cancelled, the run ends cancelled.',
     record: async () => {
       const r = new Recorder('cancel', SCENARIOS[8]!.description);
       await r.start('run-cancel', fixture('conformance-approval'));

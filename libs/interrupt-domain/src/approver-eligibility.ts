@@ -24,8 +24,11 @@ const ENFORCEABLE_KINDS: readonly string[] = ['approval', 'clarification', 'cust
  */
 export function enforcedApprovers(interrupt: InterruptFacts): readonly string[] | undefined {
   const d = interrupt.data;
-  if (!ENFORCEABLE_KINDS.includes(interrupt.kind) || !isJsonObject(d) || d.approverPolicy !== 'enforced') return undefined;
-  return Array.isArray(d.approversList) ? d.approversList.filter((a): a is string => typeof a === 'string') : [];
+  if (!ENFORCEABLE_KINDS.includes(interrupt.kind) || !isJsonObject(d) || d.approverPolicy !== 'enforced')
+    return undefined;
+  return Array.isArray(d.approversList)
+    ? d.approversList.filter((a): a is string => typeof a === 'string')
+    : [];
 }
 
 /**
@@ -37,7 +40,9 @@ export function enforcedApprovers(interrupt: InterruptFacts): readonly string[] 
 export function admittingEntry(listed: readonly string[], who: Approver): string | undefined {
   if (listed.includes(who.principal)) return who.principal;
   const groups = new Set(who.groups ?? []);
-  return listed.find((entry) => entry.startsWith(GROUP_PREFIX) && groups.has(entry.slice(GROUP_PREFIX.length)));
+  return listed.find(
+    (entry) => entry.startsWith(GROUP_PREFIX) && groups.has(entry.slice(GROUP_PREFIX.length)),
+  );
 }
 
 /**

@@ -25,37 +25,72 @@ describe('admittingEntry: a principal named directly or through one of its group
 });
 
 describe('enforced approver lists admit group members (ADR 0035)', () => {
-  const enforced = opened('approval', approvalData({ approversList: ['group:finance'], approverPolicy: 'enforced' }));
+  const enforced = opened(
+    'approval',
+    approvalData({ approversList: ['group:finance'], approverPolicy: 'enforced' }),
+  );
   const member = (principal: string, groups: readonly string[]) => ctx(principal, { groups });
-  const claim = (context: ReturnType<typeof ctx>): ClaimInterrupt => ({ type: 'ClaimInterrupt', runId: 'r1', nodeId: 'gate', context });
+  const claim = (context: ReturnType<typeof ctx>): ClaimInterrupt => ({
+    type: 'ClaimInterrupt',
+    runId: 'r1',
+    nodeId: 'gate',
+    context,
+  });
 
   it('a member of a listed group resolves and claims; a non-member is refused with forbidden', () => {
-    expect(given(enforced).when(resolveWith({ action: 'accept' }, 'carol', { context: member('carol', ['finance']) })).next().status).toBe(
-      'resolved',
-    );
-    expect(given(enforced).when(claim(member('carol', ['finance']))).events()).toHaveLength(1);
-    given(enforced).when(resolveWith({ action: 'accept' }, 'dave', { context: member('dave', ['sales']) })).thenRefuses('forbidden');
-    given(enforced).when(resolveWith({ action: 'accept' }, 'dave')).thenRefuses('forbidden');
-    given(enforced).when(claim(member('dave', []))).thenRefuses('forbidden');
+    expect(
+      given(enforced)
+        .when(resolveWith({ action: 'accept' }, 'carol', { context: member('carol', ['finance']) }))
+        .next().status,
+    ).toBe('resolved');
+    expect(
+      given(enforced)
+        .when(claim(member('carol', ['finance'])))
+        .events(),
+    ).toHaveLength(1);
+    given(enforced)
+      .when(resolveWith({ action: 'accept' }, 'dave', { context: member('dave', ['sales']) }))
+      .thenRefuses('forbidden');
+    given(enforced)
+      .when(resolveWith({ action: 'accept' }, 'dave'))
+      .thenRefuses('forbidden');
+    given(enforced)
+      .when(claim(member('dave', [])))
+      .thenRefuses('forbidden');
   });
 
   it('the answer records the principal, not the group, as who decided', () => {
-    const resolved = given(enforced).when(resolveWith({ action: 'accept' }, 'carol', { context: member('carol', ['finance']) })).events();
-    expect(resolved.find((e) => e.type === 'interrupt.resolved')?.data).toMatchObject({ resolvedBy: 'carol' });
+    const resolved = given(enforced)
+      .when(resolveWith({ action: 'accept' }, 'carol', { context: member('carol', ['finance']) }))
+      .events();
+    expect(resolved.find((e) => e.type === 'interrupt.resolved')?.data).toMatchObject({
+      resolvedBy: 'carol',
+    });
   });
 
   it('returns the admitting entry of an enforced list, nothing for an advisory one', () => {
-    const gate = facts('approval', approvalData({ approversList: ['alice', 'group:finance'], approverPolicy: 'enforced' }));
+    const gate = facts(
+      'approval',
+      approvalData({ approversList: ['alice', 'group:finance'], approverPolicy: 'enforced' }),
+    );
     expect(assertEligibleApprover(gate, { principal: 'carol', groups: ['finance'] })).toBe('group:finance');
     expect(assertEligibleApprover(gate, alice)).toBe('alice');
-    expect(assertEligibleApprover(facts('approval', approvalData({ approversList: ['bob'] })), alice)).toBeUndefined();
+    expect(
+      assertEligibleApprover(facts('approval', approvalData({ approversList: ['bob'] })), alice),
+    ).toBeUndefined();
   });
 
   it('clarification and custom interrupts may enforce their list too; external events and conversations never do', () => {
     const data = { approversList: ['group:finance'], approverPolicy: 'enforced' };
     expect(enforcedApprovers(facts('clarification', { questions: [], ...data }))).toEqual(['group:finance']);
-    expect(enforcedApprovers(facts('custom', { customKind: 'x', payload: null, ...data }))).toEqual(['group:finance']);
-    expect(enforcedApprovers(facts('external-event', { eventType: 'x', correlation: {}, ...data }))).toBeUndefined();
-    expect(enforcedApprovers(facts('conversation.exchange', { conversationId: 'c', prompt: 'p', ...data }))).toBeUndefined();
+    expect(enforcedApprovers(facts('custom', { customKind: 'x', payload: null, ...data }))).toEqual([
+      'group:finance',
+    ]);
+    expect(
+      enforcedApprovers(facts('external-event', { eventType: 'x', correlation: {}, ...data })),
+    ).toBeUndefined();
+    expect(
+      enforcedApprovers(facts('conversation.exchange', { conversationId: 'c', prompt: 'p', ...data })),
+    ).toBeUndefined();
   });
 });

@@ -27,7 +27,10 @@ export function checkExternalEvent(interrupt: InterruptFacts, value: unknown): u
     if (missing.length) {
       throw new InvalidResumeValue(
         `resumeValue needs eventPayload, or the event itself carrying every correlation key (${missing.join(', ')} missing)`,
-        missing.map((k) => ({ path: `/${escapePointer(k)}`, message: 'is a correlation key of this interrupt' })),
+        missing.map((k) => ({
+          path: `/${escapePointer(k)}`,
+          message: 'is a correlation key of this interrupt',
+        })),
       );
     }
     const mismatched = Object.keys(expected).filter((k) => !jsonEqual(value[k], expected[k]));

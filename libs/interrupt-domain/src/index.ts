@@ -67,12 +67,12 @@ export { resumeDecisionOf, TIMEOUT_PRINCIPAL } from './resume-decision';
 export { readApprovalGate, type ApprovalGate, type ApprovalResolveAction } from './approval/approval-gate';
 export { majorityRejections, quorumCloses, sideOf } from './approval/approval-quorum.policy';
 export { type ApprovalGateResume } from './approval/approval.resolution';
-export { INTERRUPT_STATE_SHAPE, interruptStateDocument, interruptStateFromDocument } from './interrupt-state.version';
 export {
-  DEFAULT_CLAIM_LEASE_MS,
-  MAX_CLAIM_LEASE_MS,
-  liveClaim,
-} from './interrupt-claim';
+  INTERRUPT_STATE_SHAPE,
+  interruptStateDocument,
+  interruptStateFromDocument,
+} from './interrupt-state.version';
+export { DEFAULT_CLAIM_LEASE_MS, MAX_CLAIM_LEASE_MS, liveClaim } from './interrupt-claim';
 export {
   GROUP_PREFIX,
   admittingEntry,

@@ -29,7 +29,12 @@ export function lapsedClaimRelease(state: PendingInterrupt, context: CommandCont
   return [
     {
       type: 'interrupt.released',
-      data: { releasedBy: context.principal, releasedAt: context.now, claimedBy: claim.claimedBy, reason: 'expired' },
+      data: {
+        releasedBy: context.principal,
+        releasedAt: context.now,
+        claimedBy: claim.claimedBy,
+        reason: 'expired',
+      },
     },
   ];
 }
@@ -43,13 +48,18 @@ export function decideClaim(command: ClaimInterrupt, state: PendingInterrupt): I
   const { context } = command;
   assertEligibleApprover(state.interrupt, context);
   const held = liveClaim(state, context.now);
-  if (held !== undefined && held.claimedBy !== context.principal) throw new InterruptClaimed(state.interrupt.interruptId, held);
+  if (held !== undefined && held.claimedBy !== context.principal)
+    throw new InterruptClaimed(state.interrupt.interruptId, held);
   const leaseMs = Math.min(Math.max(1, command.leaseMs ?? DEFAULT_CLAIM_LEASE_MS), MAX_CLAIM_LEASE_MS);
   return [
     ...lapsedClaimRelease(state, context),
     {
       type: 'interrupt.claimed',
-      data: { claimedBy: context.principal, claimedAt: context.now, expiresAt: instantAfter(Date.parse(context.now), leaseMs) },
+      data: {
+        claimedBy: context.principal,
+        claimedAt: context.now,
+        expiresAt: instantAfter(Date.parse(context.now), leaseMs),
+      },
     },
   ];
 }
@@ -73,7 +83,12 @@ export function decideRelease(command: ReleaseInterrupt, state: PendingInterrupt
   return [
     {
       type: 'interrupt.released',
-      data: { releasedBy: context.principal, releasedAt: context.now, claimedBy: held.claimedBy, reason: 'released' },
+      data: {
+        releasedBy: context.principal,
+        releasedAt: context.now,
+        claimedBy: held.claimedBy,
+        reason: 'released',
+      },
     },
   ];
 }

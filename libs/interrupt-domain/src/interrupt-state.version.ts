@@ -16,7 +16,9 @@ export const INTERRUPT_STATE_SHAPE: VersionedShape<HeldInterruptState> = {
 };
 
 /** The document an interrupt's state is stored as: the state, stamped with the current version. */
-export function interruptStateDocument<S extends HeldInterruptState>(state: S): S & { readonly schemaVersion: number } {
+export function interruptStateDocument<S extends HeldInterruptState>(
+  state: S,
+): S & { readonly schemaVersion: number } {
   return stamp(INTERRUPT_STATE_SHAPE, state) as S & { readonly schemaVersion: number };
 }
 
@@ -26,6 +28,8 @@ export function interruptStateDocument<S extends HeldInterruptState>(state: S): 
  *
  * @throws UnreadableSchemaVersion (`@openwop/kernel`) for a version this build does not read.
  */
-export function interruptStateFromDocument<S extends InterruptState = InterruptState>(doc: object | null | undefined): S {
+export function interruptStateFromDocument<S extends InterruptState = InterruptState>(
+  doc: object | null | undefined,
+): S {
   return (doc ? upcast(INTERRUPT_STATE_SHAPE, doc) : initialInterruptState()) as S;
 }

@@ -51,9 +51,15 @@ export function decideInterrupt(command: InterruptCommand, state: InterruptState
     case 'EscalateInterrupt':
       return escalate(command, state);
     case 'ClaimInterrupt':
-      return decideClaim(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
+      return decideClaim(
+        command,
+        addressedPending(command.runId, command.nodeId, undefined, command.context, state),
+      );
     case 'ReleaseInterrupt':
-      return decideRelease(command, addressedPending(command.runId, command.nodeId, undefined, command.context, state));
+      return decideRelease(
+        command,
+        addressedPending(command.runId, command.nodeId, undefined, command.context, state),
+      );
     case 'ExpireClaim':
       return decideClaimExpiry(command, state);
     default:
@@ -137,12 +143,14 @@ function addressedPending(
 function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): InterruptEvent[] {
   const { interrupt } = state;
   const { context } = command;
-  if (command.via === 'token' && requiresBearer(interrupt)) throw new BearerResolutionRequired(interrupt.interruptId);
+  if (command.via === 'token' && requiresBearer(interrupt))
+    throw new BearerResolutionRequired(interrupt.interruptId);
   assertEligibleApprover(interrupt, context);
   if (interrupt.kind === 'approval') return resolveApproval(state, command.resumeValue, context, command.via);
   const submitted = command.resumeValue === undefined ? null : command.resumeValue;
   if (interrupt.kind === 'clarification') checkClarificationAnswers(interrupt.data, submitted);
-  const resumeValue = interrupt.kind === 'external-event' ? checkExternalEvent(interrupt, submitted) : submitted;
+  const resumeValue =
+    interrupt.kind === 'external-event' ? checkExternalEvent(interrupt, submitted) : submitted;
   if (
     interrupt.kind === 'conversation.exchange' &&
     isJsonObject(interrupt.data) &&
@@ -150,7 +158,11 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
   ) {
     // An RFC 0005 close (`{operation: 'close', outcome}`) is checked on its outcome.
     const closure = isJsonObject(resumeValue) && resumeValue.operation === 'close';
-    assertMatches(interrupt.data.outcomeSchema, closure ? (resumeValue.outcome ?? null) : resumeValue, 'outcomeSchema');
+    assertMatches(
+      interrupt.data.outcomeSchema,
+      closure ? (resumeValue.outcome ?? null) : resumeValue,
+      'outcomeSchema',
+    );
   }
   if (interrupt.resumeSchema) assertMatches(interrupt.resumeSchema, resumeValue, 'resumeSchema');
   return [
@@ -197,7 +209,11 @@ export function escalationDueAt(state: InterruptState): string | undefined {
   const { interrupt } = state;
   const policy = readEscalationPolicy(interrupt.data);
   if (!policy) return undefined;
-  return nextEscalationStep(policy, openedAtMs(interrupt.requestedAt, interrupt.requestedAt), state.escalated ?? 0)?.dueAt;
+  return nextEscalationStep(
+    policy,
+    openedAtMs(interrupt.requestedAt, interrupt.requestedAt),
+    state.escalated ?? 0,
+  )?.dueAt;
 }
 
 function cancel(command: CancelInterrupt, state: InterruptState): InterruptEvent[] {

@@ -47,10 +47,14 @@ export class InterruptCancelled extends DomainError {
  */
 export class InterruptGone extends DomainError {
   constructor(interruptId: string, parentRunId: string) {
-    super('interrupt_gone', `Interrupt ${interruptId} is gone: its run was cancelled with parent run ${parentRunId}.`, {
-      interruptId,
-      parentRunId,
-    });
+    super(
+      'interrupt_gone',
+      `Interrupt ${interruptId} is gone: its run was cancelled with parent run ${parentRunId}.`,
+      {
+        interruptId,
+        parentRunId,
+      },
+    );
   }
 }
 
@@ -113,17 +117,23 @@ export class CorrelationMismatch extends DomainError {
 /** Someone else holds a live claim on the interrupt (the inbox ADR): the holder and when the lease ends. */
 export class InterruptClaimed extends DomainError {
   constructor(interruptId: string, claim: { readonly claimedBy: string; readonly expiresAt: string }) {
-    super('interrupt_claimed', `Interrupt ${interruptId} is claimed by ${claim.claimedBy} until ${claim.expiresAt}.`, {
-      interruptId,
-      claimedBy: claim.claimedBy,
-      claimExpiresAt: claim.expiresAt,
-    });
+    super(
+      'interrupt_claimed',
+      `Interrupt ${interruptId} is claimed by ${claim.claimedBy} until ${claim.expiresAt}.`,
+      {
+        interruptId,
+        claimedBy: claim.claimedBy,
+        claimExpiresAt: claim.expiresAt,
+      },
+    );
   }
 }
 
 /** The gate enforces its `approversList` (`approverPolicy: 'enforced'`) and the principal is not on it. */
 export class NotAnApprover extends DomainError {
   constructor(interruptId: string, principal: string) {
-    super('forbidden', `${principal} is not on the approvers list of interrupt ${interruptId}.`, { interruptId });
+    super('forbidden', `${principal} is not on the approvers list of interrupt ${interruptId}.`, {
+      interruptId,
+    });
   }
 }

@@ -8,7 +8,11 @@ const EVIL = 'a'.repeat(40) + '!';
 
 describe('workflow-supplied schemas run on a linear-time engine', () => {
   it('checks a catastrophic resumeSchema pattern correctly', () => {
-    const gate = opened('custom', { customKind: 'x' }, { resumeSchema: { type: 'string', pattern: CATASTROPHIC } });
+    const gate = opened(
+      'custom',
+      { customKind: 'x' },
+      { resumeSchema: { type: 'string', pattern: CATASTROPHIC } },
+    );
     expect(() => given(gate).when(resolveWith(EVIL)).next()).toThrow(InvalidResumeValue);
     expect(given(gate).when(resolveWith('aaaa')).next()).toMatchObject({ status: 'resolved' });
   });
@@ -17,10 +21,16 @@ describe('workflow-supplied schemas run on a linear-time engine', () => {
     const gate = opened('clarification', {
       questions: [{ id: 'q', question: 'a?', schema: { type: 'string', pattern: CATASTROPHIC } }],
     });
-    expect(() => given(gate).when(resolveWith({ answers: { q: EVIL } })).next()).toThrow(
-      /\/answers\/q must match pattern/,
-    );
-    expect(given(gate).when(resolveWith({ answers: { q: 'aa' } })).next()).toMatchObject({ status: 'resolved' });
+    expect(() =>
+      given(gate)
+        .when(resolveWith({ answers: { q: EVIL } }))
+        .next(),
+    ).toThrow(/\/answers\/q must match pattern/);
+    expect(
+      given(gate)
+        .when(resolveWith({ answers: { q: 'aa' } }))
+        .next(),
+    ).toMatchObject({ status: 'resolved' });
   });
 
   it('refuses an answer against a schema with a backreference, naming the pattern', () => {
@@ -32,7 +42,9 @@ describe('workflow-supplied schemas run on a linear-time engine', () => {
       expect((e as InvalidResumeValue).violations).toEqual([
         {
           path: '/v',
-          message: expect.stringContaining('pattern "^(a)\\\\1$" is not supported: backreferences and lookaround') as string,
+          message: expect.stringContaining(
+            'pattern "^(a)\\\\1$" is not supported: backreferences and lookaround',
+          ) as string,
         },
       ]);
     }

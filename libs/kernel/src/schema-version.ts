@@ -46,7 +46,9 @@ export class UnreadableSchemaVersion extends Error {
 
 /** The version a document carries: its `schemaVersion`, or 0 when it has none. */
 export function schemaVersionOf(doc: object): unknown {
-  return Object.hasOwn(doc, SCHEMA_VERSION_FIELD) ? (doc as Record<string, unknown>)[SCHEMA_VERSION_FIELD] : 0;
+  return Object.hasOwn(doc, SCHEMA_VERSION_FIELD)
+    ? (doc as Record<string, unknown>)[SCHEMA_VERSION_FIELD]
+    : 0;
 }
 
 /**
@@ -57,8 +59,16 @@ export function schemaVersionOf(doc: object): unknown {
  */
 export function upcast<T>(shape: VersionedShape<T>, doc: object): T {
   const found = schemaVersionOf(doc);
-  if (typeof found !== 'number' || !Number.isInteger(found) || found < shape.oldestReadable || found > shape.current) {
-    throw new UnreadableSchemaVersion(shape.name, found, { oldest: shape.oldestReadable, current: shape.current });
+  if (
+    typeof found !== 'number' ||
+    !Number.isInteger(found) ||
+    found < shape.oldestReadable ||
+    found > shape.current
+  ) {
+    throw new UnreadableSchemaVersion(shape.name, found, {
+      oldest: shape.oldestReadable,
+      current: shape.current,
+    });
   }
   const { [SCHEMA_VERSION_FIELD]: _version, ...rest } = doc as Record<string, unknown>;
   let body: Record<string, unknown> = rest;
@@ -71,7 +81,10 @@ export function upcast<T>(shape: VersionedShape<T>, doc: object): T {
 }
 
 /** `value` as written: its fields and `schemaVersion: current` (first, so a reader of the raw JSON sees it at once). */
-export function stamp<T extends object>(shape: VersionedShape<T>, value: T): T & { readonly schemaVersion: number } {
+export function stamp<T extends object>(
+  shape: VersionedShape<T>,
+  value: T,
+): T & { readonly schemaVersion: number } {
   const { [SCHEMA_VERSION_FIELD]: _old, ...rest } = value as Record<string, unknown>;
   return { [SCHEMA_VERSION_FIELD]: shape.current, ...rest } as T & { readonly schemaVersion: number };
 }

@@ -1,4 +1,10 @@
-import { schemaVersionOf, stamp, upcast, UnreadableSchemaVersion, type VersionedShape } from './schema-version';
+import {
+  schemaVersionOf,
+  stamp,
+  upcast,
+  UnreadableSchemaVersion,
+  type VersionedShape,
+} from './schema-version';
 
 interface V2 {
   readonly id: string;
@@ -23,8 +29,15 @@ describe('versioned shapes', () => {
   });
 
   it('N-1 is upcast by the last step; the current version is read as it is, without its tag', () => {
-    expect(upcast(shape, { schemaVersion: 1, id: 'a', name: 'Ann', tags: ['x'] })).toEqual({ id: 'a', tags: ['x'], fullName: 'Ann' });
-    expect(upcast(shape, { schemaVersion: 2, id: 'a', fullName: 'Ann' })).toEqual({ id: 'a', fullName: 'Ann' });
+    expect(upcast(shape, { schemaVersion: 1, id: 'a', name: 'Ann', tags: ['x'] })).toEqual({
+      id: 'a',
+      tags: ['x'],
+      fullName: 'Ann',
+    });
+    expect(upcast(shape, { schemaVersion: 2, id: 'a', fullName: 'Ann' })).toEqual({
+      id: 'a',
+      fullName: 'Ann',
+    });
   });
 
   it('does not change the document it reads', () => {
@@ -34,12 +47,15 @@ describe('versioned shapes', () => {
     expect(doc).toEqual(copy);
   });
 
-  it.each([3, -1, 1.5, '1', null])('refuses schemaVersion %p with a message naming the shape and what it reads', (v) => {
-    expect(() => upcast(shape, { schemaVersion: v, id: 'a' })).toThrow(UnreadableSchemaVersion);
-    expect(() => upcast(shape, { schemaVersion: v, id: 'a' })).toThrow(
-      `sample: schemaVersion ${JSON.stringify(v)} is not readable by this build (it reads 0..2, unversioned = 0)`,
-    );
-  });
+  it.each([3, -1, 1.5, '1', null])(
+    'refuses schemaVersion %p with a message naming the shape and what it reads',
+    (v) => {
+      expect(() => upcast(shape, { schemaVersion: v, id: 'a' })).toThrow(UnreadableSchemaVersion);
+      expect(() => upcast(shape, { schemaVersion: v, id: 'a' })).toThrow(
+        `sample: schemaVersion ${JSON.stringify(v)} is not readable by this build (it reads 0..2, unversioned = 0)`,
+      );
+    },
+  );
 
   it('refuses versions older than the oldest readable one', () => {
     expect(() => upcast({ ...shape, oldestReadable: 1 }, { id: 'a', name: 'Ann' })).toThrow('reads 1..2');
@@ -49,6 +65,9 @@ describe('versioned shapes', () => {
     const written = stamp(shape, { id: 'a', fullName: 'Ann', schemaVersion: 0 } as V2);
     expect(Object.keys(written)).toEqual(['schemaVersion', 'id', 'fullName']);
     expect(written.schemaVersion).toBe(2);
-    expect(upcast(shape, JSON.parse(JSON.stringify(written)) as object)).toEqual({ id: 'a', fullName: 'Ann' });
+    expect(upcast(shape, JSON.parse(JSON.stringify(written)) as object)).toEqual({
+      id: 'a',
+      fullName: 'Ann',
+    });
   });
 });

@@ -8,7 +8,17 @@ export const HttpMetricName = { serverRequestDuration: 'http.server.request.dura
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 /** Methods kept as they are; any other is `_OTHER`, so a client cannot mint series (semantic conventions). */
-const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+const KNOWN_METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+]);
 
 let histogram: Histogram | undefined;
 

@@ -1,5 +1,14 @@
 export { Attr, MetricName, interruptAttributes, interruptCountOf } from './attributes';
-export { appLogger, isPrettyLogFormat, JsonLogger, RedactingConsoleLogger, logLine, oneLine, redactConsole, routeProcessOutput } from './json.logger';
+export {
+  appLogger,
+  isPrettyLogFormat,
+  JsonLogger,
+  RedactingConsoleLogger,
+  logLine,
+  oneLine,
+  redactConsole,
+  routeProcessOutput,
+} from './json.logger';
 export { HttpMetricName, recordHttpServerRequest, type HttpServerRequest } from './http.metrics';
 export { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
 export { isSecretName, REDACTED, redactSecrets, redactValue, registerSecret } from './secret-redaction';
@@ -26,7 +35,13 @@ export {
 } from './metrics.server';
 export { observeEventLoopDelay, observeProcess, RuntimeMetricName } from './runtime.metrics';
 export { countProjectionFailure, countProjectionHeld, ProjectionMetricName } from './projection.metrics';
-export { currentTelemetry, startTelemetry, tracingEnabled, type Telemetry, type TelemetryOptions } from './telemetry';
+export {
+  currentTelemetry,
+  startTelemetry,
+  tracingEnabled,
+  type Telemetry,
+  type TelemetryOptions,
+} from './telemetry';
 export {
   activeTraceHeaders,
   annotateActiveSpan,

@@ -14,7 +14,10 @@ const APPS = ['gateway', 'engine', 'interrupt', 'token', 'projector'];
 
 interface Compose {
   'x-app': { environment: Record<string, string | number> };
-  services: Record<string, { image?: string; command?: string[]; volumes?: string[]; environment?: Record<string, unknown> }>;
+  services: Record<
+    string,
+    { image?: string; command?: string[]; volumes?: string[]; environment?: Record<string, unknown> }
+  >;
 }
 
 /** The Prometheus family of each metric (the exposition adds the unit; counters end in `_total`). */
@@ -34,7 +37,15 @@ describe('docker-compose.yml', () => {
 
   it('runs every app, the collector, Jaeger, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services)).toEqual(
-      expect.arrayContaining([...APPS, 'kafka', 'postgres', 'otel-collector', 'jaeger', 'prometheus', 'grafana']),
+      expect.arrayContaining([
+        ...APPS,
+        'kafka',
+        'postgres',
+        'otel-collector',
+        'jaeger',
+        'prometheus',
+        'grafana',
+      ]),
     );
   });
 
@@ -54,7 +65,12 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0]!;
-        if (source.startsWith('./')) expect({ name, source, exists: existsSync(join(ROOT, source)) }).toEqual({ name, source, exists: true });
+        if (source.startsWith('./'))
+          expect({ name, source, exists: existsSync(join(ROOT, source)) }).toEqual({
+            name,
+            source,
+            exists: true,
+          });
       }
     }
   });
@@ -67,22 +83,31 @@ describe('infra configs', () => {
       service: { pipelines: Record<string, { receivers: string[]; exporters: string[] }> };
     }>('infra/otel/collector.yaml');
     expect(collector.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
-    expect(collector.service.pipelines.traces).toMatchObject({ receivers: ['otlp'], exporters: ['otlp/jaeger'] });
+    expect(collector.service.pipelines.traces).toMatchObject({
+      receivers: ['otlp'],
+      exporters: ['otlp/jaeger'],
+    });
   });
 
   it('Prometheus scrapes /metrics of every app on 9464', () => {
-    const prometheus = yaml<{ scrape_configs: { job_name: string; metrics_path?: string; static_configs: { targets: string[] }[] }[] }>(
-      'infra/prometheus/prometheus.yml',
-    );
+    const prometheus = yaml<{
+      scrape_configs: { job_name: string; metrics_path?: string; static_configs: { targets: string[] }[] }[];
+    }>('infra/prometheus/prometheus.yml');
     const job = prometheus.scrape_configs.find((j) => j.job_name === 'openwop')!;
     expect(job.metrics_path).toBe('/metrics');
     expect(job.static_configs.flatMap((c) => c.targets).sort()).toEqual(APPS.map((a) => `${a}:9464`).sort());
   });
 
   it('Grafana provisions the Prometheus data source and the dashboard folder compose mounts', () => {
-    const datasources = yaml<{ datasources: { uid: string; url: string }[] }>('infra/grafana/provisioning/datasources/prometheus.yaml');
-    expect(datasources.datasources).toContainEqual(expect.objectContaining({ uid: 'openwop-prometheus', url: 'http://prometheus:9090' }));
-    const providers = yaml<{ providers: { options: { path: string } }[] }>('infra/grafana/provisioning/dashboards/openwop.yaml');
+    const datasources = yaml<{ datasources: { uid: string; url: string }[] }>(
+      'infra/grafana/provisioning/datasources/prometheus.yaml',
+    );
+    expect(datasources.datasources).toContainEqual(
+      expect.objectContaining({ uid: 'openwop-prometheus', url: 'http://prometheus:9090' }),
+    );
+    const providers = yaml<{ providers: { options: { path: string } }[] }>(
+      'infra/grafana/provisioning/dashboards/openwop.yaml',
+    );
     expect(providers.providers[0]!.options.path).toBe('/var/lib/grafana/dashboards');
   });
 
@@ -94,9 +119,14 @@ describe('infra configs', () => {
     expect(dashboard.uid).toBe('openwop-hitl');
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
-    for (const name of Object.values(MetricName)) expect({ name, charted: exprs.includes(PROMETHEUS_NAME[name] ?? `(no Prometheus name for ${name})`) }).toEqual({ name, charted: true });
+    for (const name of Object.values(MetricName))
+      expect({
+        name,
+        charted: exprs.includes(PROMETHEUS_NAME[name] ?? `(no Prometheus name for ${name})`),
+      }).toEqual({ name, charted: true });
     // A metric with a unit is named with it (`_seconds`); the bare name matches no series.
     expect(exprs).not.toMatch(/openwop_interrupt_(duration|oldest_age)(?!_seconds)/);
-    for (const target of dashboard.panels.flatMap((p) => p.targets)) expect(target.datasource.uid).toBe('openwop-prometheus');
+    for (const target of dashboard.panels.flatMap((p) => p.targets))
+      expect(target.datasource.uid).toBe('openwop-prometheus');
   });
 });

@@ -47,8 +47,15 @@ export class JsonLogger implements LoggerService {
     if (!this.levels.has(level)) return;
     // Nest passes the context last; `error` may pass a stack before it.
     const params = [...rest];
-    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: JSON_LEVEL[level], service: this.service };
+    const context =
+      params.length > 0 && typeof params[params.length - 1] === 'string'
+        ? (params.pop() as string)
+        : undefined;
+    const entry: Record<string, unknown> = {
+      time: new Date().toISOString(),
+      level: JSON_LEVEL[level],
+      service: this.service,
+    };
     if (context !== undefined) entry.context = redactSecrets(context);
     if (message instanceof Error) {
       entry.msg = redactSecrets(message.message);
@@ -90,7 +97,13 @@ const JSON_LEVEL: Readonly<Record<LogLevel, string>> = {
  * started"): in the pretty format they are shown only at `verbose`, so a person sees the app's own
  * lines, not fifteen of Nest's. JSON lines keep them.
  */
-const NEST_STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'NestApplication', 'RoutesResolver', 'RouterExplorer']);
+const NEST_STARTUP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'NestApplication',
+  'RoutesResolver',
+  'RouterExplorer',
+]);
 
 /**
  * Nest's coloured console logger (the pretty format, for a person at a terminal), with every
@@ -115,7 +128,9 @@ export class RedactingConsoleLogger extends ConsoleLogger {
     errorStack?: unknown,
   ): void {
     super.printMessages(
-      oneLine(messages).map((m) => (m instanceof Error ? redactSecrets(m.stack ?? m.message) : redactValue(m))),
+      oneLine(messages).map((m) =>
+        m instanceof Error ? redactSecrets(m.stack ?? m.message) : redactValue(m),
+      ),
       context === undefined ? undefined : redactSecrets(context),
       logLevel,
       writeStreamType,
@@ -143,7 +158,9 @@ export function oneLine(messages: readonly unknown[]): unknown[] {
       if (value === undefined) continue;
       const text = typeof value === 'string' ? value : safeValueJson(value);
       if (text !== '' && said.includes(text)) continue;
-      extra.push(`${key}=${typeof value === 'string' && !/\s/.test(value) && value !== '' ? value : safeValueJson(value)}`);
+      extra.push(
+        `${key}=${typeof value === 'string' && !/\s/.test(value) && value !== '' ? value : safeValueJson(value)}`,
+      );
     }
   }
   return [extra.length > 0 ? `${first} ${extra.join(' ')}` : first];
@@ -158,7 +175,10 @@ function safeValueJson(value: unknown): string {
 }
 
 /** Whether the app logs in the pretty format: `LOG_FORMAT=pretty`, or `LOG_FORMAT` unset and stdout a terminal. */
-export function isPrettyLogFormat(env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
+export function isPrettyLogFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  tty = process.stdout.isTTY === true,
+): boolean {
   const format = env.LOG_FORMAT?.trim().toLowerCase();
   return format === 'pretty' || (format !== 'json' && tty);
 }
@@ -168,9 +188,14 @@ export function isPrettyLogFormat(env: NodeJS.ProcessEnv = process.env, tty = pr
  * JSON lines unless `LOG_FORMAT=pretty`, or `LOG_FORMAT` is unset and stdout is a terminal (then
  * Nest's coloured console). Both redact secrets.
  */
-export function appLogger(service: string, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): LoggerService {
+export function appLogger(
+  service: string,
+  env: NodeJS.ProcessEnv = process.env,
+  tty = process.stdout.isTTY === true,
+): LoggerService {
   // The same levels as the JSON logger: Nest's debug and verbose lines (one per route) stay quiet.
-  if (isPrettyLogFormat(env, tty)) return new RedactingConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] });
+  if (isPrettyLogFormat(env, tty))
+    return new RedactingConsoleLogger({ logLevels: ['log', 'error', 'warn', 'fatal'] });
   return new JsonLogger(service);
 }
 
@@ -208,7 +233,12 @@ let processLogger: LoggerService | undefined;
  * One line from library code with structured `fields` (the Kafka client's entries): through the
  * app's logger once {@link routeProcessOutput} ran, else the console (tests, tools).
  */
-export function logLine(level: 'log' | 'warn' | 'error', context: string, message: string, fields: Record<string, unknown> = {}): void {
+export function logLine(
+  level: 'log' | 'warn' | 'error',
+  context: string,
+  message: string,
+  fields: Record<string, unknown> = {},
+): void {
   if (processLogger) {
     processLogger[level](message, fields, context);
     return;
@@ -232,18 +262,35 @@ const ROUTED = Symbol.for('openwop.routed-console');
  *   at `OTEL_LOG_LEVEL` (default `info`), instead of the SDK's console logger.
  * Everything passes the logger's secret redaction. Idempotent per console.
  */
-export function routeProcessOutput(logger: LoggerService, target: Console = console, env: NodeJS.ProcessEnv = process.env): void {
+export function routeProcessOutput(
+  logger: LoggerService,
+  target: Console = console,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const marked = target as Console & { [ROUTED]?: true };
   if (marked[ROUTED]) return;
   marked[ROUTED] = true;
   if (target === console) processLogger = logger;
-  const line = (level: 'log' | 'warn' | 'error', context: string) => (message: string, fields?: Record<string, unknown>) => {
-    const text = redactSecrets(message);
-    if (fields) logger[level](text, fields, context);
-    else logger[level](text, context);
+  const line =
+    (level: 'log' | 'warn' | 'error', context: string) =>
+    (message: string, fields?: Record<string, unknown>) => {
+      const text = redactSecrets(message);
+      if (fields) logger[level](text, fields, context);
+      else logger[level](text, context);
+    };
+  const consoleLine = {
+    log: line('log', 'console'),
+    warn: line('warn', 'console'),
+    error: line('error', 'console'),
   };
-  const consoleLine = { log: line('log', 'console'), warn: line('warn', 'console'), error: line('error', 'console') };
-  for (const [method, level] of [['log', 'log'], ['info', 'log'], ['debug', 'log'], ['warn', 'warn'], ['error', 'error'], ['trace', 'error']] as const) {
+  for (const [method, level] of [
+    ['log', 'log'],
+    ['info', 'log'],
+    ['debug', 'log'],
+    ['warn', 'warn'],
+    ['error', 'error'],
+    ['trace', 'error'],
+  ] as const) {
     target[method] = (...args: unknown[]) => consoleLine[level](format(...args));
   }
   if (target === console) {
@@ -251,16 +298,25 @@ export function routeProcessOutput(logger: LoggerService, target: Console = cons
     for (const listener of process.listeners('warning')) process.removeListener('warning', listener);
     const warning = line('warn', 'process');
     process.on('warning', (w: Error & { code?: string }) =>
-      warning(`${w.name}: ${w.message}`, { warning: w.name, ...(w.code !== undefined ? { code: w.code } : {}) }),
+      warning(`${w.name}: ${w.message}`, {
+        warning: w.name,
+        ...(w.code !== undefined ? { code: w.code } : {}),
+      }),
     );
-    diag.setLogger(diagLogger(line), { logLevel: diagLevel(env.OTEL_LOG_LEVEL), suppressOverrideMessage: true });
+    diag.setLogger(diagLogger(line), {
+      logLevel: diagLevel(env.OTEL_LOG_LEVEL),
+      suppressOverrideMessage: true,
+    });
   }
 }
 
-function diagLogger(line: (level: 'log' | 'warn' | 'error', context: string) => (message: string) => void): DiagLogger {
+function diagLogger(
+  line: (level: 'log' | 'warn' | 'error', context: string) => (message: string) => void,
+): DiagLogger {
   const at = (level: 'log' | 'warn' | 'error') => {
     const write = line(level, 'opentelemetry');
-    return (message: string, ...args: unknown[]) => write(args.length > 0 ? format(message, ...args) : message);
+    return (message: string, ...args: unknown[]) =>
+      write(args.length > 0 ? format(message, ...args) : message);
   };
   return { error: at('error'), warn: at('warn'), info: at('log'), debug: at('log'), verbose: at('log') };
 }

@@ -32,11 +32,14 @@ export interface MetricsServerOptions {
 const SERVED = new Set(['/metrics', '/healthz', '/readyz']);
 
 /** `METRICS_PORT` (unset or empty: no listener) and `METRICS_HOST` (default `127.0.0.1`). */
-export function metricsListenFromEnv(env: NodeJS.ProcessEnv = process.env): { port: number; host: string } | undefined {
+export function metricsListenFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): { port: number; host: string } | undefined {
   const raw = env.METRICS_PORT?.trim();
   if (!raw) return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`METRICS_PORT must be a port number, got ${raw}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`METRICS_PORT must be a port number, got ${raw}`);
   return { port, host: env.METRICS_HOST?.trim() || '127.0.0.1' };
 }
 
@@ -49,7 +52,11 @@ export function metricsListenFromEnv(env: NodeJS.ProcessEnv = process.env): { po
  * `http.server.request.duration` (route: the path served, none for a 404). No auth, like every
  * Prometheus target (docs/adr/0010-observability.md): bind it to a private interface.
  */
-export async function startMetricsServer(port: number, host: string, options: MetricsServerOptions = {}): Promise<MetricsServer> {
+export async function startMetricsServer(
+  port: number,
+  host: string,
+  options: MetricsServerOptions = {},
+): Promise<MetricsServer> {
   const { ready } = options;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -93,7 +100,10 @@ export async function startMetricsServer(port: number, host: string, options: Me
   };
 }
 
-async function answerReadiness(ready: () => Promise<ReadinessReport>, response: ServerResponse): Promise<void> {
+async function answerReadiness(
+  ready: () => Promise<ReadinessReport>,
+  response: ServerResponse,
+): Promise<void> {
   let report: ReadinessReport;
   try {
     report = await ready();

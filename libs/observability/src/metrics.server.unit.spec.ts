@@ -14,7 +14,12 @@ jest.mock('./telemetry', () => ({
 async function get(server: MetricsServer, path: string, method = 'GET') {
   const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { method });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type'), text, json: () => JSON.parse(text) as Record<string, unknown> };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    text,
+    json: () => JSON.parse(text) as Record<string, unknown>,
+  };
 }
 
 describe('the metrics listener', () => {
@@ -46,7 +51,11 @@ describe('the metrics listener', () => {
   });
 
   it('answers GET /readyz 503 in the error envelope naming the dependency that failed', async () => {
-    const server = await start(async () => ({ ok: false, failing: ['database'], checks: { bus: 'up', database: 'down' } }));
+    const server = await start(async () => ({
+      ok: false,
+      failing: ['database'],
+      checks: { bus: 'up', database: 'down' },
+    }));
     const res = await get(server, '/readyz');
     expect(res.status).toBe(503);
     expect(res.contentType).toBe('application/json');
@@ -93,7 +102,12 @@ describe('the metrics listener', () => {
 
   it('answers an unknown path, another method, or /readyz without a check 404 in the error envelope', async () => {
     const withCheck = await start(async () => ({ ok: true }));
-    for (const [path, method] of [['/', 'GET'], ['/health', 'GET'], ['/healthz', 'POST'], ['/readyz', 'DELETE']] as const) {
+    for (const [path, method] of [
+      ['/', 'GET'],
+      ['/health', 'GET'],
+      ['/healthz', 'POST'],
+      ['/readyz', 'DELETE'],
+    ] as const) {
       const res = await get(withCheck, path, method);
       expect({ path, method, status: res.status }).toEqual({ path, method, status: 404 });
       expect(res.json()).toEqual({ error: 'not_found', message: expect.stringContaining('/healthz') });

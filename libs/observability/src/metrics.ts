@@ -46,7 +46,8 @@ function get(): Instruments | undefined {
       description: 'Signed resolution token verifications, by outcome (ok or the refusal code).',
     }),
     deadLetters: meter.createCounter(MetricName.deadLetters, {
-      description: 'Messages moved to the dead-letter topic (retries exhausted, undecodable, or a refusal nobody waited for), by source topic, group and cause.',
+      description:
+        'Messages moved to the dead-letter topic (retries exhausted, undecodable, or a refusal nobody waited for), by source topic, group and cause.',
     }),
     interruptsPending: meter.createObservableGauge(MetricName.interruptsPending, {
       description: 'Interrupts waiting for an answer, by kind (from the pending-interrupts projection).',
@@ -106,10 +107,14 @@ export function seedCounters(series: {
 }): void {
   const m = get();
   if (!m) return;
-  for (const kind of series.interruptKinds ?? []) m.interruptsRequested.add(0, { [Attr.interruptKind]: kind });
-  for (const kind of series.conversationKinds ?? []) m.conversationTurns.add(0, { [Attr.interruptKind]: kind });
-  for (const outcome of series.tokenOutcomes ?? []) m.tokenVerifications.add(0, { [Attr.tokenOutcome]: outcome });
-  for (const s of series.deadLetters ?? []) m.deadLetters.add(0, { topic: s.topic, group: s.group, cause: 'exhausted' });
+  for (const kind of series.interruptKinds ?? [])
+    m.interruptsRequested.add(0, { [Attr.interruptKind]: kind });
+  for (const kind of series.conversationKinds ?? [])
+    m.conversationTurns.add(0, { [Attr.interruptKind]: kind });
+  for (const outcome of series.tokenOutcomes ?? [])
+    m.tokenVerifications.add(0, { [Attr.tokenOutcome]: outcome });
+  for (const s of series.deadLetters ?? [])
+    m.deadLetters.add(0, { topic: s.topic, group: s.group, cause: 'exhausted' });
 }
 
 export interface PendingInterruptSample {
@@ -122,7 +127,9 @@ export interface PendingInterruptSample {
  * Reports the pending-interrupt gauges at each scrape from `sample` (a projection query).
  * @returns a function that stops reporting.
  */
-export function observePendingInterrupts(sample: () => Promise<readonly PendingInterruptSample[]>): () => void {
+export function observePendingInterrupts(
+  sample: () => Promise<readonly PendingInterruptSample[]>,
+): () => void {
   const m = get();
   if (!m) return () => undefined;
   const meter = metrics.getMeter('openwop');

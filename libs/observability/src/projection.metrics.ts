@@ -17,7 +17,8 @@ function get(): typeof instruments {
   const meter = metrics.getMeter('openwop');
   instruments = {
     failures: meter.createCounter(ProjectionMetricName.projectionFailures, {
-      description: 'Run events the projector could not store: the run is marked broken (projectionError) until repaired.',
+      description:
+        'Run events the projector could not store: the run is marked broken (projectionError) until repaired.',
     }),
     held: meter.createCounter(ProjectionMetricName.projectionHeldEvents, {
       description: 'Events of a run marked broken that the projector held instead of applying out of order.',

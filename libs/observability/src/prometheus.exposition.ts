@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { diag } from '@opentelemetry/api';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { DataPointType, type MetricData, type MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import {
+  DataPointType,
+  type MetricData,
+  type MetricReader,
+  type ResourceMetrics,
+} from '@opentelemetry/sdk-metrics';
 
 /**
  * OpenTelemetry units (UCUM) and the word Prometheus names them by, per OpenTelemetry's "Prometheus
@@ -37,7 +42,8 @@ export function prometheusUnit(unit: string, gauge: boolean): string {
   const slash = bare.indexOf('/');
   if (slash > 0) {
     const [over, under] = [bare.slice(0, slash), bare.slice(slash + 1)];
-    const per = UNIT_WORDS[under] ?? { s: 'second', m: 'minute', h: 'hour', d: 'day' }[under] ?? sanitize(under);
+    const per =
+      UNIT_WORDS[under] ?? { s: 'second', m: 'minute', h: 'hour', d: 'day' }[under] ?? sanitize(under);
     return `${over === '1' ? '' : `${UNIT_WORDS[over] ?? sanitize(over)}_`}per_${per.replace(/s$/, '')}`;
   }
   return UNIT_WORDS[bare] ?? sanitize(bare);
@@ -56,9 +62,12 @@ function sanitize(text: string): string {
  */
 export function withPrometheusUnit(metric: MetricData): MetricData {
   const { name, unit } = metric.descriptor;
-  const gauge = metric.dataPointType === DataPointType.GAUGE || (metric.dataPointType === DataPointType.SUM && !metric.isMonotonic);
+  const gauge =
+    metric.dataPointType === DataPointType.GAUGE ||
+    (metric.dataPointType === DataPointType.SUM && !metric.isMonotonic);
   const word = prometheusUnit(unit, gauge);
-  if (word === '') return unit === '' ? metric : { ...metric, descriptor: { ...metric.descriptor, unit: '' } };
+  if (word === '')
+    return unit === '' ? metric : { ...metric, descriptor: { ...metric.descriptor, unit: '' } };
   const flat = sanitize(name).toLowerCase();
   const suffixed = flat === word || flat.endsWith(`_${word}`) ? name : `${name}_${word}`;
   return { ...metric, descriptor: { ...metric.descriptor, name: suffixed, unit: word } };
@@ -68,7 +77,10 @@ export function withPrometheusUnit(metric: MetricData): MetricData {
 export function withPrometheusUnits(resourceMetrics: ResourceMetrics): ResourceMetrics {
   return {
     ...resourceMetrics,
-    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({ ...scope, metrics: scope.metrics.map(withPrometheusUnit) })),
+    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map(withPrometheusUnit),
+    })),
   };
 }
 

@@ -3,7 +3,13 @@ import { DataPointType, type MetricData, type MetricReader } from '@opentelemetr
 import { createPrometheusHandler, prometheusUnit, withPrometheusUnit } from './prometheus.exposition';
 
 function metric(name: string, unit: string, dataPointType: DataPointType, isMonotonic = false): MetricData {
-  return { descriptor: { name, unit, description: '', valueType: 1, type: 'x' }, dataPointType, isMonotonic, aggregationTemporality: 1, dataPoints: [] } as unknown as MetricData;
+  return {
+    descriptor: { name, unit, description: '', valueType: 1, type: 'x' },
+    dataPointType,
+    isMonotonic,
+    aggregationTemporality: 1,
+    dataPoints: [],
+  } as unknown as MetricData;
 }
 
 describe('Prometheus unit suffixes (OpenTelemetry Prometheus compatibility)', () => {
@@ -21,8 +27,13 @@ describe('Prometheus unit suffixes (OpenTelemetry Prometheus compatibility)', ()
 
   it('keeps the instrument name of the spec and suffixes the exposition name once', () => {
     const duration = withPrometheusUnit(metric('openwop.interrupt.duration', 's', DataPointType.HISTOGRAM));
-    expect(duration.descriptor).toMatchObject({ name: 'openwop.interrupt.duration_seconds', unit: 'seconds' });
-    const already = withPrometheusUnit(metric('openwop.idempotency.partition_seconds', 's', DataPointType.GAUGE));
+    expect(duration.descriptor).toMatchObject({
+      name: 'openwop.interrupt.duration_seconds',
+      unit: 'seconds',
+    });
+    const already = withPrometheusUnit(
+      metric('openwop.idempotency.partition_seconds', 's', DataPointType.GAUGE),
+    );
     expect(already.descriptor.name).toBe('openwop.idempotency.partition_seconds');
     const cpu = withPrometheusUnit(metric('process.cpu.time', 's', DataPointType.SUM, true));
     expect(cpu.descriptor.name).toBe('process.cpu.time_seconds');
@@ -33,7 +44,9 @@ describe('Prometheus unit suffixes (OpenTelemetry Prometheus compatibility)', ()
 
 describe('a scrape that cannot be served', () => {
   it('answers 500 with the reason, so the scrape fails instead of reading as no series', async () => {
-    const reader = { collect: () => Promise.reject(new Error('reader shut down')) } as unknown as MetricReader;
+    const reader = {
+      collect: () => Promise.reject(new Error('reader shut down')),
+    } as unknown as MetricReader;
     const answered = new Promise<{ status: number; body: string }>((resolve) => {
       const response = {
         writableEnded: false,

@@ -4,7 +4,9 @@ const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiIsImtpZCI6ImsxIn0.' + 'Q'.repeat(43);
 
 describe('pathOfRoute', () => {
   it('fills the template from the decoded parameters, credential-named ones redacted whatever they hold', () => {
-    expect(pathOfRoute('/v1/interrupts/:token/outcome', { token: 'short' })).toBe('/v1/interrupts/[redacted]/outcome');
+    expect(pathOfRoute('/v1/interrupts/:token/outcome', { token: 'short' })).toBe(
+      '/v1/interrupts/[redacted]/outcome',
+    );
     expect(pathOfRoute('/v1/runs/:runId/interrupts/:nodeId\\:claim', { runId: 'r-1', nodeId: 'gate' })).toBe(
       '/v1/runs/r-1/interrupts/gate:claim',
     );
@@ -21,7 +23,12 @@ describe('pathOfRoute', () => {
 });
 
 describe('shapeOfUnmatchedPath', () => {
-  const literals = routeLiterals(['/v1/runs/:runId', '/v1/interrupts/:token', '/v1/runs/:runId/interrupts/:nodeId\\:claim', '/{*path}']);
+  const literals = routeLiterals([
+    '/v1/runs/:runId',
+    '/v1/interrupts/:token',
+    '/v1/runs/:runId/interrupts/:nodeId\\:claim',
+    '/{*path}',
+  ]);
 
   it('keeps only exact literal route words', () => {
     expect([...literals].sort()).toEqual(['interrupts', 'runs', 'v1']);
@@ -34,7 +41,9 @@ describe('shapeOfUnmatchedPath', () => {
 describe('routeLabel', () => {
   it('drops the escape of a literal colon and keeps the parameters', () => {
     expect(routeLabel('/v1/interrupts\\:bulk-resolve')).toBe('/v1/interrupts:bulk-resolve');
-    expect(routeLabel('/v1/runs/:runId/interrupts/:nodeId\\:claim')).toBe('/v1/runs/:runId/interrupts/:nodeId:claim');
+    expect(routeLabel('/v1/runs/:runId/interrupts/:nodeId\\:claim')).toBe(
+      '/v1/runs/:runId/interrupts/:nodeId:claim',
+    );
     expect(routeLabel('/v1/runs/:runId')).toBe('/v1/runs/:runId');
   });
 });

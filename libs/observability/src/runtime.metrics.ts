@@ -38,10 +38,20 @@ export function observeEventLoopDelay(): void {
   h.enable();
   histogram = h;
   const meter = metrics.getMeter('openwop');
-  const gauge = (name: string, description: string) => meter.createObservableGauge(name, { description, unit: 's' });
-  const p50 = gauge(RuntimeMetricName.eventLoopDelayP50, 'Event loop delay, median since the previous scrape.');
-  const p99 = gauge(RuntimeMetricName.eventLoopDelayP99, 'Event loop delay, 99th percentile since the previous scrape.');
-  const max = gauge(RuntimeMetricName.eventLoopDelayMax, 'Event loop delay, maximum since the previous scrape.');
+  const gauge = (name: string, description: string) =>
+    meter.createObservableGauge(name, { description, unit: 's' });
+  const p50 = gauge(
+    RuntimeMetricName.eventLoopDelayP50,
+    'Event loop delay, median since the previous scrape.',
+  );
+  const p99 = gauge(
+    RuntimeMetricName.eventLoopDelayP99,
+    'Event loop delay, 99th percentile since the previous scrape.',
+  );
+  const max = gauge(
+    RuntimeMetricName.eventLoopDelayMax,
+    'Event loop delay, maximum since the previous scrape.',
+  );
   meter.addBatchObservableCallback(
     (result) => {
       const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
@@ -64,20 +74,30 @@ export function observeProcess(): void {
   if (processObserved) return;
   processObserved = true;
   const meter = metrics.getMeter('openwop');
-  const cpu = meter.createObservableCounter(RuntimeMetricName.processCpuTime, { description: 'CPU time used by the process, by mode.', unit: 's' });
+  const cpu = meter.createObservableCounter(RuntimeMetricName.processCpuTime, {
+    description: 'CPU time used by the process, by mode.',
+    unit: 's',
+  });
   const memory = meter.createObservableUpDownCounter(RuntimeMetricName.processMemoryUsage, {
     description: 'Resident set size of the process.',
     unit: 'By',
   });
-  const heap = meter.createObservableUpDownCounter(RuntimeMetricName.v8HeapUsed, { description: 'V8 heap in use, by heap space.', unit: 'By' });
-  const uptime = meter.createObservableGauge(RuntimeMetricName.processUptime, { description: 'Time since the process started.', unit: 's' });
+  const heap = meter.createObservableUpDownCounter(RuntimeMetricName.v8HeapUsed, {
+    description: 'V8 heap in use, by heap space.',
+    unit: 'By',
+  });
+  const uptime = meter.createObservableGauge(RuntimeMetricName.processUptime, {
+    description: 'Time since the process started.',
+    unit: 's',
+  });
   meter.addBatchObservableCallback(
     (result) => {
       const usage = process.cpuUsage();
       result.observe(cpu, usage.user / 1e6, { 'cpu.mode': 'user' });
       result.observe(cpu, usage.system / 1e6, { 'cpu.mode': 'system' });
       result.observe(memory, process.memoryUsage.rss());
-      for (const space of getHeapSpaceStatistics()) result.observe(heap, space.space_used_size, { 'v8js.heap.space.name': space.space_name });
+      for (const space of getHeapSpaceStatistics())
+        result.observe(heap, space.space_used_size, { 'v8js.heap.space.name': space.space_name });
       result.observe(uptime, process.uptime());
     },
     [cpu, memory, heap, uptime],

@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const maxDelay = (text: string) => Number(/^nodejs_eventloop_delay_max_seconds(?:\{[^}]*\})? ([\d.e+-]+)$/m.exec(text)?.[1]);
+const maxDelay = (text: string) =>
+  Number(/^nodejs_eventloop_delay_max_seconds(?:\{[^}]*\})? ([\d.e+-]+)$/m.exec(text)?.[1]);
 
 describe('event loop delay metrics', () => {
   it('report how late the loop ran since the previous scrape, in seconds', async () => {

@@ -75,7 +75,10 @@ export function redactValue(value: unknown, depth = 0, seen: WeakSet<object> = n
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1, seen));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_FIELD.test(k) && v !== undefined && v !== null && v !== '' ? REDACTED : redactValue(v, depth + 1, seen);
+    out[k] =
+      SECRET_FIELD.test(k) && v !== undefined && v !== null && v !== ''
+        ? REDACTED
+        : redactValue(v, depth + 1, seen);
   }
   return out;
 }

@@ -4,7 +4,16 @@ import { REDACTED, redactSecrets, redactValue, registerSecret } from './secret-r
 /** A resolution token as libs/token-domain signs it: base64url(canonical payload).base64url(HMAC-SHA256). */
 function token(intent: 'resolve' | 'inspect', runId = 'run-1'): string {
   const payload = Buffer.from(
-    JSON.stringify({ v: 1, alg: 'HS256', kid: 'k1', runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, expiresAt: '2026-01-01T00:30:00.000Z', intent }),
+    JSON.stringify({
+      v: 1,
+      alg: 'HS256',
+      kid: 'k1',
+      runId,
+      nodeId: 'gate',
+      interruptId: `${runId}:gate:0`,
+      expiresAt: '2026-01-01T00:30:00.000Z',
+      intent,
+    }),
   ).toString('base64url');
   return `${payload}.${createHmac('sha256', 'secret-key').update(payload).digest('base64url')}`;
 }
@@ -83,7 +92,13 @@ describe('redactValue', () => {
     const value = {
       msg: `resolve via http://h/v1/interrupts/${RES}`,
       headers: { authorization: 'anything at all', cookie: 'sid=1', accept: 'application/json' },
-      interrupt: { interruptToken: RES, inspectToken: INS, resolve_token: RES, tokenExpiresAt: '2026-01-01T00:30:00.000Z', callbackUrl: 'http://h/x' },
+      interrupt: {
+        interruptToken: RES,
+        inspectToken: INS,
+        resolve_token: RES,
+        tokenExpiresAt: '2026-01-01T00:30:00.000Z',
+        callbackUrl: 'http://h/x',
+      },
       list: [RES, 1, null, true],
     };
     const out = redactValue(value);
@@ -91,7 +106,13 @@ describe('redactValue', () => {
     expect(out).toEqual({
       msg: `resolve via http://h/v1/interrupts/${REDACTED}`,
       headers: { authorization: REDACTED, cookie: REDACTED, accept: 'application/json' },
-      interrupt: { interruptToken: REDACTED, inspectToken: REDACTED, resolve_token: REDACTED, tokenExpiresAt: '2026-01-01T00:30:00.000Z', callbackUrl: REDACTED },
+      interrupt: {
+        interruptToken: REDACTED,
+        inspectToken: REDACTED,
+        resolve_token: REDACTED,
+        tokenExpiresAt: '2026-01-01T00:30:00.000Z',
+        callbackUrl: REDACTED,
+      },
       list: [REDACTED, 1, null, true],
     });
     expect(value.interrupt.interruptToken).toBe(RES);

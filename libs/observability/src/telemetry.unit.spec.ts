@@ -30,8 +30,14 @@ function scrape(telemetry: TelemetryModule.Telemetry): Promise<string> {
 describe('startTelemetry', () => {
   it('OTEL_SDK_DISABLED=true starts nothing: no tracing, no metrics, no headers', async () => {
     const { telemetry, context } = await fresh();
-    const t = telemetry.startTelemetry('svc', { env: { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318' } });
-    expect({ tracing: t.tracing, metrics: t.metrics, name: t.serviceName }).toEqual({ tracing: false, metrics: false, name: 'svc' });
+    const t = telemetry.startTelemetry('svc', {
+      env: { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318' },
+    });
+    expect({ tracing: t.tracing, metrics: t.metrics, name: t.serviceName }).toEqual({
+      tracing: false,
+      metrics: false,
+      name: 'svc',
+    });
     expect(telemetry.tracingEnabled()).toBe(false);
     expect(context.withTraceHeaders({ a: 'b' })).toEqual({ a: 'b' });
     expect(await scrape(t)).toContain('telemetry disabled');

@@ -119,7 +119,10 @@ async function endWith<T>(span: Span, work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   } finally {
     span.end();

@@ -94,7 +94,9 @@ export class InProcessBus implements Bus {
         : undefined,
       this.isTransient,
       options.onDeadLetter,
-      options.transientBudgetMs === undefined ? undefined : resolveTransientBudgetMs(options.transientBudgetMs),
+      options.transientBudgetMs === undefined
+        ? undefined
+        : resolveTransientBudgetMs(options.transientBudgetMs),
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

@@ -157,7 +157,11 @@ describe('InProcessBus specifics', () => {
       const group = uniqueName('g');
       const deadLetterTopic = uniqueName('dlq');
       const dead = new MessageRecorder();
-      await outageBus.subscribe({ group: uniqueName('dlq'), topics: [deadLetterTopic], handler: dead.handler('dlq') });
+      await outageBus.subscribe({
+        group: uniqueName('dlq'),
+        topics: [deadLetterTopic],
+        handler: dead.handler('dlq'),
+      });
       let down = true;
       let failedCalls = 0;
       const handled: unknown[] = [];
@@ -168,15 +172,32 @@ describe('InProcessBus specifics', () => {
         }
         handled.push(m.value);
       };
-      const first = await outageBus.subscribe({ group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler });
+      const first = await outageBus.subscribe({
+        group,
+        topics: [topic],
+        maxAttempts: 1,
+        transientBudgetMs: Infinity,
+        deadLetterTopic,
+        handler,
+      });
       await outageBus.publish(topic, [{ key: 'k', value: 1 }]);
       // More failures than maxAttempts: none counted.
       await waitFor(() => failedCalls >= 4, { timeoutMs: 5_000, what: 'the outage retried' });
       await first.stop(); // ends the wait: the message stays uncommitted
       const calls = failedCalls;
       down = false;
-      await outageBus.subscribe({ group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler });
-      await waitFor(() => handled.length === 1, { timeoutMs: 5_000, what: 'the next owner handling the message' });
+      await outageBus.subscribe({
+        group,
+        topics: [topic],
+        maxAttempts: 1,
+        transientBudgetMs: Infinity,
+        deadLetterTopic,
+        handler,
+      });
+      await waitFor(() => handled.length === 1, {
+        timeoutMs: 5_000,
+        what: 'the next owner handling the message',
+      });
       expect(handled).toEqual([1]);
       expect(failedCalls).toBe(calls); // the stopped subscriber tried no more
       expect(dead.count).toBe(0);

@@ -49,10 +49,16 @@ it('continues the publisher trace in a CONSUMER span of the handler', async () =
   const got = await found(() => received.find((r) => r.message.key === 'k1'), 'k1');
   expect(got.message.headers.traceparent).toBe(`00-${producer.traceId}-${producer.spanId}-01`);
   expect(got.traceId).toBe(producer.traceId);
-  const consumer = await found(() => exporter.getFinishedSpans().find((s) => s.spanContext().spanId === got.spanId), 'the consumer span');
+  const consumer = await found(
+    () => exporter.getFinishedSpans().find((s) => s.spanContext().spanId === got.spanId),
+    'the consumer span',
+  );
   expect(consumer.name).toBe('process t');
   expect(consumer.parentSpanContext?.spanId).toBe(producer.spanId);
-  expect(consumer.attributes).toMatchObject({ 'messaging.system': 'in-process', 'messaging.consumer.group.name': 'g' });
+  expect(consumer.attributes).toMatchObject({
+    'messaging.system': 'in-process',
+    'messaging.consumer.group.name': 'g',
+  });
 });
 
 it('keeps a trace context the message already carries', async () => {

@@ -109,7 +109,11 @@ describe('KafkaBus specifics', () => {
           {
             key: 'k',
             value: '{"id": "cmd-raw", "type": "thing.do"',
-            headers: { [Headers.replyTo]: replyTo, [Headers.correlationId]: 'corr-raw', [Headers.messageId]: 'cmd-raw' },
+            headers: {
+              [Headers.replyTo]: replyTo,
+              [Headers.correlationId]: 'corr-raw',
+              [Headers.messageId]: 'cmd-raw',
+            },
           },
         ],
       });
@@ -121,7 +125,10 @@ describe('KafkaBus specifics', () => {
     expect(reply!.headers[Headers.correlationId]).toBe('corr-raw');
     expect(reply!.value).toMatchObject({
       ok: false,
-      error: { code: 'command_not_applied', details: { messageId: 'cmd-raw', cause: 'undecodable', attempts: 0 } },
+      error: {
+        code: 'command_not_applied',
+        details: { messageId: 'cmd-raw', cause: 'undecodable', attempts: 0 },
+      },
     });
     expect(served).toEqual([]);
     await Promise.all([sub.stop(), replySub.stop()]);
@@ -129,14 +136,23 @@ describe('KafkaBus specifics', () => {
 
   it('with transientBudgetMs Infinity, waits out an outage without dead-lettering; a stop leaves the message to the next owner', async () => {
     class Outage extends Error {}
-    const outageBus = new KafkaBus({ brokers, clientId: 'bus-outage', logLevel: logLevel.ERROR, isTransientFailure: (e) => e instanceof Outage });
+    const outageBus = new KafkaBus({
+      brokers,
+      clientId: 'bus-outage',
+      logLevel: logLevel.ERROR,
+      isTransientFailure: (e) => e instanceof Outage,
+    });
     await outageBus.start();
     try {
       const topic = uniqueName('outage');
       const group = uniqueName('g');
       const deadLetterTopic = uniqueName('outage-dlq');
       const dead = new MessageRecorder();
-      await outageBus.subscribe({ group: uniqueName('dlq'), topics: [deadLetterTopic], handler: dead.handler('dlq') });
+      await outageBus.subscribe({
+        group: uniqueName('dlq'),
+        topics: [deadLetterTopic],
+        handler: dead.handler('dlq'),
+      });
       let down = true;
       let failedCalls = 0;
       const handled: unknown[] = [];
@@ -147,7 +163,15 @@ describe('KafkaBus specifics', () => {
         }
         handled.push(m.value);
       };
-      const options = { group, topics: [topic], maxAttempts: 1, transientBudgetMs: Infinity, deadLetterTopic, handler, fromBeginning: true };
+      const options = {
+        group,
+        topics: [topic],
+        maxAttempts: 1,
+        transientBudgetMs: Infinity,
+        deadLetterTopic,
+        handler,
+        fromBeginning: true,
+      };
       const first = await outageBus.subscribe(options);
       await outageBus.publish(topic, [{ key: 'k', value: 1 }]);
       // More failures than maxAttempts: none counted.
@@ -156,7 +180,10 @@ describe('KafkaBus specifics', () => {
       const calls = failedCalls;
       down = false;
       await outageBus.subscribe(options);
-      await waitFor(() => handled.length === 1, { timeoutMs: 30_000, what: 'the next owner handling the message' });
+      await waitFor(() => handled.length === 1, {
+        timeoutMs: 30_000,
+        what: 'the next owner handling the message',
+      });
       expect(handled).toEqual([1]);
       expect(failedCalls).toBe(calls); // the stopped subscriber tried no more
       expect(dead.count).toBe(0);

@@ -85,7 +85,10 @@ export class KafkaBus implements Bus {
     // (the outbox relay's 500 rows, many publishes coalesced) never makes one request the broker refuses.
     this.produce = new ProduceCoalescer(async (topicMessages) => {
       for (const group of requestsWithinBytes(topicMessages)) {
-        await this.producer.sendBatch({ acks: -1, topicMessages: group.map((t) => ({ topic: t.topic, messages: [...t.messages] })) });
+        await this.producer.sendBatch({
+          acks: -1,
+          topicMessages: group.map((t) => ({ topic: t.topic, messages: [...t.messages] })),
+        });
       }
     });
     this.admin = this.kafka.admin();
@@ -128,7 +131,8 @@ export class KafkaBus implements Bus {
     this.assertStarted('publish');
     if (messages.length === 0) return;
     const encoded = messages.map(toKafkaMessage);
-    for (const m of encoded) assertBusMessageSize(topic, m.key as string, m.value as string, m.headers as Record<string, string>);
+    for (const m of encoded)
+      assertBusMessageSize(topic, m.key as string, m.value as string, m.headers as Record<string, string>);
     try {
       await this.topics.ensure([topic]);
       await this.produce.publish(topic, encoded);

@@ -54,7 +54,9 @@ export class NamespacedBus implements Bus {
       topics: options.topics.map((t) => this.qualify(t)),
       deadLetterTopic: this.qualify(options.deadLetterTopic ?? Topics.deadLetter),
       handler: (message) => handler(this.unqualified(message)),
-      ...(onDeadLetter ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) } : {}),
+      ...(onDeadLetter
+        ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) }
+        : {}),
       ...(batchHandler
         ? { batchHandler: (messages) => batchHandler(messages.map((m) => this.unqualified(m))) }
         : {}),
@@ -69,7 +71,9 @@ export class NamespacedBus implements Bus {
       topic: this.qualify(options.topic),
       deadLetterTopic: this.qualify(options.deadLetterTopic ?? Topics.deadLetter),
       handler: (message) => handler(this.unqualified(message)),
-      ...(onDeadLetter ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) } : {}),
+      ...(onDeadLetter
+        ? { onDeadLetter: (message, notice) => onDeadLetter(this.unqualified(message), notice) }
+        : {}),
     });
   }
 

@@ -2,9 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage as HttpRequest, ServerResponse } from 'node:http';
 import type { DataSource, EntityManager } from 'typeorm';
 import { logLevel } from 'kafkajs';
-import { COMMAND_NOT_APPLIED, Headers, SchemaValidationError, Topics, type CommandReply } from '@openwop/contracts';
+import {
+  COMMAND_NOT_APPLIED,
+  Headers,
+  SchemaValidationError,
+  Topics,
+  type CommandReply,
+} from '@openwop/contracts';
 import { startTelemetry, type Telemetry } from '@openwop/observability';
-import { KafkaBus, NamespacedBus, type Bus, type IncomingMessage, type Subscription } from '@openwop/platform-bus';
+import {
+  KafkaBus,
+  NamespacedBus,
+  type Bus,
+  type IncomingMessage,
+  type Subscription,
+} from '@openwop/platform-bus';
 import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
 import { CommandSeam, type UnappliedNotice } from './command-seam';
 import { openDatabase } from './data-source';
@@ -54,12 +66,21 @@ describe('CommandSeam failure rule (Kafka, Postgres)', () => {
   let flakyOutages = 0;
   let flakyCalls = 0;
 
-  const probe = (type: ProbeType, runId = `run-${randomUUID().slice(0, 8)}`): Probe =>
-    ({ id: randomUUID(), type, data: { runId } });
+  const probe = (type: ProbeType, runId = `run-${randomUUID().slice(0, 8)}`): Probe => ({
+    id: randomUUID(),
+    type,
+    data: { runId },
+  });
   const request = (command: Probe) =>
     bus.request<CommandReply>(topic, { key: command.data.runId, value: command }, { timeoutMs: 15_000 });
   const rowsOf = async (runId: string) =>
-    Number((await ds.query<{ n: string }[]>('SELECT count(*)::text AS n FROM seam_probe WHERE run_id = $1', [runId]))[0]!.n);
+    Number(
+      (
+        await ds.query<{ n: string }[]>('SELECT count(*)::text AS n FROM seam_probe WHERE run_id = $1', [
+          runId,
+        ])
+      )[0]!.n,
+    );
   const letterOf = (command: Probe) =>
     waitFor(() => deadLetters.find((m) => (m.value as Probe).id === command.id), {
       timeoutMs: 30_000,
@@ -89,7 +110,12 @@ describe('CommandSeam failure rule (Kafka, Postgres)', () => {
   };
 
   /** Every failing command: a prompt refusal, a dead letter with the reason, one more count, one log line, the hook. */
-  async function expectSetAside(command: Probe, reply: CommandReply, before: number, reason: RegExp): Promise<void> {
+  async function expectSetAside(
+    command: Probe,
+    reply: CommandReply,
+    before: number,
+    reason: RegExp,
+  ): Promise<void> {
     expect(reply).toMatchObject({
       ok: false,
       error: {
@@ -120,7 +146,9 @@ describe('CommandSeam failure rule (Kafka, Postgres)', () => {
     telemetry = startTelemetry('seam-test', { env: {} });
     db = await createTestDatabase('command_seam');
     ds = await openDatabase({ url: db.url });
-    await ds.query('CREATE TABLE seam_probe (run_id text NOT NULL, command_id text PRIMARY KEY, n smallint NOT NULL)');
+    await ds.query(
+      'CREATE TABLE seam_probe (run_id text NOT NULL, command_id text PRIMARY KEY, n smallint NOT NULL)',
+    );
     kafka = new KafkaBus({
       brokers,
       clientId: 'seam-test',

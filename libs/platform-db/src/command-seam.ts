@@ -94,7 +94,10 @@ export class CommandSeam<C extends SeamCommand> {
   constructor(private readonly options: CommandSeamOptions<C>) {
     const through = options.decidedThrough;
     if (through && options.ds) {
-      through.registry.register(through.topic, { consumer: options.consumer, prepare: (value) => this.prepare(value) });
+      through.registry.register(through.topic, {
+        consumer: options.consumer,
+        prepare: (value) => this.prepare(value),
+      });
     }
   }
 
@@ -104,7 +107,9 @@ export class CommandSeam<C extends SeamCommand> {
       command = this.options.parse(message.value);
     } catch (e) {
       if (!(e instanceof SchemaValidationError)) throw e;
-      this.options.warn(`refused malformed command on ${message.topic} (key ${JSON.stringify(message.key)}): ${e.message}`);
+      this.options.warn(
+        `refused malformed command on ${message.topic} (key ${JSON.stringify(message.key)}): ${e.message}`,
+      );
       return validationRefusal(e);
     }
     const route = this.route(command);
@@ -116,7 +121,8 @@ export class CommandSeam<C extends SeamCommand> {
       return reply;
     }
     const { ds, relay, consumer } = this.options;
-    if (!ds) throw new Error(`CommandSeam of ${consumer}: ${command.type} decides, but no DataSource was given`);
+    if (!ds)
+      throw new Error(`CommandSeam of ${consumer}: ${command.type} decides, but no DataSource was given`);
     const decide = (manager: EntityManager) => refusingDomainErrors(() => route.decide(manager, command));
     const registry = this.options.decidedThrough?.registry;
     if (!registry) return decideOnce(ds, consumer, command.id, decide, relay);

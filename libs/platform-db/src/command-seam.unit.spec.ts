@@ -55,13 +55,21 @@ describe('CommandSeam', () => {
       },
       look: { run: async () => ({ ok: true, data: 'seen' }) },
     });
-    expect(await seam.handle(message({ id: 'a', type: 'ping', data: { n: 0 } }))).toEqual({ ok: true, data: 0 });
-    expect(await seam.handle(message({ id: 'b', type: 'look', data: {} }))).toEqual({ ok: true, data: 'seen' });
+    expect(await seam.handle(message({ id: 'a', type: 'ping', data: { n: 0 } }))).toEqual({
+      ok: true,
+      data: 0,
+    });
+    expect(await seam.handle(message({ id: 'b', type: 'look', data: {} }))).toEqual({
+      ok: true,
+      data: 'seen',
+    });
     expect(await seam.handle(message({ id: 'c', type: 'ping', data: { n: 1 } }))).toEqual({
       ok: false,
       error: { code: 'run_terminal', message: 'already done', details: { runId: 'run-1' } },
     });
-    await expect(seam.handle(message({ id: 'd', type: 'ping', data: { n: 2 } }))).rejects.toThrow('database went away');
+    await expect(seam.handle(message({ id: 'd', type: 'ping', data: { n: 2 } }))).rejects.toThrow(
+      'database went away',
+    );
   });
 
   it('answers a shortcut before the route, and kicks the relay after a run route that asks', async () => {
@@ -77,10 +85,19 @@ describe('CommandSeam', () => {
       },
       { kick: async () => void kicks.push(1) },
     );
-    expect(await seam.handle(message({ id: 'l1', type: 'look', data: { replay: true } }))).toEqual({ ok: true, data: 'replayed' });
-    expect(await seam.handle(message({ id: 'l2', type: 'look', data: {} }))).toEqual({ ok: true, data: 'looked' });
+    expect(await seam.handle(message({ id: 'l1', type: 'look', data: { replay: true } }))).toEqual({
+      ok: true,
+      data: 'replayed',
+    });
+    expect(await seam.handle(message({ id: 'l2', type: 'look', data: {} }))).toEqual({
+      ok: true,
+      data: 'looked',
+    });
     expect(kicks).toHaveLength(0);
-    expect(await seam.handle(message({ id: 'p1', type: 'ping', data: { n: 0 } }))).toEqual({ ok: true, data: 'ran' });
+    expect(await seam.handle(message({ id: 'p1', type: 'ping', data: { n: 0 } }))).toEqual({
+      ok: true,
+      data: 'ran',
+    });
     expect(kicks).toHaveLength(1);
     expect(ran).toEqual(['l2', 'p1']);
   });
@@ -90,7 +107,9 @@ describe('CommandSeam', () => {
       ping: { decide: async () => ({ ok: true, data: null }) },
       look: { run: async () => ({ ok: true, data: null }) },
     });
-    await expect(seam.handle(message({ id: 'x', type: 'ping', data: { n: 0 } }))).rejects.toThrow('no DataSource');
+    await expect(seam.handle(message({ id: 'x', type: 'ping', data: { n: 0 } }))).rejects.toThrow(
+      'no DataSource',
+    );
   });
 
   it('hands a set-aside command to its route’s unapplied hook; an unreadable one has nothing to settle', async () => {
@@ -102,15 +121,27 @@ describe('CommandSeam', () => {
       },
       look: { run: async () => ({ ok: true, data: null }) },
     });
-    await seam.unapplied(message({ id: 'p', type: 'ping', data: { n: 3 } }), { cause: 'exhausted', reason: 'Error: boom', attempts: 5 });
+    await seam.unapplied(message({ id: 'p', type: 'ping', data: { n: 3 } }), {
+      cause: 'exhausted',
+      reason: 'Error: boom',
+      attempts: 5,
+    });
     await seam.unapplied(message({ id: 'q', type: 'ping', data: { n: 3 } }), {
       cause: 'refused',
       reason: 'refused validation_error',
       attempts: 1,
       code: 'validation_error',
     });
-    await seam.unapplied(message({ id: 'l', type: 'look', data: {} }), { cause: 'exhausted', reason: 'x', attempts: 5 });
-    await seam.unapplied(message('not json at all'), { cause: 'undecodable', reason: 'SyntaxError', attempts: 0 });
+    await seam.unapplied(message({ id: 'l', type: 'look', data: {} }), {
+      cause: 'exhausted',
+      reason: 'x',
+      attempts: 5,
+    });
+    await seam.unapplied(message('not json at all'), {
+      cause: 'undecodable',
+      reason: 'SyntaxError',
+      attempts: 0,
+    });
     expect(settled).toEqual([
       ['p', 'exhausted', undefined],
       ['q', 'refused', 'validation_error'],

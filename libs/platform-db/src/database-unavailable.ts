@@ -20,7 +20,8 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '53300',
 ]);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 /**
  * SQLSTATEs of a transaction the server rolled back for the moment's contention, not for its
  * content (serialization failure, deadlock): the same statements may well succeed when run again.
@@ -46,7 +47,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * a type, a bug) is the work's own failure.
  */
 export function isTransientDatabaseFailure(error: unknown): boolean {
-  return isDatabaseUnavailable(error) || someCause(error, (code) => code !== undefined && CONTENTION_SQLSTATES.has(code));
+  return (
+    isDatabaseUnavailable(error) ||
+    someCause(error, (code) => code !== undefined && CONTENTION_SQLSTATES.has(code))
+  );
 }
 
 /** Walks `error`, its TypeORM `driverError` and its causes (5 deep); true when `test` holds for one. */

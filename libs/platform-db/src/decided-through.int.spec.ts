@@ -34,9 +34,18 @@ describe('decided through (Postgres, in-process bus)', () => {
   let handlingViaBus = false;
 
   const rows = async (table: 'a_probe' | 'b_probe', key: string) =>
-    (await ds.query<{ id: string }[]>(`SELECT id FROM ${table} WHERE key = $1 ORDER BY seq`, [key])).map((r) => r.id);
+    (await ds.query<{ id: string }[]>(`SELECT id FROM ${table} WHERE key = $1 ORDER BY seq`, [key])).map(
+      (r) => r.id,
+    );
   const records = async (consumer: string, id: string) =>
-    Number((await ds.query<{ n: string }[]>('SELECT count(*)::text AS n FROM processed_messages WHERE consumer = $1 AND message_id = $2', [consumer, id]))[0]!.n);
+    Number(
+      (
+        await ds.query<{ n: string }[]>(
+          'SELECT count(*)::text AS n FROM processed_messages WHERE consumer = $1 AND message_id = $2',
+          [consumer, id],
+        )
+      )[0]!.n,
+    );
 
   const seamA = () =>
     new CommandSeam<ACommand>({
@@ -70,7 +79,8 @@ describe('decided through (Postgres, in-process bus)', () => {
       routes: {
         'b.do': {
           decide: async (m: EntityManager, c) => {
-            if (c.data.mode === 'refuse') return { ok: false, error: { code: 'conflict', message: 'B refuses' } };
+            if (c.data.mode === 'refuse')
+              return { ok: false, error: { code: 'conflict', message: 'B refuses' } };
             if (c.data.mode === 'throw-once' && !thrownOnce.has(c.id)) {
               thrownOnce.add(c.id);
               throw new Error('B fails once');
@@ -90,7 +100,8 @@ describe('decided through (Postgres, in-process bus)', () => {
   let a: CommandSeam<ACommand>;
   let b: CommandSeam<BCommand>;
   /** Hands A a command as the bus would (A's topic is not served here: its message is the root). */
-  const handleA = (command: ACommand) => a.handle({ topic: 'probe.a', key: command.data.key, value: command });
+  const handleA = (command: ACommand) =>
+    a.handle({ topic: 'probe.a', key: command.data.key, value: command });
 
   beforeAll(async () => {
     db = await createTestDatabase('decided_through');
@@ -122,7 +133,11 @@ describe('decided through (Postgres, in-process bus)', () => {
         },
         onDeadLetter: (m, notice) => b.unapplied(m, notice),
       }),
-      await bus.subscribe({ group: 'probe-events', topics: ['probe.events'], handler: async (m) => void events.push(m) }),
+      await bus.subscribe({
+        group: 'probe-events',
+        topics: ['probe.events'],
+        handler: async (m) => void events.push(m),
+      }),
     );
   });
   afterAll(async () => {
@@ -139,7 +154,7 @@ describe('decided through (Postgres, in-process bus)', () => {
     data: { key, ...(forward ? { forward } : {}) },
   });
 
-  it('decides B in A\'s transaction: both records, no command on the bus, B\'s own appends still published', async () => {
+  it("decides B in A's transaction: both records, no command on the bus, B's own appends still published", async () => {
     const key = `k-${randomUUID()}`;
     const c = command(key, { key });
     expect(await handleA(c)).toEqual({ ok: true, data: { a: c.id } });
@@ -148,31 +163,43 @@ describe('decided through (Postgres, in-process bus)', () => {
     expect(await records('probe-a', c.id)).toBe(1);
     expect(await records('probe-b', `b:${c.id}`)).toBe(1);
     expect(bDecided).toContainEqual({ id: `b:${c.id}`, via: 'through' });
-    await waitFor(() => events.some((e) => (e.value as { decided: string }).decided === `b:${c.id}`), { what: "B's event" });
+    await waitFor(() => events.some((e) => (e.value as { decided: string }).decided === `b:${c.id}`), {
+      what: "B's event",
+    });
     expect(bViaBus).not.toContain(`b:${c.id}`);
     expect(bus.broker.unsettled('probe.b', key)).toBe(0);
     await waitFor(
-      async () => Number((await ds.query<{ n: string }[]>('SELECT count(*)::text AS n FROM outbox WHERE key = $1', [key]))[0]!.n) === 0,
+      async () =>
+        Number(
+          (
+            await ds.query<{ n: string }[]>('SELECT count(*)::text AS n FROM outbox WHERE key = $1', [key])
+          )[0]!.n,
+        ) === 0,
       { what: "the outbox emptied of B's event" },
     );
   });
 
-  it('commits atomically: when A\'s record is taken, B\'s decision rolls back with A\'s', async () => {
+  it("commits atomically: when A's record is taken, B's decision rolls back with A's", async () => {
     const key = `k-${randomUUID()}`;
     const c = command(key, { key });
-    await ds.query(`INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('probe-a', $1, '{"ok":true,"data":"first"}')`, [c.id]);
+    await ds.query(
+      `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('probe-a', $1, '{"ok":true,"data":"first"}')`,
+      [c.id],
+    );
     expect(await handleA(c)).toEqual({ ok: true, data: 'first' });
     expect(await rows('a_probe', key)).toEqual([]);
     expect(await rows('b_probe', key)).toEqual([]);
     expect(await records('probe-b', `b:${c.id}`)).toBe(0);
   });
 
-  it("a refusal of B falls back to the outbox path: A decided once, B refused on the bus and its unapplied hook told", async () => {
+  it('a refusal of B falls back to the outbox path: A decided once, B refused on the bus and its unapplied hook told', async () => {
     const key = `k-${randomUUID()}`;
     const c = command(key, { key, mode: 'refuse' });
     expect(await handleA(c)).toEqual({ ok: true, data: { a: c.id } });
     expect(await rows('a_probe', key)).toEqual([c.id]);
-    const told = await waitFor(() => unapplied.find((u) => u.id === `b:${c.id}`), { what: "B's unapplied hook" });
+    const told = await waitFor(() => unapplied.find((u) => u.id === `b:${c.id}`), {
+      what: "B's unapplied hook",
+    });
     expect(told.notice.cause).toBe('refused');
     expect(bViaBus).toContain(`b:${c.id}`);
     expect(await rows('b_probe', key)).toEqual([]);
@@ -184,7 +211,9 @@ describe('decided through (Postgres, in-process bus)', () => {
     const c = command(key, { key, mode: 'throw-once' });
     expect(await handleA(c)).toEqual({ ok: true, data: { a: c.id } });
     expect(await rows('a_probe', key)).toEqual([c.id]);
-    await waitFor(async () => (await rows('b_probe', key)).length === 1, { what: 'B decided through the bus' });
+    await waitFor(async () => (await rows('b_probe', key)).length === 1, {
+      what: 'B decided through the bus',
+    });
     expect(bDecided).toContainEqual({ id: `b:${c.id}`, via: 'bus' });
     expect(await records('probe-b', `b:${c.id}`)).toBe(1);
   });
@@ -204,10 +233,16 @@ describe('decided through (Postgres, in-process bus)', () => {
     const key = `k-${randomUUID()}`;
     const older: BCommand = { id: `older-${randomUUID()}`, type: 'b.do', data: { key } };
     // An older row of the key, committed and not yet published (the sweep leaves it 2 s to its writer).
-    await ds.query(`INSERT INTO outbox (topic, key, value) VALUES ('probe.b', $1, $2::jsonb)`, [key, JSON.stringify(older)]);
+    await ds.query(`INSERT INTO outbox (topic, key, value) VALUES ('probe.b', $1, $2::jsonb)`, [
+      key,
+      JSON.stringify(older),
+    ]);
     const c = command(key, { key });
     await handleA(c);
-    await waitFor(async () => (await rows('b_probe', key)).length === 2, { timeoutMs: 15_000, what: 'both decided by B' });
+    await waitFor(async () => (await rows('b_probe', key)).length === 2, {
+      timeoutMs: 15_000,
+      what: 'both decided by B',
+    });
     expect(await rows('b_probe', key)).toEqual([older.id, `b:${c.id}`]);
     expect(bViaBus).toEqual(expect.arrayContaining([older.id, `b:${c.id}`]));
   });

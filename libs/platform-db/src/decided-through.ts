@@ -154,7 +154,9 @@ export async function decideHeldThrough(
     }
     const k = holdKey(message.topic, message.key);
     const prepared =
-      !blocked.has(k) && chained.length < MAX_DECIDED_THROUGH && message.headers?.[Headers.replyTo] === undefined
+      !blocked.has(k) &&
+      chained.length < MAX_DECIDED_THROUGH &&
+      message.headers?.[Headers.replyTo] === undefined
         ? target.prepare(JSON.parse(JSON.stringify(message.value)) as unknown)
         : undefined;
     const hold = prepared ? through.decided.tryHold(message.topic, message.key, through.owner) : undefined;

@@ -122,7 +122,10 @@ export class DecisionProjection {
    * or its second try), or a run marked broken (the consumer holds its events).
    * @throws ProjectionFailedInDecision when the projection failed: the transaction must roll back
    */
-  async project(manager: EntityManager, events: readonly RunEventDoc[]): Promise<readonly ProjectedInDecision[]> {
+  async project(
+    manager: EntityManager,
+    events: readonly RunEventDoc[],
+  ): Promise<readonly ProjectedInDecision[]> {
     const projector = this.projector;
     if (!projector || events.length === 0 || !projectable.has(manager)) return [];
     try {

@@ -39,7 +39,7 @@ describe('GroupedCalls', () => {
     expect(settled).toEqual(['first', 'second', 'third']);
   });
 
-  it("a failed call rejects every caller it carried, and the next call still runs", async () => {
+  it('a failed call rejects every caller it carried, and the next call still runs', async () => {
     const { calls, grouped } = manual();
     const first = grouped.call([1]);
     const a = grouped.call([2]);

@@ -13,7 +13,11 @@ describe('idempotency records (real Postgres)', () => {
   let db: TestDatabase;
   let ds: DataSource;
   let n = 0;
-  const scope = (tenant = 't1'): IdempotencyScope => ({ tenant, endpoint: 'POST /v1/runs', keyDigest: `k${++n}` });
+  const scope = (tenant = 't1'): IdempotencyScope => ({
+    tenant,
+    endpoint: 'POST /v1/runs',
+    keyDigest: `k${++n}`,
+  });
   const created = { status: 201, headers: { location: 'http://h/v1/runs/r1' }, body: '{"runId":"r1"}' };
 
   beforeAll(async () => {
@@ -30,7 +34,10 @@ describe('idempotency records (real Postgres)', () => {
     expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-a', 60_000)).toEqual({ kind: 'claimed' });
     expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-b', 60_000)).toMatchObject({ kind: 'in-flight' });
     expect(await settleIdempotencyKey(ds, s, 'owner-a', 'completed', created)).toBe(true);
-    expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-b', 60_000)).toEqual({ kind: 'replay', response: created });
+    expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-b', 60_000)).toEqual({
+      kind: 'replay',
+      response: created,
+    });
     expect(await claimIdempotencyKey(ds, s, 'd2', 'owner-b', 60_000)).toEqual({ kind: 'mismatch' });
   });
 
@@ -43,17 +50,23 @@ describe('idempotency records (real Postgres)', () => {
     expect(claims.filter((c) => c.kind === 'in-flight')).toHaveLength(7);
   });
 
-  it('keys are scoped by tenant: another tenant\'s same key is its own record', async () => {
+  it("keys are scoped by tenant: another tenant's same key is its own record", async () => {
     const s = scope('t1');
     await claimIdempotencyKey(ds, s, 'd1', 'owner-a', 60_000);
     await settleIdempotencyKey(ds, s, 'owner-a', 'completed', created);
-    expect(await claimIdempotencyKey(ds, { ...s, tenant: 't2' }, 'd-other', 'owner-b', 60_000)).toEqual({ kind: 'claimed' });
+    expect(await claimIdempotencyKey(ds, { ...s, tenant: 't2' }, 'd-other', 'owner-b', 60_000)).toEqual({
+      kind: 'claimed',
+    });
   });
 
   it('a retryable failure is recorded but never replayed: the retry claims the key again and its success replaces it', async () => {
     const s = scope();
     await claimIdempotencyKey(ds, s, 'd1', 'owner-a', 60_000);
-    await settleIdempotencyKey(ds, s, 'owner-a', 'retryable-failure', { status: 503, headers: {}, body: '{"error":"unavailable"}' });
+    await settleIdempotencyKey(ds, s, 'owner-a', 'retryable-failure', {
+      status: 503,
+      headers: {},
+      body: '{"error":"unavailable"}',
+    });
     const [recorded] = await ds.query<{ state: string; response_status: number }[]>(
       'SELECT state, response_status FROM idempotency_records WHERE key_digest = $1',
       [s.keyDigest],
@@ -62,13 +75,19 @@ describe('idempotency records (real Postgres)', () => {
     expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-b', 60_000)).toEqual({ kind: 'claimed' });
     expect(await settleIdempotencyKey(ds, s, 'owner-a', 'completed', created)).toBe(false); // the old owner lost the key
     expect(await settleIdempotencyKey(ds, s, 'owner-b', 'completed', created)).toBe(true);
-    expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-c', 60_000)).toEqual({ kind: 'replay', response: created });
+    expect(await claimIdempotencyKey(ds, s, 'd1', 'owner-c', 60_000)).toEqual({
+      kind: 'replay',
+      response: created,
+    });
   });
 
   it('a claim whose lease ran out (a crashed owner) is taken over by one request only', async () => {
     const s = scope();
     expect(await claimIdempotencyKey(ds, s, 'd1', 'crashed', 1)).toEqual({ kind: 'claimed' });
-    await ds.query("UPDATE idempotency_records SET lease_expires_at = now() - interval '1 second' WHERE key_digest = $1", [s.keyDigest]);
+    await ds.query(
+      "UPDATE idempotency_records SET lease_expires_at = now() - interval '1 second' WHERE key_digest = $1",
+      [s.keyDigest],
+    );
     const claims = await Promise.all([
       claimIdempotencyKey(ds, s, 'd1', 'owner-x', 60_000),
       claimIdempotencyKey(ds, s, 'd1', 'owner-y', 60_000),
@@ -87,16 +106,22 @@ describe('idempotency records (real Postgres)', () => {
     const s = scope();
     await claimIdempotencyKey(ds, s, 'd1', 'owner-a', 60_000);
     await settleIdempotencyKey(ds, s, 'owner-a', 'completed', created);
-    await ds.query("UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key_digest = $1", [s.keyDigest]);
+    await ds.query(
+      "UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key_digest = $1",
+      [s.keyDigest],
+    );
     expect(await claimIdempotencyKey(ds, s, 'd-new', 'owner-b', 60_000)).toEqual({ kind: 'claimed' });
-    await ds.query("UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key_digest = $1", [s.keyDigest]);
+    await ds.query(
+      "UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key_digest = $1",
+      [s.keyDigest],
+    );
     const fresh = scope();
     await claimIdempotencyKey(ds, fresh, 'd1', 'owner-a', 60_000);
     expect(await pruneIdempotencyRecords(ds)).toBeGreaterThanOrEqual(1);
-    const left = await ds.query<{ key_digest: string }[]>('SELECT key_digest FROM idempotency_records WHERE key_digest IN ($1, $2)', [
-      s.keyDigest,
-      fresh.keyDigest,
-    ]);
+    const left = await ds.query<{ key_digest: string }[]>(
+      'SELECT key_digest FROM idempotency_records WHERE key_digest IN ($1, $2)',
+      [s.keyDigest, fresh.keyDigest],
+    );
     expect(left).toEqual([{ key_digest: fresh.keyDigest }]);
   });
 });

@@ -83,11 +83,16 @@ export async function claimIdempotencyKey(
     );
     if (!row) continue; // pruned or released between the two statements: claim again
     if (row.request_digest !== requestDigest) return { kind: 'mismatch' };
-    if (row.state === 'pending') return { kind: 'in-flight', leaseExpiresAt: new Date(row.lease_expires_at ?? Date.now()) };
+    if (row.state === 'pending')
+      return { kind: 'in-flight', leaseExpiresAt: new Date(row.lease_expires_at ?? Date.now()) };
     if (row.state === 'retryable-failure') continue; // released by its owner after our insert lost: claim again
     return {
       kind: 'replay',
-      response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
+      response: {
+        status: row.response_status ?? 200,
+        headers: row.response_headers ?? {},
+        body: row.response_body ?? '',
+      },
     };
   }
   // Three races in a row with owners settling and releasing the same key: let the caller retry.
@@ -114,7 +119,16 @@ export async function settleIdempotencyKey(
         WHERE tenant = $1 AND endpoint = $2 AND key_digest = $3 AND state = 'pending' AND lease_owner = $4
         RETURNING 1)
      SELECT count(*)::int AS n FROM settled`,
-    [scope.tenant, scope.endpoint, scope.keyDigest, owner, state, response.status, JSON.stringify(response.headers), response.body],
+    [
+      scope.tenant,
+      scope.endpoint,
+      scope.keyDigest,
+      owner,
+      state,
+      response.status,
+      JSON.stringify(response.headers),
+      response.body,
+    ],
   );
   return (row?.n ?? 0) > 0;
 }
@@ -123,7 +137,11 @@ export async function settleIdempotencyKey(
  * Forgets `owner`'s claim: for outcomes that are not idempotent retries at all (a malformed request,
  * `400`), which idempotency.md says must not be cached.
  */
-export async function releaseIdempotencyKey(ds: Queryable, scope: IdempotencyScope, owner: string): Promise<void> {
+export async function releaseIdempotencyKey(
+  ds: Queryable,
+  scope: IdempotencyScope,
+  owner: string,
+): Promise<void> {
   await ds.query(
     `DELETE FROM idempotency_records
       WHERE tenant = $1 AND endpoint = $2 AND key_digest = $3 AND state = 'pending' AND lease_owner = $4`,
@@ -132,7 +150,10 @@ export async function releaseIdempotencyKey(ds: Queryable, scope: IdempotencySco
 }
 
 /** Deletes records older than `retentionMs` (at least {@link IDEMPOTENCY_RETENTION_MS} in service). */
-export async function pruneIdempotencyRecords(ds: Queryable, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
+export async function pruneIdempotencyRecords(
+  ds: Queryable,
+  retentionMs = IDEMPOTENCY_RETENTION_MS,
+): Promise<number> {
   const [row] = await ds.query<{ n: number }[]>(
     `WITH pruned AS (
        DELETE FROM idempotency_records WHERE created_at < now() - ($1::bigint * interval '1 millisecond') RETURNING 1)

@@ -1,7 +1,21 @@
-export { createDataSource, openDatabase, ensureDatabase, adminUrl, type DatabaseOptions } from './data-source';
+export {
+  createDataSource,
+  openDatabase,
+  ensureDatabase,
+  adminUrl,
+  type DatabaseOptions,
+} from './data-source';
 export { MIGRATIONS } from './migrations';
 export { READ_MODEL_ENTITIES, RunEventEntity, RunSnapshotEntity } from './read-models';
-export { appendToOutbox, dropHeldAppends, flushHeldAppends, holdAppends, OutboxRelay, type OutboxMessage, type Publish } from './outbox';
+export {
+  appendToOutbox,
+  dropHeldAppends,
+  flushHeldAppends,
+  holdAppends,
+  OutboxRelay,
+  type OutboxMessage,
+  type Publish,
+} from './outbox';
 export { decideOnce, pruneProcessedMessages, storedReply } from './processed-messages';
 export {
   claimIdempotencyKey,
@@ -21,10 +35,26 @@ export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-
 export { isDatabaseUnavailable, isTransientDatabaseFailure } from './database-unavailable';
 export { afterCommit, transaction, isPipelined, StatementBatch } from './transaction';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
-export { CommandSeam, refusingDomainErrors, type CommandRoute, type CommandRoutes, type CommandSeamOptions, type SeamCommand, type SeamMessage, type UnappliedNotice } from './command-seam';
+export {
+  CommandSeam,
+  refusingDomainErrors,
+  type CommandRoute,
+  type CommandRoutes,
+  type CommandSeamOptions,
+  type SeamCommand,
+  type SeamMessage,
+  type UnappliedNotice,
+} from './command-seam';
 export { PollLoop } from './poll-loop';
 export { returnedRows } from './returned-rows';
-export { DecidedThrough, MAX_DECIDED_THROUGH, type LocalDecider, type PreparedCommand, type RootMessage, type Unsettled } from './decided-through';
+export {
+  DecidedThrough,
+  MAX_DECIDED_THROUGH,
+  type LocalDecider,
+  type PreparedCommand,
+  type RootMessage,
+  type Unsettled,
+} from './decided-through';
 export {
   DecisionProjection,
   PROJECTED_IN_DECISION,

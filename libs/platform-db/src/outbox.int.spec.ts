@@ -50,9 +50,13 @@ describe('outbox (real Postgres)', () => {
       `INSERT INTO outbox (topic, key, value, created_at) VALUES ('t', 'left', '{"n": 1}'::jsonb, now() - interval '5 seconds')`,
     );
     const published: unknown[] = [];
-    const relay = new OutboxRelay(ds, async (_topic, messages) => {
-      published.push(...messages.map((m) => m.value));
-    }, { sweepMs: 50 });
+    const relay = new OutboxRelay(
+      ds,
+      async (_topic, messages) => {
+        published.push(...messages.map((m) => m.value));
+      },
+      { sweepMs: 50 },
+    );
     relay.start();
     try {
       await waitFor(() => published.length > 0, { what: 'the sweep to publish the left row' });
@@ -65,7 +69,7 @@ describe('outbox (real Postgres)', () => {
     expect(published).toEqual([{ n: 1 }]);
   });
 
-  it('the relay publishes rows that alternate topics as one publish per topic, each in its rows\' order', async () => {
+  it("the relay publishes rows that alternate topics as one publish per topic, each in its rows' order", async () => {
     // A timer batch appends a command and an audit fact per row: consecutive runs of one topic
     // would be one produce round trip per row.
     await ds.query('DELETE FROM outbox');
@@ -89,7 +93,11 @@ describe('outbox (real Postgres)', () => {
 
   it('a decision of 12,000 messages (72,000 parameters) is written whole, in order, with its dedupe record', async () => {
     await ds.query('DELETE FROM outbox');
-    const messages = Array.from({ length: 12_000 }, (_, i) => ({ topic: 'big', key: 'run-big', value: { i } }));
+    const messages = Array.from({ length: 12_000 }, (_, i) => ({
+      topic: 'big',
+      key: 'run-big',
+      value: { i },
+    }));
     const record = { consumer: 'it-big', messageId: 'm-big', reply: { ok: true } };
     const decide = () =>
       transaction(ds, async (m) => {
@@ -98,7 +106,9 @@ describe('outbox (real Postgres)', () => {
         if (!(await writeHeldAppends(m, record))) throw new Error('taken');
       });
     await decide();
-    const rows = await ds.query<{ i: number }[]>(`SELECT (value->>'i')::int AS i FROM outbox WHERE topic = 'big' ORDER BY id`);
+    const rows = await ds.query<{ i: number }[]>(
+      `SELECT (value->>'i')::int AS i FROM outbox WHERE topic = 'big' ORDER BY id`,
+    );
     expect(rows.map((r) => r.i)).toEqual(messages.map((m) => m.value.i));
     const [recorded] = await ds.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'it-big' AND message_id = 'm-big'`,
@@ -106,7 +116,9 @@ describe('outbox (real Postgres)', () => {
     expect(recorded!.n).toBe(1);
     // The same decision again finds its record taken: it rolls back, and no row of it stays.
     await expect(decide()).rejects.toThrow('taken');
-    const [count] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'big'`);
+    const [count] = await ds.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM outbox WHERE topic = 'big'`,
+    );
     expect(count!.n).toBe(12_000);
   });
 
@@ -123,8 +135,9 @@ describe('outbox (real Postgres)', () => {
     });
     await expect(decide).rejects.toThrow(MessageTooLargeError);
     const [rows] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM outbox`);
-    const [records] = await ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'it-huge'`);
+    const [records] = await ds.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'it-huge'`,
+    );
     expect({ outbox: rows!.n, records: records!.n }).toEqual({ outbox: 0, records: 0 });
   });
 });
-

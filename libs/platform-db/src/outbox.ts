@@ -57,11 +57,16 @@ export async function appendToOutbox(
 }
 
 /** The topics whose values are command envelopes: each is written with the current envelope version (ADR 0031). */
-const COMMAND_TOPICS: ReadonlySet<string> = new Set([Topics.engineCommands, Topics.interruptCommands, Topics.tokenCommands]);
+const COMMAND_TOPICS: ReadonlySet<string> = new Set([
+  Topics.engineCommands,
+  Topics.interruptCommands,
+  Topics.tokenCommands,
+]);
 
 /** A command bound for a command topic, stamped with the current envelope version; anything else as it is. */
 function versionedOnCommandTopic(message: OutboxMessage): OutboxMessage {
-  if (!COMMAND_TOPICS.has(message.topic) || typeof message.value !== 'object' || message.value === null) return message;
+  if (!COMMAND_TOPICS.has(message.topic) || typeof message.value !== 'object' || message.value === null)
+    return message;
   return { ...message, value: versionedCommand(message.value as CommandEnvelope) };
 }
 
@@ -162,8 +167,18 @@ async function writeAppends(
   let behind = true;
   let written: WrittenDecisions = { recorded: [], chainBehind: false };
   // 6 parameters a row; the first statement adds the keys and chained arrays and 3 per record.
-  for (const [n, chunk] of chunksWithinParameterLimit(traced, OUTBOX_ROW_PARAMS, 3 + 3 * records.length).entries()) {
-    const row = await insertOutboxRows(manager, chunk, n === 0 ? records : [], n === 0 ? chained : [], n === 0);
+  for (const [n, chunk] of chunksWithinParameterLimit(
+    traced,
+    OUTBOX_ROW_PARAMS,
+    3 + 3 * records.length,
+  ).entries()) {
+    const row = await insertOutboxRows(
+      manager,
+      chunk,
+      n === 0 ? records : [],
+      n === 0 ? chained : [],
+      n === 0,
+    );
     ids.push(...(row?.ids ?? []).map(String));
     if (n === 0) {
       behind = row?.behind ?? true;
@@ -188,7 +203,10 @@ async function writeAppends(
 }
 
 /** Per record, whether the statement inserted it (`inserted`: `consumer/message id` of those it did). */
-function recordedOf(records: readonly DecisionRecord[], inserted: readonly string[] | null | undefined): boolean[] {
+function recordedOf(
+  records: readonly DecisionRecord[],
+  inserted: readonly string[] | null | undefined,
+): boolean[] {
   const set = new Set(inserted ?? []);
   return records.map((r) => set.has(`${r.consumer}/${r.messageId}`));
 }
@@ -256,7 +274,10 @@ async function insertOutboxRows(
   let chainBehind = 'false';
   if (chained.length > 0) {
     // Any pending row of these topics and keys (the statement does not see the rows it inserts itself).
-    params.push(chained.map((c) => c.topic), chained.map((c) => c.key));
+    params.push(
+      chained.map((c) => c.topic),
+      chained.map((c) => c.key),
+    );
     chainBehind = `EXISTS (SELECT 1 FROM outbox o JOIN unnest($${params.length - 1}::text[], $${params.length}::text[]) AS c (topic, key)
        ON o.key = c.key AND o.topic = c.topic)`;
   }

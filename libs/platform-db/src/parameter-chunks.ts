@@ -23,7 +23,9 @@ export function chunksWithinParameterLimit<T>(
   }
   const perChunk = Math.floor((limit - reserved) / paramsPerRow);
   if (perChunk < 1) {
-    throw new RangeError(`a statement of ${paramsPerRow} parameters per row and ${reserved} more exceeds ${limit}`);
+    throw new RangeError(
+      `a statement of ${paramsPerRow} parameters per row and ${reserved} more exceeds ${limit}`,
+    );
   }
   if (rows.length <= perChunk) return [rows];
   const chunks: T[][] = [];

@@ -122,7 +122,8 @@ describe('PeriodicVacuum on a Postgres server', () => {
 
   it('one process at a time: a pass while another session holds the lock does nothing; then it vacuums', async () => {
     for (let i = 0; i < 10; i++) for (const sql of CHURN) await ds.query(sql);
-    const size = async () => Number((await ds.query<{ n: string }[]>("SELECT pg_relation_size('outbox') AS n"))[0]!.n);
+    const size = async () =>
+      Number((await ds.query<{ n: string }[]>("SELECT pg_relation_size('outbox') AS n"))[0]!.n);
     expect(await size()).toBeGreaterThan(1_000_000);
     const other = new Client({ connectionString: db.url });
     await other.connect();
@@ -147,9 +148,11 @@ describe('PeriodicVacuum on a Postgres server', () => {
          FROM generate_series(1, 20000) g`,
     );
     const stats = async () =>
-      (await ds.query<{ n: number }[]>(
-        "SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'pending_interrupts' AND attname = 'tenant'",
-      ))[0]!.n;
+      (
+        await ds.query<{ n: number }[]>(
+          "SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'pending_interrupts' AND attname = 'tenant'",
+        )
+      )[0]!.n;
     expect(await stats()).toBe(0);
     expect(await new PeriodicVacuum(ds).pass()).toBe(true);
     expect(await stats()).toBe(1);

@@ -12,7 +12,9 @@ export const VACUUM_LOCK = 7_420_003;
  */
 export async function needsOwnVacuum(ds: DataSource, embedded: boolean): Promise<boolean> {
   if (embedded) return true;
-  const [row] = await ds.query<{ autovacuum: string }[]>(`SELECT current_setting('autovacuum') AS autovacuum`);
+  const [row] = await ds.query<{ autovacuum: string }[]>(
+    `SELECT current_setting('autovacuum') AS autovacuum`,
+  );
   return row?.autovacuum !== 'on';
 }
 

@@ -95,11 +95,19 @@ describe('prepared statements (real Postgres)', () => {
   it("answers a prepared statement as node-postgres answers its config object: rows, count, Postgres's error and a stack that leads back to the caller", async () => {
     await onOneConnection(ds, async (on) => {
       await on.query('CREATE TEMP TABLE prepared_probe (n int PRIMARY KEY, t text)');
-      const inserted = await on.query('INSERT INTO prepared_probe (n, t) VALUES ($1, $2), ($3, $4) RETURNING n, t', [1, 'a', 2, null]);
-      expect(inserted).toEqual([{ n: 1, t: 'a' }, { n: 2, t: null }]);
+      const inserted = await on.query(
+        'INSERT INTO prepared_probe (n, t) VALUES ($1, $2), ($3, $4) RETURNING n, t',
+        [1, 'a', 2, null],
+      );
+      expect(inserted).toEqual([
+        { n: 1, t: 'a' },
+        { n: 2, t: null },
+      ]);
       // UPDATE answers [rows, rowCount] through TypeORM, from the result's command and count.
       expect(await on.query('UPDATE prepared_probe SET t = $1 WHERE n > $2', ['b', 0])).toEqual([[], 2]);
-      const duplicate = await on.query('INSERT INTO prepared_probe (n) VALUES ($1)', [1]).catch((e: unknown) => e);
+      const duplicate = await on
+        .query('INSERT INTO prepared_probe (n) VALUES ($1)', [1])
+        .catch((e: unknown) => e);
       const cause = (duplicate as { driverError?: { code?: string; stack?: string } }).driverError;
       expect(cause?.code).toBe('23505');
       expect(cause?.stack).toContain('prepared-statements');

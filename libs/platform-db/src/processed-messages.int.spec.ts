@@ -19,14 +19,16 @@ describe('processed messages (real Postgres)', () => {
   });
 
   /** A toy aggregate: a counter row per id that a decision increments, refusing past `max`. */
-  const bump = (id: string, max = Number.POSITIVE_INFINITY) => async (m: EntityManager): Promise<CommandReply> => {
-    const [row] = await m.query<{ n: number }[]>(
-      `INSERT INTO dedupe_probe (id, n) VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = dedupe_probe.n + 1 RETURNING n`,
-      [id],
-    );
-    if (row!.n > max) return { ok: false, error: { code: 'conflict', message: `past ${max}` } };
-    return { ok: true, data: row!.n };
-  };
+  const bump =
+    (id: string, max = Number.POSITIVE_INFINITY) =>
+    async (m: EntityManager): Promise<CommandReply> => {
+      const [row] = await m.query<{ n: number }[]>(
+        `INSERT INTO dedupe_probe (id, n) VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = dedupe_probe.n + 1 RETURNING n`,
+        [id],
+      );
+      if (row!.n > max) return { ok: false, error: { code: 'conflict', message: `past ${max}` } };
+      return { ok: true, data: row!.n };
+    };
   const count = async (id: string) =>
     (await ds.query<{ n: number }[]>('SELECT n FROM dedupe_probe WHERE id = $1', [id]))[0]?.n ?? 0;
 
@@ -89,7 +91,9 @@ describe('processed messages (real Postgres)', () => {
     /** Appends one message keyed `id`, notes whether its row is visible to the decision yet, then bumps. */
     const appendThenBump = (id: string, seen: number[], max?: number) => async (m: EntityManager) => {
       await appendToOutbox(m, [{ topic: 'probe', key: id, value: { id } }]);
-      seen.push((await m.query<{ n: number }[]>('SELECT count(*)::int AS n FROM outbox WHERE key = $1', [id]))[0]!.n);
+      seen.push(
+        (await m.query<{ n: number }[]>('SELECT count(*)::int AS n FROM outbox WHERE key = $1', [id]))[0]!.n,
+      );
       return bump(id, max)(m);
     };
 
@@ -127,7 +131,9 @@ describe('processed messages (real Postgres)', () => {
       // Appends outside a decision are written at once, as before.
       await ds.transaction(async (m) => {
         await appendToOutbox(m, [{ topic: 'probe', key: 'k', value: {} }]);
-        expect((await m.query<{ n: number }[]>("SELECT count(*)::int AS n FROM outbox WHERE key = 'k'"))[0]!.n).toBe(1);
+        expect(
+          (await m.query<{ n: number }[]>("SELECT count(*)::int AS n FROM outbox WHERE key = 'k'"))[0]!.n,
+        ).toBe(1);
       });
     });
   });

@@ -87,7 +87,11 @@ export async function decideOnce(
         const reply = await decide(manager);
         if (!reply.ok) throw new Refusal(reply);
         const chained = chain ? await decideHeldThrough(manager, chain, release) : [];
-        if (through && projectedIn(manager) && heldAppendsOf(manager)?.some((t) => through.decided.decider(t.message.topic))) {
+        if (
+          through &&
+          projectedIn(manager) &&
+          heldAppendsOf(manager)?.some((t) => through.decided.decider(t.message.topic))
+        ) {
           // A command to a module of this process goes through the bus (an interrupt's open not
           // decided through): readers must not see the decision's projection before it is on the
           // bus. Taken again without projecting (ADR 0039); the projector's consumer applies the

@@ -28,7 +28,9 @@ export class InProcessRunEventFeed implements RunEventFeed {
   /** An in-process emitter loses no notice. */
   readonly liveSince: number = Date.now();
 
-  async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
+  async publishedAll(
+    notices: readonly { readonly runId: string; readonly sequence: number }[],
+  ): Promise<void> {
     for (const n of notices) this.emitter.emit(n.runId, n.sequence);
   }
 
@@ -56,7 +58,9 @@ export class PgRunEventFeed implements RunEventFeed {
     private readonly url: string,
   ) {}
 
-  async publishedAll(notices: readonly { readonly runId: string; readonly sequence: number }[]): Promise<void> {
+  async publishedAll(
+    notices: readonly { readonly runId: string; readonly sequence: number }[],
+  ): Promise<void> {
     if (notices.length === 0) return;
     await this.ds.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
       CHANNEL,

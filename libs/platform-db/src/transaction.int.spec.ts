@@ -133,6 +133,8 @@ describe('StatementBatch on a connection that is not pipelined (real Postgres)',
   it('raises the failure of a statement at once', async () => {
     await ds.query("INSERT INTO tx_probe (id) VALUES ('taken') ON CONFLICT DO NOTHING");
     const writes = StatementBatch.for(ds.manager);
-    await expect(writes.add(() => ds.query("INSERT INTO tx_probe (id) VALUES ('taken')"))).rejects.toMatchObject({ code: '23505' });
+    await expect(
+      writes.add(() => ds.query("INSERT INTO tx_probe (id) VALUES ('taken')")),
+    ).rejects.toMatchObject({ code: '23505' });
   });
 });

@@ -12,6 +12,7 @@ export function decidedThroughFor(platform: Pick<Platform, 'bus' | 'config'>): D
   if (config.mode !== 'embedded' || !config.decideThrough) return undefined;
   const inner = bus instanceof NamespacedBus ? bus.inner : bus;
   if (!(inner instanceof InProcessBus)) return undefined;
-  const qualify = bus instanceof NamespacedBus ? (topic: string) => bus.qualify(topic) : (topic: string) => topic;
+  const qualify =
+    bus instanceof NamespacedBus ? (topic: string) => bus.qualify(topic) : (topic: string) => topic;
   return new DecidedThrough((topic, key, except) => inner.broker.unsettled(qualify(topic), key, except));
 }

@@ -11,7 +11,9 @@ import type { Platform } from './platform';
  * outbox path whole: a decision visible at its commit needs the interrupt it opens decided with it
  * (ADR 0038), or it is taken again without projecting (`decideOnce`).
  */
-export function decisionProjectionFor(platform: Pick<Platform, 'bus' | 'config' | 'dataSource'>): DecisionProjection | undefined {
+export function decisionProjectionFor(
+  platform: Pick<Platform, 'bus' | 'config' | 'dataSource'>,
+): DecisionProjection | undefined {
   const { bus, config, dataSource } = platform;
   if (config.mode !== 'embedded' || !config.decideThrough) return undefined;
   const inner = bus instanceof NamespacedBus ? bus.inner : bus;

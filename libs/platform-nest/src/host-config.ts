@@ -57,11 +57,16 @@ export function readHostConfig(mode: HostConfig['mode'], env: NodeJS.ProcessEnv 
   return {
     mode,
     instanceId: env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
-    kafkaBrokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((s) => s.trim()).filter(Boolean),
+    kafkaBrokers: (env.KAFKA_BROKERS ?? '127.0.0.1:9092')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     kafkaPartitions: intFrom(env.KAFKA_PARTITIONS, 8, 'KAFKA_PARTITIONS'),
     namespace: env.OPENWOP_NAMESPACE ?? '',
-    databaseUrl: env.DATABASE_URL || (mode === 'distributed' ? 'postgres://postgres@127.0.0.1:5432/openwop' : undefined),
-    dataDir: env.OPENWOP_DATA_DIR === 'memory' ? undefined : (env.OPENWOP_DATA_DIR ?? '.infra/embedded/pgdata'),
+    databaseUrl:
+      env.DATABASE_URL || (mode === 'distributed' ? 'postgres://postgres@127.0.0.1:5432/openwop' : undefined),
+    dataDir:
+      env.OPENWOP_DATA_DIR === 'memory' ? undefined : (env.OPENWOP_DATA_DIR ?? '.infra/embedded/pgdata'),
     host,
     port,
     publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,

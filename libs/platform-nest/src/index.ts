@@ -1,4 +1,12 @@
-export { BUS, DATA_SOURCE, DECIDED_THROUGH, DECISION_PROJECTION, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+export {
+  BUS,
+  DATA_SOURCE,
+  DECIDED_THROUGH,
+  DECISION_PROJECTION,
+  HOST_CONFIG,
+  OUTBOX_RELAY,
+  RUN_EVENT_FEED,
+} from './tokens';
 export { decidedThroughFor } from './decided-through';
 export { decisionProjectionFor } from './decision-projection';
 export { DEFAULT_COMMAND_TIMEOUT_MS, readHostConfig, type HostConfig } from './host-config';

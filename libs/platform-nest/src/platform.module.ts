@@ -2,7 +2,15 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { decidedThroughFor } from './decided-through';
 import { decisionProjectionFor } from './decision-projection';
 import type { Platform } from './platform';
-import { BUS, DATA_SOURCE, DECIDED_THROUGH, DECISION_PROJECTION, HOST_CONFIG, OUTBOX_RELAY, RUN_EVENT_FEED } from './tokens';
+import {
+  BUS,
+  DATA_SOURCE,
+  DECIDED_THROUGH,
+  DECISION_PROJECTION,
+  HOST_CONFIG,
+  OUTBOX_RELAY,
+  RUN_EVENT_FEED,
+} from './tokens';
 
 /** Makes one process's platform adapters injectable in every app module. */
 @Global()

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { InProcessBus, KafkaBus, NamespacedBus, type Bus } from '@openwop/platform-bus';
-import { isTransientDatabaseFailure,
+import {
+  isTransientDatabaseFailure,
   ensureDatabase,
   InProcessRunEventFeed,
   needsOwnVacuum,
@@ -63,7 +64,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
           // A Postgres restart, refusal (too many clients) or deadlock is waited out, not dead-lettered.
           isTransientFailure: isTransientDatabaseFailure,
         })
-      : new InProcessBus({ partitions: config.kafkaPartitions, isTransientFailure: isTransientDatabaseFailure });
+      : new InProcessBus({
+          partitions: config.kafkaPartitions,
+          isTransientFailure: isTransientDatabaseFailure,
+        });
   const bus = config.namespace ? new NamespacedBus(transport, config.namespace) : transport;
   await bus.start();
   // The embedded host is one process, on PGlite or on `DATABASE_URL`: its projector and its gateway
@@ -81,7 +85,9 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
     );
   }, PRUNE_EVERY_MS);
   pruning.unref();
-  const vacuum = (await needsOwnVacuum(dataSource, embedded !== undefined)) ? new PeriodicVacuum(dataSource) : undefined;
+  const vacuum = (await needsOwnVacuum(dataSource, embedded !== undefined))
+    ? new PeriodicVacuum(dataSource)
+    : undefined;
   if (vacuum && !embedded) {
     console.warn(
       `autovacuum is off on this Postgres: this host vacuums it every ${VACUUM_EVERY_MS / 1000} s, one process at a time (docs/capacity.md)`,

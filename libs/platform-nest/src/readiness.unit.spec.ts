@@ -30,7 +30,11 @@ describe('checkPlatformReadiness', () => {
   it('counts a dependency that does not answer within the budget as down, both at once', async () => {
     const started = Date.now();
     const report = await checkPlatformReadiness({ bus: bus(never), dataSource: db(never) }, 50);
-    expect(report).toEqual({ ok: false, checks: { bus: 'down', database: 'down' }, failing: ['bus', 'database'] });
+    expect(report).toEqual({
+      ok: false,
+      checks: { bus: 'down', database: 'down' },
+      failing: ['bus', 'database'],
+    });
     // Checked in parallel: one budget, not two (generous bound for a loaded machine).
     expect(Date.now() - started).toBeLessThan(2_000);
   });

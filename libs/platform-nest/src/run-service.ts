@@ -1,6 +1,11 @@
 import { Logger, Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { appLogger, metricsListenFromEnv, routeProcessOutput, startMetricsServer } from '@openwop/observability';
+import {
+  appLogger,
+  metricsListenFromEnv,
+  routeProcessOutput,
+  startMetricsServer,
+} from '@openwop/observability';
 import { readHostConfig } from './host-config';
 import { startPlatform, type Platform } from './platform';
 import { PlatformModule } from './platform.module';
@@ -17,7 +22,10 @@ export function rootModule(platform: Platform, modules: readonly (Type | Dynamic
  * Entry point of a headless service process (engine, projector, interrupt, token) in the
  * distributed mode: platform up, Nest context up, consumers joined; SIGTERM/SIGINT close in order.
  */
-export async function runServiceProcess(name: string, modules: readonly (Type | DynamicModule)[]): Promise<void> {
+export async function runServiceProcess(
+  name: string,
+  modules: readonly (Type | DynamicModule)[],
+): Promise<void> {
   const appLog = appLogger(`openwop-${name}`);
   routeProcessOutput(appLog);
   Logger.overrideLogger(appLog);
@@ -46,7 +54,9 @@ export async function startMetricsListener(
 ): Promise<void> {
   const listen = metricsListenFromEnv(env);
   if (!listen) return;
-  const server = await startMetricsServer(listen.port, listen.host, { ready: () => checkPlatformReadiness(platform) });
+  const server = await startMetricsServer(listen.port, listen.host, {
+    ready: () => checkPlatformReadiness(platform),
+  });
   logger.log(`metrics on http://${listen.host}:${server.port}/metrics (probes: /healthz, /readyz)`);
 }
 

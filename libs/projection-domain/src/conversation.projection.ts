@@ -31,7 +31,11 @@ export interface ConversationChange {
 }
 
 /** Event types the conversation projection reacts to. */
-export const CONVERSATION_EVENTS: readonly RunEventType[] = ['conversation.opened', 'conversation.exchanged', 'conversation.closed'];
+export const CONVERSATION_EVENTS: readonly RunEventType[] = [
+  'conversation.opened',
+  'conversation.exchanged',
+  'conversation.closed',
+];
 
 /** Whether the conversation projection reacts to `type`. */
 export function isConversationEvent(type: string): boolean {
@@ -51,7 +55,10 @@ export function conversationIdOf(event: RunEventDoc): string | undefined {
  * `turnCount` only grows and the turn insert is keyed by index and message id.
  * Returns `undefined` for events this projection ignores.
  */
-export function evolveConversation(current: ConversationView | null, event: RunEventDoc): ConversationChange | undefined {
+export function evolveConversation(
+  current: ConversationView | null,
+  event: RunEventDoc,
+): ConversationChange | undefined {
   const conversationId = conversationIdOf(event);
   if (conversationId === undefined) return undefined;
   const base: ConversationView = current ?? {
@@ -66,10 +73,20 @@ export function evolveConversation(current: ConversationView | null, event: RunE
   const next = { ...base, lastSequence: Math.max(base.lastSequence, event.sequence) };
   switch (event.type) {
     case 'conversation.opened': {
-      const p = event.payload as { participants?: readonly Record<string, unknown>[]; initialTurn?: ProjectedTurn };
+      const p = event.payload as {
+        participants?: readonly Record<string, unknown>[];
+        initialTurn?: ProjectedTurn;
+      };
       const turn = turnOf(p.initialTurn, 0);
       return {
-        conversation: withTurn({ ...next, openedAt: current?.openedAt ?? event.timestamp, ...(p.participants ? { participants: p.participants } : {}) }, turn),
+        conversation: withTurn(
+          {
+            ...next,
+            openedAt: current?.openedAt ?? event.timestamp,
+            ...(p.participants ? { participants: p.participants } : {}),
+          },
+          turn,
+        ),
         ...(turn ? { turn } : {}),
       };
     }
@@ -81,7 +98,12 @@ export function evolveConversation(current: ConversationView | null, event: RunE
     case 'conversation.closed': {
       const p = event.payload as { turnIndex?: number; finalTurn?: ProjectedTurn; outcome?: unknown };
       const turn = turnOf(p.finalTurn, p.turnIndex);
-      const closed: ConversationView = { ...next, status: 'closed', closedAt: current?.closedAt ?? event.timestamp, outcome: p.outcome ?? null };
+      const closed: ConversationView = {
+        ...next,
+        status: 'closed',
+        closedAt: current?.closedAt ?? event.timestamp,
+        outcome: p.outcome ?? null,
+      };
       return { conversation: withTurn(closed, turn), ...(turn ? { turn } : {}) };
     }
     default:
@@ -90,7 +112,10 @@ export function evolveConversation(current: ConversationView | null, event: RunE
 }
 
 /** The recorded turn, its index taken from the turn or else from the payload's `turnIndex`. */
-function turnOf(turn: ProjectedTurn | undefined, fallbackIndex: number | undefined): ProjectedTurn | undefined {
+function turnOf(
+  turn: ProjectedTurn | undefined,
+  fallbackIndex: number | undefined,
+): ProjectedTurn | undefined {
   if (!turn || typeof turn !== 'object') return undefined;
   const turnIndex = Number.isInteger(turn.turnIndex) ? turn.turnIndex : fallbackIndex;
   if (turnIndex === undefined || !Number.isInteger(turnIndex)) return undefined;

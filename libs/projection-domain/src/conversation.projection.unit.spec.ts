@@ -1,5 +1,10 @@
 import type { RunEventDoc } from '@openwop/contracts';
-import { conversationIdOf, evolveConversation, type ConversationView, type ProjectedTurn } from './conversation.projection';
+import {
+  conversationIdOf,
+  evolveConversation,
+  type ConversationView,
+  type ProjectedTurn,
+} from './conversation.projection';
 
 const CID = 'r:chat:0';
 const at = (s: number): string => `2026-11-21T00:00:${String(s).padStart(2, '0')}.000Z`;
@@ -12,7 +17,11 @@ const ev = (sequence: number, type: RunEventDoc['type'], payload: unknown): RunE
   sequence,
   timestamp: at(sequence),
 });
-const turn = (turnIndex: number, role: ProjectedTurn['role'], extra: Partial<ProjectedTurn> = {}): ProjectedTurn => ({
+const turn = (
+  turnIndex: number,
+  role: ProjectedTurn['role'],
+  extra: Partial<ProjectedTurn> = {},
+): ProjectedTurn => ({
   messageId: `${CID}:${turnIndex}:${role}`,
   from: role === 'user' ? 'user' : role === 'system' ? 'system' : 'host:planner',
   content: `t${turnIndex}`,
@@ -63,9 +72,27 @@ describe('conversation projection', () => {
   });
 
   it('counts exchanged turns and closes with the final turn and outcome, keeping when it opened', () => {
-    const closed = ev(9, 'conversation.closed', { conversationId: CID, turnIndex: 4, finalTurn: turn(4, 'user'), outcome: { ok: true } });
-    const { view, turns } = fold([opened, exchanged(5, 1, 'agent'), exchanged(6, 2, 'user'), exchanged(8, 3, 'agent'), closed]);
-    expect(view).toMatchObject({ status: 'closed', turnCount: 5, openedAt: at(3), closedAt: at(9), outcome: { ok: true }, lastSequence: 9 });
+    const closed = ev(9, 'conversation.closed', {
+      conversationId: CID,
+      turnIndex: 4,
+      finalTurn: turn(4, 'user'),
+      outcome: { ok: true },
+    });
+    const { view, turns } = fold([
+      opened,
+      exchanged(5, 1, 'agent'),
+      exchanged(6, 2, 'user'),
+      exchanged(8, 3, 'agent'),
+      closed,
+    ]);
+    expect(view).toMatchObject({
+      status: 'closed',
+      turnCount: 5,
+      openedAt: at(3),
+      closedAt: at(9),
+      outcome: { ok: true },
+      lastSequence: 9,
+    });
     expect(turns.map((t) => [t.turnIndex, t.role, t.speakerId])).toEqual([
       [0, 'system', undefined],
       [1, 'agent', 'host:planner'],
@@ -76,27 +103,42 @@ describe('conversation projection', () => {
   });
 
   it('records a timed-out close as outcome null', () => {
-    const timeout = ev(5, 'conversation.closed', { conversationId: CID, turnIndex: 1, finalTurn: turn(1, 'system'), outcome: null });
+    const timeout = ev(5, 'conversation.closed', {
+      conversationId: CID,
+      turnIndex: 1,
+      finalTurn: turn(1, 'system'),
+      outcome: null,
+    });
     expect(fold([opened, timeout]).view).toMatchObject({ status: 'closed', outcome: null, turnCount: 2 });
   });
 
   it('is unchanged by a turn folded twice (redelivery), and turnCount never shrinks', () => {
     const once = fold([opened, exchanged(5, 1, 'agent'), exchanged(6, 2, 'user')]).view;
-    const twice = fold([opened, exchanged(5, 1, 'agent'), exchanged(6, 2, 'user'), exchanged(5, 1, 'agent')]).view;
+    const twice = fold([
+      opened,
+      exchanged(5, 1, 'agent'),
+      exchanged(6, 2, 'user'),
+      exchanged(5, 1, 'agent'),
+    ]).view;
     expect(twice).toEqual(once);
     expect(evolveConversation(once, exchanged(5, 1, 'agent'))?.conversation.turnCount).toBe(3);
   });
 
   it('takes the turn index from the payload when the turn omits it', () => {
     const { turnIndex: _drop, ...bare } = turn(1, 'agent');
-    const change = evolveConversation(evolveConversation(null, opened)!.conversation, ev(4, 'conversation.exchanged', { conversationId: CID, turnIndex: 1, turn: bare }));
+    const change = evolveConversation(
+      evolveConversation(null, opened)!.conversation,
+      ev(4, 'conversation.exchanged', { conversationId: CID, turnIndex: 1, turn: bare }),
+    );
     expect(change?.turn?.turnIndex).toBe(1);
     expect(change?.conversation.turnCount).toBe(2);
   });
 
   it('ignores other events and conversation events without a conversation id', () => {
     expect(evolveConversation(null, ev(1, 'output.chunk', { nodeId: 'chat', chunk: 'x' }))).toBeUndefined();
-    expect(evolveConversation(null, ev(1, 'conversation.opened', { initialTurn: turn(0, 'system') }))).toBeUndefined();
+    expect(
+      evolveConversation(null, ev(1, 'conversation.opened', { initialTurn: turn(0, 'system') })),
+    ).toBeUndefined();
     expect(conversationIdOf(ev(1, 'node.started', { conversationId: CID }))).toBeUndefined();
     expect(conversationIdOf(opened)).toBe(CID);
   });

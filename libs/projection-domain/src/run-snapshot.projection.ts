@@ -139,7 +139,11 @@ export function evolveRunSnapshot(snapshot: RunSnapshot | null, event: RunEventD
       return { ...next, interrupt: pendingInterruptOf(event) };
     case 'node.suspended': {
       const kind = (event.payload as { kind?: InterruptKind }).kind ?? snapshot.interrupt?.kind ?? 'approval';
-      return { ...next, status: waitingStatusFor(kind), currentNodeId: event.nodeId ?? snapshot.currentNodeId };
+      return {
+        ...next,
+        status: waitingStatusFor(kind),
+        currentNodeId: event.nodeId ?? snapshot.currentNodeId,
+      };
     }
     case 'interrupt.resolved':
       return withoutInterrupt(next);
@@ -183,12 +187,17 @@ function withReassigned(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
 }
 
 /** The approvers an `interrupt.reassigned` names for `interruptId`, or undefined. */
-export function reassignedApprovers(event: RunEventDoc, interruptId: string | undefined): string[] | undefined {
+export function reassignedApprovers(
+  event: RunEventDoc,
+  interruptId: string | undefined,
+): string[] | undefined {
   const p = event.payload as { interruptId?: unknown; approvers?: unknown };
   if (event.type !== 'interrupt.reassigned' || interruptId === undefined || p.interruptId !== interruptId) {
     return undefined;
   }
-  return Array.isArray(p.approvers) ? p.approvers.filter((a): a is string => typeof a === 'string') : undefined;
+  return Array.isArray(p.approvers)
+    ? p.approvers.filter((a): a is string => typeof a === 'string')
+    : undefined;
 }
 
 /** A run error as the snapshot shows it: `code`, `message` and `details` only (the log keeps `retryable`). */
@@ -213,7 +222,8 @@ function withChild(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
 
 /** The engine's record that a child run ended (`log.appended`, `fields.event: child.ended`): its status on the parent. */
 function withChildEnded(s: RunSnapshot, event: RunEventDoc): RunSnapshot {
-  const f = (event.payload as { fields?: { event?: unknown; childRunId?: unknown; status?: unknown } } | null)?.fields;
+  const f = (event.payload as { fields?: { event?: unknown; childRunId?: unknown; status?: unknown } } | null)
+    ?.fields;
   if (f?.event !== 'child.ended' || typeof f.childRunId !== 'string' || !s.childRuns) return s;
   const status = String(f.status);
   return { ...s, childRuns: s.childRuns.map((c) => (c.runId === f.childRunId ? { ...c, status } : c)) };
@@ -228,4 +238,3 @@ function withoutInterrupt(s: RunSnapshot): RunSnapshot {
   const { interrupt: _drop, ...rest } = s;
   return rest;
 }
-

@@ -109,7 +109,10 @@ export class OpenWopClient {
   }
 
   // ----------------------------------------------------------------- runs
-  createRun(body: CreateRunRequest, options: { idempotencyKey?: string | undefined } = {}): Promise<CreateRunResponse> {
+  createRun(
+    body: CreateRunRequest,
+    options: { idempotencyKey?: string | undefined } = {},
+  ): Promise<CreateRunResponse> {
     return this.call(
       'POST',
       '/v1/runs',
@@ -163,7 +166,9 @@ export class OpenWopClient {
     } = {},
   ): Promise<PollResponse> {
     const { signal, ...query } = options;
-    return this.request('GET', `/v1/runs/${enc(runId)}/events/poll${qs(query)}`, { ...(signal ? { signal } : {}) });
+    return this.request('GET', `/v1/runs/${enc(runId)}/events/poll${qs(query)}`, {
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /**
@@ -223,9 +228,16 @@ export class OpenWopClient {
     options: WaitForInterruptOptions<K> = {},
   ): Promise<PendingInterruptOf<K>> {
     const { nodeId, kind } = options;
-    const awaited = `pending ${kind ?? ''} interrupt${nodeId !== undefined ? ` at ${nodeId}` : ''}`.replace('  ', ' ');
+    const awaited = `pending ${kind ?? ''} interrupt${nodeId !== undefined ? ` at ${nodeId}` : ''}`.replace(
+      '  ',
+      ' ',
+    );
     return this.waitOnRun(runId, awaited, options, async () => {
-      const { interrupts } = await this.listInterrupts({ runId, ...(kind !== undefined ? { kind } : {}), limit: 200 });
+      const { interrupts } = await this.listInterrupts({
+        runId,
+        ...(kind !== undefined ? { kind } : {}),
+        limit: 200,
+      });
       // Newest first: the last match is the oldest.
       const match = interrupts.filter((i) => nodeId === undefined || i.nodeId === nodeId).at(-1);
       return match as PendingInterruptOf<K> | undefined;
@@ -370,7 +382,12 @@ export class OpenWopClient {
   private async request<T>(
     method: string,
     path: string,
-    options: { body?: unknown; headers?: Record<string, string>; authenticate?: boolean; signal?: AbortSignal },
+    options: {
+      body?: unknown;
+      headers?: Record<string, string>;
+      authenticate?: boolean;
+      signal?: AbortSignal;
+    },
   ): Promise<T> {
     const { body, signal } = options;
     const extra: Record<string, string> = { accept: 'application/json', ...options.headers };

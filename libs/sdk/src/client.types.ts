@@ -306,5 +306,8 @@ export interface InterruptDataByKind {
  * `GET /v1/interrupts`, its `data` typed by `kind`.
  */
 export type PendingInterruptOf<K extends InterruptKind = InterruptKind> = {
-  [X in K]: Omit<InterruptSummary, 'kind' | 'data'> & { readonly kind: X; readonly data: InterruptDataByKind[X] };
+  [X in K]: Omit<InterruptSummary, 'kind' | 'data'> & {
+    readonly kind: X;
+    readonly data: InterruptDataByKind[X];
+  };
 }[K];

@@ -52,5 +52,11 @@ export {
   apiErrorFrom,
 } from './errors';
 export { SseParser, type SseMessage } from './sse.parser';
-export { classifyFrame, isTerminalEvent, streamRunEvents, unpack, type StreamTransport } from './run-event.stream';
+export {
+  classifyFrame,
+  isTerminalEvent,
+  streamRunEvents,
+  unpack,
+  type StreamTransport,
+} from './run-event.stream';
 export { tokenFromCallbackUrl, callbackUrlOf } from './tokens';

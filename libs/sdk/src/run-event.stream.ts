@@ -92,7 +92,11 @@ function toFrame(id: string | undefined, event: string, data: string): RawStream
 export function unpack(frame: RawStreamFrame): RunStreamEvent[] {
   if (frame.event !== 'batch' || !Array.isArray(frame.data)) return [classifyFrame(frame)];
   return frame.data.map((doc: unknown) => {
-    const d = (typeof doc === 'object' && doc !== null ? doc : {}) as { type?: unknown; sequence?: unknown; payload?: unknown };
+    const d = (typeof doc === 'object' && doc !== null ? doc : {}) as {
+      type?: unknown;
+      sequence?: unknown;
+      payload?: unknown;
+    };
     const id = typeof d.sequence === 'number' ? d.sequence : frame.id;
     const type = typeof d.type === 'string' ? d.type : 'batch';
     const data = type === 'ai.message.chunk' ? d.payload : doc;
@@ -107,7 +111,12 @@ export function unpack(frame: RawStreamFrame): RunStreamEvent[] {
  * decides where it can.
  */
 export function classifyFrame(frame: RawStreamFrame): RunStreamEvent {
-  const data = frame.data as { type?: unknown; payload?: unknown; sequence?: unknown; chunk?: unknown } | null;
+  const data = frame.data as {
+    type?: unknown;
+    payload?: unknown;
+    sequence?: unknown;
+    chunk?: unknown;
+  } | null;
   const base = { ...(frame.id !== undefined ? { id: frame.id } : {}), event: frame.event };
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
     if (typeof data.type === 'string' && 'payload' in data && typeof data.sequence === 'number') {

@@ -16,16 +16,20 @@ describe('classifyFrame', () => {
       id: 3,
     });
     // A mixed stream may name the frame by mode: the data still decides.
-    expect(classifyFrame({ id: 4, event: 'updates', data: doc('node.completed', 4) }).type).toBe('node.completed');
-    expect(classifyFrame({ id: 5, event: 'state.snapshot', data: doc('state.snapshot', 5, { status: 'running' }) }).type).toBe(
-      'state.snapshot',
+    expect(classifyFrame({ id: 4, event: 'updates', data: doc('node.completed', 4) }).type).toBe(
+      'node.completed',
     );
     expect(
-      classifyFrame({ id: 6, event: 'ai.message.chunk', data: { runId: 'r1', nodeId: 'n', chunk: 'Hel' } }).type,
+      classifyFrame({ id: 5, event: 'state.snapshot', data: doc('state.snapshot', 5, { status: 'running' }) })
+        .type,
+    ).toBe('state.snapshot');
+    expect(
+      classifyFrame({ id: 6, event: 'ai.message.chunk', data: { runId: 'r1', nodeId: 'n', chunk: 'Hel' } })
+        .type,
     ).toBe('ai.message.chunk');
-    expect(classifyFrame({ id: 6, event: 'messages', data: { runId: 'r1', nodeId: 'n', chunk: 'lo' } }).type).toBe(
-      'ai.message.chunk',
-    );
+    expect(
+      classifyFrame({ id: 6, event: 'messages', data: { runId: 'r1', nodeId: 'n', chunk: 'lo' } }).type,
+    ).toBe('ai.message.chunk');
     // A type newer than the schemas, and data that is not an event, are `unknown`, kept as they came.
     expect(classifyFrame({ id: 7, event: 'x', data: doc('future.thing', 7) })).toEqual({
       id: 7,
@@ -33,18 +37,35 @@ describe('classifyFrame', () => {
       type: 'unknown',
       data: doc('future.thing', 7),
     });
-    expect(classifyFrame({ event: 'message', data: 'plain text' })).toEqual({ event: 'message', type: 'unknown', data: 'plain text' });
+    expect(classifyFrame({ event: 'message', data: 'plain text' })).toEqual({
+      event: 'message',
+      type: 'unknown',
+      data: 'plain text',
+    });
   });
 
   it('narrows data by type', () => {
     const frame = classifyFrame({
       id: 1,
       event: 'interrupt.requested',
-      data: doc('interrupt.requested', 1, { kind: 'approval', key: 'k', data: {}, interruptId: 'i', nodeId: 'n', runId: 'r1', requestedAt: '' }),
+      data: doc('interrupt.requested', 1, {
+        kind: 'approval',
+        key: 'k',
+        data: {},
+        interruptId: 'i',
+        nodeId: 'n',
+        runId: 'r1',
+        requestedAt: '',
+      }),
     });
     if (frame.type !== 'interrupt.requested') throw new Error(`classified as ${frame.type}`);
-    const kind: 'approval' | 'clarification' | 'external-event' | 'custom' | `conversation.${string}` | 'low-confidence' =
-      frame.data.payload.kind;
+    const kind:
+      | 'approval'
+      | 'clarification'
+      | 'external-event'
+      | 'custom'
+      | `conversation.${string}`
+      | 'low-confidence' = frame.data.payload.kind;
     expect(kind).toBe('approval');
   });
 });

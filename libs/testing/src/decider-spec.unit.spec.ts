@@ -29,30 +29,55 @@ const spec = deciderSpec(counter);
 describe('deciderSpec', () => {
   it('given nothing, decides on the initial state', () => {
     expect(spec.given().state).toEqual({ total: 0 });
-    expect(spec.given().when({ type: 'Add', by: 1 }).then([added(1)])).toEqual([added(1)]);
+    expect(
+      spec
+        .given()
+        .when({ type: 'Add', by: 1 })
+        .then([added(1)]),
+    ).toEqual([added(1)]);
   });
 
   it('given events, folds them; given { state }, starts there', () => {
     expect(spec.given([added(1), added(1)]).state).toEqual({ total: 2 });
-    spec.given({ state: { total: 2 } }).when({ type: 'Reset' }).then([{ type: 'reset', data: {} }]);
-    expect(spec.given([added(1)]).when({ type: 'Add', by: 1 }).nextState()).toEqual({ total: 2 });
+    spec
+      .given({ state: { total: 2 } })
+      .when({ type: 'Reset' })
+      .then([{ type: 'reset', data: {} }]);
+    expect(
+      spec
+        .given([added(1)])
+        .when({ type: 'Add', by: 1 })
+        .nextState(),
+    ).toEqual({ total: 2 });
   });
 
   it('then fails when the decided events differ', () => {
-    expect(() => spec.given().when({ type: 'Add', by: 1 }).then([added(2)])).toThrow(AssertionError);
+    expect(() =>
+      spec
+        .given()
+        .when({ type: 'Add', by: 1 })
+        .then([added(2)]),
+    ).toThrow(AssertionError);
     expect(() => spec.given().when({ type: 'Add', by: 1 }).then([])).toThrow(AssertionError);
   });
 
   it('thenNothingHappened fails unless nothing was decided', () => {
     spec.given().when({ type: 'Reset' }).thenNothingHappened();
-    expect(() => spec.given([added(1)]).when({ type: 'Reset' }).thenNothingHappened()).toThrow(AssertionError);
+    expect(() =>
+      spec
+        .given([added(1)])
+        .when({ type: 'Reset' })
+        .thenNothingHappened(),
+    ).toThrow(AssertionError);
   });
 
   it('thenThrows checks the class or a partial shape, and returns the error', () => {
     const when = spec.given([added(2)]).when({ type: 'Add', by: 1 });
     expect(when.thenThrows(TooMuch).details).toEqual({ total: 3, limits: [{ max: 2 }] });
     when.thenThrows({ code: 'validation_error', details: { limits: [{ max: 2 }] } });
-    expect(() => when.thenThrows({ code: 'validation_error', details: { total: 4 } })).toThrow(AssertionError);
+    expect(() => when.thenThrows({ code: 'validation_error', details: { total: 4 } })).toThrow(
+      AssertionError,
+    );
     expect(() => when.thenThrows({ details: { limits: [] } })).toThrow(AssertionError);
     expect(() => when.thenThrows(RangeError)).toThrow(AssertionError);
   });
@@ -73,6 +98,11 @@ describe('deciderSpec', () => {
         throw new Error('not wire-valid');
       },
     });
-    expect(() => refusing.given().when({ type: 'Add', by: 1 }).then([added(1)])).toThrow('not wire-valid');
+    expect(() =>
+      refusing
+        .given()
+        .when({ type: 'Add', by: 1 })
+        .then([added(1)]),
+    ).toThrow('not wire-valid');
   });
 });

@@ -18,7 +18,9 @@ export default async function globalSetup(): Promise<void> {
     await client.connect();
     await client.query('SELECT 1');
   } catch (e) {
-    throw new Error(`integration tests need Postgres at ${url}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `integration tests need Postgres at ${url}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -81,7 +81,13 @@ export async function startEmbeddedHost(
     processes,
     env,
     restart: async (_app, extra) => {
-      const p = await startApp('embedded', 'apps/embedded/dist/main.js', { ...env, ...extra }, /ready in \d+ ms/, from);
+      const p = await startApp(
+        'embedded',
+        'apps/embedded/dist/main.js',
+        { ...env, ...extra },
+        /ready in \d+ ms/,
+        from,
+      );
       processes.push(p);
       return p;
     },
@@ -143,7 +149,13 @@ export async function startDistributedStack(options: {
   const startService = async (app: string, extra: Record<string, string> = {}) => {
     if (app === 'gateway') {
       const port = await freePort();
-      const p = await startApp('gateway', 'apps/gateway/dist/main.js', { ...env, ...extra, PORT: String(port) }, /listening on/, from);
+      const p = await startApp(
+        'gateway',
+        'apps/gateway/dist/main.js',
+        { ...env, ...extra, PORT: String(port) },
+        /listening on/,
+        from,
+      );
       gateways.push(`http://127.0.0.1:${port}`);
       processes.push(p);
       return p;

@@ -14,7 +14,9 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       const why = lastError instanceof Error ? `: last error ${lastError.message}` : '';
-      throw new Error(`timed out after ${options.timeoutMs ?? 10_000} ms waiting for ${options.what ?? 'condition'}${why}`);
+      throw new Error(
+        `timed out after ${options.timeoutMs ?? 10_000} ms waiting for ${options.what ?? 'condition'}${why}`,
+      );
     }
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }

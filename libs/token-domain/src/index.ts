@@ -19,12 +19,7 @@ export {
   type TokenVerification,
 } from './resolution-token';
 export { DEFAULT_TOKEN_TTL_MS, tokenExpiry } from './token-expiry';
-export {
-  ExpiredToken,
-  InspectOnlyToken,
-  InvalidatedToken,
-  UnknownToken,
-} from './token.errors';
+export { ExpiredToken, InspectOnlyToken, InvalidatedToken, UnknownToken } from './token.errors';
 export { authorizeTokenUse, type StoredTokenState, type TokenOperation } from './token-use.rules';
 export {
   tokenChangesFor,

@@ -15,7 +15,12 @@ export interface MintedTokens extends InterruptRecord {
 export type TokenChange =
   | { readonly type: 'run-owner'; readonly runId: string; readonly tenant: string }
   | { readonly type: 'mint'; readonly tokens: MintedTokens }
-  | { readonly type: 'invalidate-interrupt'; readonly runId: string; readonly interruptId: string; readonly at: string }
+  | {
+      readonly type: 'invalidate-interrupt';
+      readonly runId: string;
+      readonly interruptId: string;
+      readonly at: string;
+    }
   | { readonly type: 'invalidate-run'; readonly runId: string; readonly at: string };
 
 export interface MintSettings {

@@ -78,7 +78,9 @@ describe('tokenChangesFor', () => {
   it('invalidates one interrupt on interrupt.resolved and the whole run when it ends', () => {
     expect(
       tokenChangesFor(ev('interrupt.resolved', { interruptId: 'r:gate:0', nodeId: 'gate' }), settings),
-    ).toEqual([{ type: 'invalidate-interrupt', runId: 'r', interruptId: 'r:gate:0', at: '2026-01-01T00:00:05.000Z' }]);
+    ).toEqual([
+      { type: 'invalidate-interrupt', runId: 'r', interruptId: 'r:gate:0', at: '2026-01-01T00:00:05.000Z' },
+    ]);
     for (const type of ['run.completed', 'run.failed', 'run.cancelled'] as const) {
       expect(tokenChangesFor(ev(type, {}), settings)).toEqual([
         { type: 'invalidate-run', runId: 'r', at: '2026-01-01T00:00:05.000Z' },
@@ -94,11 +96,29 @@ describe('tokenChangesFor', () => {
   });
 });
 
-describe('tokenStateOf (tokens minted on demand from the run\'s events)', () => {
+describe("tokenStateOf (tokens minted on demand from the run's events)", () => {
   const started = ev('run.started', { owner: { tenant: 't1', principal: 'p' } }, 0);
-  const other = ev('interrupt.requested', { nodeId: 'ask', interruptId: 'r:ask:0', kind: 'clarification', key: 'r:ask:0', data: {}, requestedAt: '2026-01-01T00:00:00.000Z' }, 1, 'ask');
-  const resolvedOther = { ...ev('interrupt.resolved', { interruptId: 'r:ask:0' }, 2), timestamp: '2026-01-01T00:00:02.000Z' };
-  const resolved = { ...ev('interrupt.resolved', { interruptId: 'r:gate:0' }, 4), timestamp: '2026-01-01T00:00:07.000Z' };
+  const other = ev(
+    'interrupt.requested',
+    {
+      nodeId: 'ask',
+      interruptId: 'r:ask:0',
+      kind: 'clarification',
+      key: 'r:ask:0',
+      data: {},
+      requestedAt: '2026-01-01T00:00:00.000Z',
+    },
+    1,
+    'ask',
+  );
+  const resolvedOther = {
+    ...ev('interrupt.resolved', { interruptId: 'r:ask:0' }, 2),
+    timestamp: '2026-01-01T00:00:02.000Z',
+  };
+  const resolved = {
+    ...ev('interrupt.resolved', { interruptId: 'r:gate:0' }, 4),
+    timestamp: '2026-01-01T00:00:07.000Z',
+  };
   const completed = { ...ev('run.completed', {}, 5), timestamp: '2026-01-01T00:00:09.000Z' };
 
   it('a pending interrupt: the tokens its interrupt.requested mints, the run owner, not invalidated', () => {
@@ -127,12 +147,16 @@ describe('tokenStateOf (tokens minted on demand from the run\'s events)', () => 
     );
     for (const type of ['run.completed', 'run.failed', 'run.cancelled'] as const) {
       const end = { ...ev(type, {}, 4), timestamp: '2026-01-01T00:00:08.000Z' };
-      expect(tokenStateOf([started, requested, end], 'r:gate:0', settings)?.invalidatedAt).toBe(end.timestamp);
+      expect(tokenStateOf([started, requested, end], 'r:gate:0', settings)?.invalidatedAt).toBe(
+        end.timestamp,
+      );
     }
   });
 
   it("another interrupt's resolve does not invalidate; an end before the request does not either", () => {
-    expect(tokenStateOf([started, other, requested, resolvedOther], 'r:gate:0', settings)?.invalidatedAt).toBeUndefined();
+    expect(
+      tokenStateOf([started, other, requested, resolvedOther], 'r:gate:0', settings)?.invalidatedAt,
+    ).toBeUndefined();
     expect(tokenStateOf([completed, requested], 'r:gate:0', settings)?.invalidatedAt).toBeUndefined();
   });
 
@@ -145,11 +169,17 @@ describe('tokenStateOf (tokens minted on demand from the run\'s events)', () => 
   it('signs with the active key: after a rotation the re-mint is a new token, the old one still verifies', () => {
     const before = tokenStateOf([requested], 'r:gate:0', settings)!.tokens;
     const rotated: KeyRing = { activeKid: 'k2', keys: { ...ring.keys, k2: { secret: Buffer.alloc(32, 4) } } };
-    const after = tokenStateOf([requested], 'r:gate:0', { ring: rotated, defaultTtlMs: settings.defaultTtlMs })!.tokens;
+    const after = tokenStateOf([requested], 'r:gate:0', {
+      ring: rotated,
+      defaultTtlMs: settings.defaultTtlMs,
+    })!.tokens;
     expect(after.kid).toBe('k2');
     expect(after.expiresAt).toBe(before.expiresAt);
     const now = Date.parse('2026-01-01T00:00:30.000Z');
-    expect(verifyToken(before.resolveToken, rotated, now)).toMatchObject({ ok: true, payload: { kid: 'k1' } });
+    expect(verifyToken(before.resolveToken, rotated, now)).toMatchObject({
+      ok: true,
+      payload: { kid: 'k1' },
+    });
     expect(verifyToken(after.resolveToken, rotated, now)).toMatchObject({ ok: true, payload: { kid: 'k2' } });
   });
 });

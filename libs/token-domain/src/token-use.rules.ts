@@ -1,10 +1,5 @@
 import type { TokenVerification } from './resolution-token';
-import {
-  ExpiredToken,
-  InspectOnlyToken,
-  InvalidatedToken,
-  UnknownToken,
-} from './token.errors';
+import { ExpiredToken, InspectOnlyToken, InvalidatedToken, UnknownToken } from './token.errors';
 import type { TokenPayload } from './token-payload';
 
 /** What the bearer asks to do: inspect (`GET /v1/interrupts/{token}`) or resolve (`POST`). */

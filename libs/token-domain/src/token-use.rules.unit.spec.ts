@@ -30,7 +30,9 @@ describe('authorizeTokenUse (the RFC 0093 matrix)', () => {
 
   it('malformed or forged → interrupt_not_found (one answer for any token that does not verify); expired → interrupt_expired', () => {
     expect(codeOf('not-a-token', stored, 'resolve')).toBe('interrupt_not_found');
-    expect(codeOf('tok_' + Buffer.alloc(32, 1).toString('base64url'), stored, 'inspect')).toBe('interrupt_not_found');
+    expect(codeOf('tok_' + Buffer.alloc(32, 1).toString('base64url'), stored, 'inspect')).toBe(
+      'interrupt_not_found',
+    );
     const [p] = resolveToken.split('.');
     expect(codeOf(`${p}.${Buffer.alloc(32).toString('base64url')}`, stored, 'resolve')).toBe(
       'interrupt_not_found',

@@ -49,7 +49,10 @@ export function deliveryHeaders(input: {
     signature: signDelivery(input.secret, input.nowSeconds, input.body),
     signatureAlgorithm: SIGNATURE_ALGORITHM,
   };
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': input.userAgent };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': input.userAgent,
+  };
   for (const [field, value] of Object.entries(spec) as [keyof typeof spec, string][]) {
     headers[DeliveryHeaders[field]] = value;
     headers[OpenWopDeliveryHeaders[field]] = value;

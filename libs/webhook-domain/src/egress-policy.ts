@@ -23,14 +23,22 @@ export type EgressRefusal =
  * Ranges where an operator's own receiver may live (a test receiver on this machine, a private
  * network): a refusal of such a literal address names the opt-in, {@link ALLOW_HOSTS_HINT}.
  */
-const LOCAL_RANGES = new Set(['loopback', 'private-use', 'link-local', 'shared-address-space', 'unique-local', 'this-host']);
+const LOCAL_RANGES = new Set([
+  'loopback',
+  'private-use',
+  'link-local',
+  'shared-address-space',
+  'unique-local',
+  'this-host',
+]);
 
 /**
  * The opt-in a refusal of a local receiver names: `WEBHOOK_ALLOW_HOSTS` (an operator setting). It
  * is added only where the tenant wrote the local host or address in the URL itself, never to the
  * refusal of a host name that resolved to one (which says nothing of what it resolved to).
  */
-export const ALLOW_HOSTS_HINT = 'to deliver to a local or private receiver, the operator lists its host in WEBHOOK_ALLOW_HOSTS';
+export const ALLOW_HOSTS_HINT =
+  'to deliver to a local or private receiver, the operator lists its host in WEBHOOK_ALLOW_HOSTS';
 
 /** Host names refused whatever they resolve to. */
 const DENIED_HOSTNAMES = new Set(['localhost', 'metadata', 'metadata.google.internal']);
@@ -91,11 +99,21 @@ export function checkWebhookUrl(
   }
   if (!isAllowed && (DENIED_HOSTNAMES.has(hostname) || hostname.endsWith('.localhost'))) {
     const local = hostname === 'localhost' || hostname.endsWith('.localhost');
-    return { refusal: { reason: 'denied_host', detail: `host ${hostname} is denied${local ? `; ${ALLOW_HOSTS_HINT}` : ''}` } };
+    return {
+      refusal: {
+        reason: 'denied_host',
+        detail: `host ${hostname} is denied${local ? `; ${ALLOW_HOSTS_HINT}` : ''}`,
+      },
+    };
   }
   if (!isAllowed && ipVersion(hostname) !== 0) {
     const denied = checkAddress(hostname);
-    if (denied && denied.reason === 'denied_address' && denied.range !== undefined && LOCAL_RANGES.has(denied.range)) {
+    if (
+      denied &&
+      denied.reason === 'denied_address' &&
+      denied.range !== undefined &&
+      LOCAL_RANGES.has(denied.range)
+    ) {
       return { refusal: { ...denied, detail: `${denied.detail}; ${ALLOW_HOSTS_HINT}` } };
     }
     if (denied) return { refusal: denied };

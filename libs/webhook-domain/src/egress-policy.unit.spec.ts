@@ -108,7 +108,9 @@ describe('a refusal of a local receiver names the opt-in, WEBHOOK_ALLOW_HOSTS', 
   });
 
   it('says nothing of it for a public range nor for a host name that resolved to a local address', () => {
-    expect(JSON.stringify(checkWebhookUrl('https://198.51.100.9/', none))).not.toContain('WEBHOOK_ALLOW_HOSTS');
+    expect(JSON.stringify(checkWebhookUrl('https://198.51.100.9/', none))).not.toContain(
+      'WEBHOOK_ALLOW_HOSTS',
+    );
     expect(checkResolvedAddresses('internal.example', ['127.0.0.1'], none)).toEqual({
       reason: 'denied_address',
       detail: 'host internal.example is not a public address',
@@ -116,6 +118,8 @@ describe('a refusal of a local receiver names the opt-in, WEBHOOK_ALLOW_HOSTS', 
   });
 
   it('an allow-listed host takes http and its local address', () => {
-    expect(checkWebhookUrl('http://127.0.0.1:9000/hook', parseAllowedHosts('127.0.0.1'))).toHaveProperty('target');
+    expect(checkWebhookUrl('http://127.0.0.1:9000/hook', parseAllowedHosts('127.0.0.1'))).toHaveProperty(
+      'target',
+    );
   });
 });

@@ -74,9 +74,18 @@ describe('delivery request (webhooks.md §Headers, §Body)', () => {
       expect(h[`OpenWOP-${name}`]).toBeDefined();
       expect(h[`OpenWOP-${name}`]).toBe(h[`X-openwop-${name}`]);
     }
-    expect(Object.keys(h).filter((k) => k.startsWith('OpenWOP-')).sort()).toEqual(names.map((n) => `OpenWOP-${n}`).sort());
     expect(
-      verifyDelivery('s3cret', { timestamp: h['OpenWOP-Timestamp'], signature: h['OpenWOP-Signature'] }, body, 1700000001),
+      Object.keys(h)
+        .filter((k) => k.startsWith('OpenWOP-'))
+        .sort(),
+    ).toEqual(names.map((n) => `OpenWOP-${n}`).sort());
+    expect(
+      verifyDelivery(
+        's3cret',
+        { timestamp: h['OpenWOP-Timestamp'], signature: h['OpenWOP-Signature'] },
+        body,
+        1700000001,
+      ),
     ).toBe(true);
   });
 

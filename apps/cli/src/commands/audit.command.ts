@@ -40,7 +40,10 @@ async function verify(ctx: CliContext, file: string): Promise<ExitCodeValue> {
   }
   const keyOption = option(ctx.args, 'public-key');
   const publicKey = keyOption === undefined ? undefined : await publicKeyOf(keyOption);
-  const result = verifyAuditExport(text, { partial: ctx.args.flags.has('partial'), ...(publicKey ? { publicKey } : {}) });
+  const result = verifyAuditExport(text, {
+    partial: ctx.args.flags.has('partial'),
+    ...(publicKey ? { publicKey } : {}),
+  });
   for (const finding of result.findings) {
     ctx.out.error(`${finding.kind}: ${finding.message}`);
     ctx.out.record({ type: 'finding', ...finding });
@@ -53,10 +56,17 @@ async function verify(ctx: CliContext, file: string): Promise<ExitCodeValue> {
   else ctx.out.line(`FAILED: ${result.findings.length} finding(s) in ${result.records} records${extent}`);
   const head = result.head;
   if (head?.verified) {
-    const beyond = result.lastSeq !== undefined && result.lastSeq > head.seq ? `; records ${head.seq + 1}..${result.lastSeq} are after it, not covered` : '';
-    ctx.out.line(`signed head: seq ${head.seq} of tenant ${head.tenant}, key ${head.kid}, signed ${head.signedAt}: verified${beyond}`);
+    const beyond =
+      result.lastSeq !== undefined && result.lastSeq > head.seq
+        ? `; records ${head.seq + 1}..${result.lastSeq} are after it, not covered`
+        : '';
+    ctx.out.line(
+      `signed head: seq ${head.seq} of tenant ${head.tenant}, key ${head.kid}, signed ${head.signedAt}: verified${beyond}`,
+    );
   } else if (head && !publicKey) {
-    ctx.out.line(`signed head: seq ${head.seq}, key ${head.kid}: not checked (give --public-key, from GET /v1/audit/public-key)`);
+    ctx.out.line(
+      `signed head: seq ${head.seq}, key ${head.kid}: not checked (give --public-key, from GET /v1/audit/public-key)`,
+    );
   }
   ctx.out.record({
     type: 'audit-verify',
@@ -109,7 +119,8 @@ async function exportAudit(ctx: CliContext): Promise<ExitCodeValue> {
   const head = await fetch(`${base}/v1/audit/head`, { headers: { accept: 'application/json', ...headers } });
   const headBody = await head.text();
   if (head.ok) ctx.io.stdout.write(`${JSON.stringify(JSON.parse(headBody))}\n`);
-  else if (head.status === 503 || head.status === 404) ctx.out.warn(`the export is not signed (${head.status} from GET /v1/audit/head)`);
+  else if (head.status === 503 || head.status === 404)
+    ctx.out.warn(`the export is not signed (${head.status} from GET /v1/audit/head)`);
   else throw apiError(head.status, headBody);
   for (;;) {
     const query = new URLSearchParams(window);

@@ -41,7 +41,10 @@ export async function answerApproval(
   const given = preset.value ?? preset.approval;
   if (given !== undefined) {
     const how = preset.value !== undefined ? '--value' : `--action ${text(preset.approval?.action)}`;
-    if (!again) out.line(`${out.paint('bold', `Approval: ${text(data.title)}`)} ${out.paint('dim', `(answered by ${how})`)}`);
+    if (!again)
+      out.line(
+        `${out.paint('bold', `Approval: ${text(data.title)}`)} ${out.paint('dim', `(answered by ${how})`)}`,
+      );
     return { value: given };
   }
   if (!again) {

@@ -32,7 +32,11 @@ export class LineInput {
 
   private open(): Interface {
     if (this.rl) return this.rl;
-    const rl = createInterface({ input: this.input, output: this.isTTY ? this.echo() : this.output, terminal: this.isTTY });
+    const rl = createInterface({
+      input: this.input,
+      output: this.isTTY ? this.echo() : this.output,
+      terminal: this.isTTY,
+    });
     rl.on('line', (line) => {
       this.queue.push(line);
       this.wake();
@@ -95,7 +99,8 @@ export class LineInput {
     const target = this.output as Writable & { columns?: number; rows?: number };
     const echo = new Writable({ write: (_chunk, _encoding, done) => done() });
     // Decided when readline writes (a stream's own queue would decide later, after the prompt is down).
-    echo.write = ((chunk: string | Uint8Array) => (this.echoing ? target.write(chunk) : true)) as Writable['write'];
+    echo.write = ((chunk: string | Uint8Array) =>
+      this.echoing ? target.write(chunk) : true) as Writable['write'];
     Object.defineProperties(echo, {
       isTTY: { value: true },
       columns: { get: () => target.columns ?? 80 },

@@ -35,7 +35,12 @@ describe('LineInput at a terminal', () => {
 
     const second = input.ask('> ', signal);
     await t.settle();
-    expect(t.drawn().split(/\r?\n|\r/).pop()).toBe('> thr');
+    expect(
+      t
+        .drawn()
+        .split(/\r?\n|\r/)
+        .pop(),
+    ).toBe('> thr');
     t.keys.write('ee\r');
     expect(await second).toBe('three');
     input.close();

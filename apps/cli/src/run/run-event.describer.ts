@@ -23,7 +23,10 @@ export function describeEvent(e: EventLike, out: Output): string | undefined {
     case 'node.completed': {
       const outputs = p.outputs as Record<string, unknown> | undefined;
       // A conversation step's output is its last reply: shown when there is one, never an empty `— output:`.
-      const reply = outputs && typeof outputs.reply === 'string' && outputs.reply.trim() !== '' ? ` — output: ${outputs.reply}` : '';
+      const reply =
+        outputs && typeof outputs.reply === 'string' && outputs.reply.trim() !== ''
+          ? ` — output: ${outputs.reply}`
+          : '';
       return `${out.paint('green', '✓')} ${node} completed${reply}`;
     }
     case 'node.failed':

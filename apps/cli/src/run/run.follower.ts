@@ -182,7 +182,12 @@ export class RunFollower {
    */
   private async withCallbackUrl(run: RunSnapshotBody): Promise<RunSnapshotBody> {
     const deadline = Date.now() + 5_000;
-    while (!run.interrupt?.inspectUrl && !run.interrupt?.tokenExpired && Date.now() < deadline && !this.interruption.signal.aborted) {
+    while (
+      !run.interrupt?.inspectUrl &&
+      !run.interrupt?.tokenExpired &&
+      Date.now() < deadline &&
+      !this.interruption.signal.aborted
+    ) {
       await new Promise((r) => setTimeout(r, 100));
       run = await this.client.getRun(this.runId);
     }

@@ -25,7 +25,8 @@ function harness(script: Script, preset: PresetAnswers = {}, options: { cancelOn
     async *streamEvents(_runId: string, o: { signal?: AbortSignal }) {
       for (const frame of script.frames) yield frame;
       script.idle?.();
-      if (!o.signal?.aborted) await new Promise((r) => o.signal?.addEventListener('abort', r, { once: true }));
+      if (!o.signal?.aborted)
+        await new Promise((r) => o.signal?.addEventListener('abort', r, { once: true }));
     },
     getRun: async () => script.snapshot,
     getConversation: async () => ({ status: 'open', turns: [] }),
@@ -90,7 +91,10 @@ const approvalWait: Script = {
 const conversationWait = (idle?: () => void): Script => ({
   frames: [
     event('conversation.opened', 'chat', { conversationId: 'c1' }),
-    { event: 'messages', data: { nodeId: 'chat', chunk: 'Hello! Where', meta: { conversationId: 'c1', turnIndex: 1 } } },
+    {
+      event: 'messages',
+      data: { nodeId: 'chat', chunk: 'Hello! Where', meta: { conversationId: 'c1', turnIndex: 1 } },
+    },
   ],
   snapshot: {
     runId: RUN,

@@ -30,7 +30,16 @@ const VALUED = new Set([
 ]);
 
 /** Flags `wop` knows; anything else is a usage error. */
-const FLAGS = new Set(['json', 'follow', 'help', 'version', 'no-color', 'cancel-on-interrupt', 'all', 'partial']);
+const FLAGS = new Set([
+  'json',
+  'follow',
+  'help',
+  'version',
+  'no-color',
+  'cancel-on-interrupt',
+  'all',
+  'partial',
+]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];

@@ -32,10 +32,15 @@ export interface Connection {
  * Key files are looked for in `cwd` and each parent folder, so `wop` works from anywhere inside the
  * repository.
  */
-export function connectionOf(options: { url?: string; apiKey?: string }, env: NodeJS.ProcessEnv, cwd: string): Connection {
+export function connectionOf(
+  options: { url?: string; apiKey?: string },
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Connection {
   const url = options.url ?? env.WOP_URL ?? DEFAULT_URL;
   if (options.apiKey) return { url, apiKey: options.apiKey, keySource: '--api-key', looked: ['--api-key'] };
-  if (env.WOP_API_KEY) return { url, apiKey: env.WOP_API_KEY, keySource: 'WOP_API_KEY', looked: ['--api-key', 'WOP_API_KEY'] };
+  if (env.WOP_API_KEY)
+    return { url, apiKey: env.WOP_API_KEY, keySource: 'WOP_API_KEY', looked: ['--api-key', 'WOP_API_KEY'] };
   const looked = ['--api-key', 'WOP_API_KEY'];
   const gateways = findUp(cwd, STACK_GATEWAYS_FILE);
   if (gateways && listsOrigin(gateways, url)) {

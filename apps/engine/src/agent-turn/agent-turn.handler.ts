@@ -63,7 +63,14 @@ export class AgentTurnHandler {
   /** `agent.turn` over the bus (sent by an engine of the previous release): owes the turn to the workers. */
   async owe(manager: EntityManager, command: AgentTurnCommand): Promise<CommandReply<AgentTurnResult>> {
     await oweAgentTurns(manager, [command]);
-    return { ok: true, data: { conversationId: command.data.conversationId, speakerId: command.data.speakerId, outcome: 'owed' } };
+    return {
+      ok: true,
+      data: {
+        conversationId: command.data.conversationId,
+        speakerId: command.data.speakerId,
+        outcome: 'owed',
+      },
+    };
   }
 
   /**
@@ -92,7 +99,8 @@ export class AgentTurnHandler {
     // Decided by an engine of the previous release, which streamed it inside its consumer. The
     // claim read this and the run's state already (one statement for both); a turn handed over
     // without them reads them here.
-    const decidedBefore = turn.decidedBefore ?? (await storedReply(this.ds, ConsumerGroups.engine, command.id)) !== undefined;
+    const decidedBefore =
+      turn.decidedBefore ?? (await storedReply(this.ds, ConsumerGroups.engine, command.id)) !== undefined;
     if (decidedBefore) return settled('stale');
     const state = turn.runState !== undefined ? stateOf(turn.runState) : await this.current(d.runId);
     const view = state?.conversations?.[d.conversationId];
@@ -148,10 +156,9 @@ export class AgentTurnHandler {
   }
 
   private async current(runId: string): Promise<RunRecord | undefined> {
-    const rows = await this.ds.query<{ state: object }[]>(
-      'SELECT state FROM engine_runs WHERE run_id = $1',
-      [runId],
-    );
+    const rows = await this.ds.query<{ state: object }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [
+      runId,
+    ]);
     return stateOf(rows[0]?.state);
   }
 
@@ -172,7 +179,13 @@ export class AgentTurnHandler {
     let final = '';
     let seq = 0;
     const chunk = (isLast: boolean) => {
-      const c = { nodeId: d.nodeId, runId: d.runId, chunk: pending, isLast, meta: { ...meta, chunkIndex: seq++ } };
+      const c = {
+        nodeId: d.nodeId,
+        runId: d.runId,
+        chunk: pending,
+        isLast,
+        meta: { ...meta, chunkIndex: seq++ },
+      };
       pending = '';
       last = Date.now();
       return { chunk: c, seq };

@@ -7,7 +7,11 @@ describe('agentTurnOptionsFromEnv', () => {
 
   it('reads the settings; 0 turns at once is an instance that runs none', () => {
     expect(
-      agentTurnOptionsFromEnv({ AGENT_TURN_CONCURRENCY: '0', AGENT_TURN_POLL_MS: '50', AGENT_TURN_LEASE_MS: '2000' }),
+      agentTurnOptionsFromEnv({
+        AGENT_TURN_CONCURRENCY: '0',
+        AGENT_TURN_POLL_MS: '50',
+        AGENT_TURN_LEASE_MS: '2000',
+      }),
     ).toMatchObject({ concurrency: 0, pollMs: 50, leaseMs: 2000 });
   });
 

@@ -3,7 +3,14 @@ import type { DataSource } from 'typeorm';
 import type { AgentTurnCommand } from '@openwop/contracts';
 import { openDatabase, transaction } from '@openwop/platform-db';
 import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
-import { claimTurns, onAgentTurnsOwed, oweAgentTurns, releaseTurn, renewLeases, settleTurn } from './agent-turn.store';
+import {
+  claimTurns,
+  onAgentTurnsOwed,
+  oweAgentTurns,
+  releaseTurn,
+  renewLeases,
+  settleTurn,
+} from './agent-turn.store';
 
 /** The owed agent turns (ADR 0037) against a real Postgres: claims, leases, order, settling once. */
 describe('engine_agent_turns (Postgres)', () => {
@@ -16,10 +23,18 @@ describe('engine_agent_turns (Postgres)', () => {
     occurredAt: '2026-01-01T00:00:00.000Z',
     correlationId: 'r1',
     actor: { tenant: 't1', principal: 'p' },
-    data: { runId: `run-${conversationId}`, nodeId: 'talk', interruptId: 'i', conversationId, speakerId: 'a', afterTurnIndex },
+    data: {
+      runId: `run-${conversationId}`,
+      nodeId: 'talk',
+      interruptId: 'i',
+      conversationId,
+      speakerId: 'a',
+      afterTurnIndex,
+    },
   });
   const owe = (...turns: AgentTurnCommand[]) => transaction(ds, (m) => oweAgentTurns(m, turns));
-  const claim = (owner: string, leaseMs = 60_000, limit = 10) => transaction(ds, (m) => claimTurns(m, owner, leaseMs, limit));
+  const claim = (owner: string, leaseMs = 60_000, limit = 10) =>
+    transaction(ds, (m) => claimTurns(m, owner, leaseMs, limit));
 
   beforeAll(async () => {
     db = await createTestDatabase('agent_turns');
@@ -48,7 +63,9 @@ describe('engine_agent_turns (Postgres)', () => {
       off();
     }
     const [a, b] = await Promise.all([claim('w1'), claim('w2')]);
-    expect([...a, ...b].map((t) => [t.turnId, t.attempt, t.command.data.afterTurnIndex])).toEqual([['agent:c1:a:0', 1, 0]]);
+    expect([...a, ...b].map((t) => [t.turnId, t.attempt, t.command.data.afterTurnIndex])).toEqual([
+      ['agent:c1:a:0', 1, 0],
+    ]);
     expect(await claim('w3')).toEqual([]); // leased
   });
 
@@ -71,7 +88,9 @@ describe('engine_agent_turns (Postgres)', () => {
     });
     await transaction(ds, (m) => renewLeases(m, 'w-dead', 60_000, [dead!.turnId]));
     expect(await transaction(ds, (m) => settleTurn(m, 'w-dead', dead!))).toBe(false);
-    const [row] = await ds.query<{ claimed_by: string; attempts: number }[]>('SELECT claimed_by, attempts FROM engine_agent_turns');
+    const [row] = await ds.query<{ claimed_by: string; attempts: number }[]>(
+      'SELECT claimed_by, attempts FROM engine_agent_turns',
+    );
     expect(row).toEqual({ claimed_by: 'w2', attempts: 2 });
     const retaken = { ...dead!, attempt: 2 };
     expect(await transaction(ds, (m) => settleTurn(m, 'w2', retaken))).toBe(true);
@@ -82,8 +101,12 @@ describe('engine_agent_turns (Postgres)', () => {
     await ds.query(
       `INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ('run-s1', 't1', 'w', '{"marker": 1}'::jsonb, 0)`,
     );
-    await ds.query(`INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s2:a:0', '{"ok": true}'::jsonb)`);
-    await ds.query(`INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s3:a:0', NULL)`);
+    await ds.query(
+      `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s2:a:0', '{"ok": true}'::jsonb)`,
+    );
+    await ds.query(
+      `INSERT INTO processed_messages (consumer, message_id, reply) VALUES ('engine', 'agent:s3:a:0', NULL)`,
+    );
     await owe(turn('s1', 0), turn('s2', 0), turn('s3', 0));
     const claimed = await claim('w1');
     const by = (id: string) => claimed.find((t) => t.turnId === id)!;

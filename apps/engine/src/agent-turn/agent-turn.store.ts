@@ -31,7 +31,10 @@ export function onAgentTurnsOwed(ring: () => void): () => void {
  * derives from the conversation, speaker and turn, so a re-decided follow-up is the same row), and
  * wakes this process's workers once the transaction committed.
  */
-export async function oweAgentTurns(manager: EntityManager, turns: readonly AgentTurnCommand[]): Promise<void> {
+export async function oweAgentTurns(
+  manager: EntityManager,
+  turns: readonly AgentTurnCommand[],
+): Promise<void> {
   if (turns.length === 0) return;
   await manager.query(
     `INSERT INTO engine_agent_turns (turn_id, run_id, conversation_id, after_turn_index, command)
@@ -124,7 +127,12 @@ export async function settleTurn(m: EntityManager, owner: string, turn: ClaimedT
 }
 
 /** Gives a claimed turn back, due again in `delayMs` (0: now, for another worker). */
-export async function releaseTurn(m: EntityManager, owner: string, turn: ClaimedTurn, delayMs: number): Promise<void> {
+export async function releaseTurn(
+  m: EntityManager,
+  owner: string,
+  turn: ClaimedTurn,
+  delayMs: number,
+): Promise<void> {
   await m.query(
     `UPDATE engine_agent_turns SET claimed_by = NULL, due_at = now() + ($4 * interval '1 millisecond')
       WHERE turn_id = $1 AND claimed_by = $2 AND attempts = $3`,

@@ -10,7 +10,14 @@ import { failRunCommandFor, Topics } from '@openwop/contracts';
 import { appendToOutbox, PollLoop, transaction, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, type HostConfig } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn.handler';
-import { claimTurns, onAgentTurnsOwed, releaseTurn, renewLeases, settleTurn, type ClaimedTurn } from './agent-turn.store';
+import {
+  claimTurns,
+  onAgentTurnsOwed,
+  releaseTurn,
+  renewLeases,
+  settleTurn,
+  type ClaimedTurn,
+} from './agent-turn.store';
 
 /** DI token of {@link AgentTurnOptions}. */
 export const AGENT_TURN_OPTIONS = Symbol('AGENT_TURN_OPTIONS');
@@ -86,7 +93,9 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
       () => this.tick(),
       options.pollMs,
       (e: unknown) =>
-        this.logger.error(`agent turn poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
+        this.logger.error(
+          `agent turn poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`,
+        ),
     );
   }
 
@@ -120,7 +129,9 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
       const free = this.options.concurrency - this.inFlight.size;
       if (free <= 0 || !this.loop.active) return total;
       if (this.inFlight.size === 0) this.lastRenewal = Date.now();
-      const claimed = await transaction(this.ds, (m) => claimTurns(m, this.owner, this.options.leaseMs, free));
+      const claimed = await transaction(this.ds, (m) =>
+        claimTurns(m, this.owner, this.options.leaseMs, free),
+      );
       for (const turn of claimed) this.start(turn);
       total += claimed.length;
       this.starved = claimed.length === free;
@@ -150,17 +161,31 @@ export class AgentTurnWorker implements OnApplicationBootstrap, OnApplicationShu
       try {
         if (turn.attempt < this.options.maxAttempts) {
           this.logger.warn(`agent turn ${turn.turnId} failed (claim ${turn.attempt}), retrying: ${message}`);
-          await transaction(this.ds, (m) => releaseTurn(m, this.owner, turn, this.options.retryMs * turn.attempt));
+          await transaction(this.ds, (m) =>
+            releaseTurn(m, this.owner, turn, this.options.retryMs * turn.attempt),
+          );
           return;
         }
-        this.logger.error(`agent turn ${turn.turnId} failed ${turn.attempt} times: failing run ${turn.command.data.runId}: ${message}`);
-        const fail = failRunCommandFor(turn.command, turn.command.data.runId, `agent turn failed: ${message}`, PRINCIPAL);
+        this.logger.error(
+          `agent turn ${turn.turnId} failed ${turn.attempt} times: failing run ${turn.command.data.runId}: ${message}`,
+        );
+        const fail = failRunCommandFor(
+          turn.command,
+          turn.command.data.runId,
+          `agent turn failed: ${message}`,
+          PRINCIPAL,
+        );
         await this.relay.transaction(async (m) => {
-          if (await settle(m)) await appendToOutbox(m, [{ topic: Topics.engineCommands, key: turn.command.data.runId, value: fail }]);
+          if (await settle(m))
+            await appendToOutbox(m, [
+              { topic: Topics.engineCommands, key: turn.command.data.runId, value: fail },
+            ]);
         });
       } catch (inner) {
         // The lease runs out and the next claim retries.
-        this.logger.error(`agent turn ${turn.turnId}: ${inner instanceof Error ? inner.message : String(inner)}`);
+        this.logger.error(
+          `agent turn ${turn.turnId}: ${inner instanceof Error ? inner.message : String(inner)}`,
+        );
       }
     }
   }

@@ -21,7 +21,10 @@ export interface ChildRunChangedResult {
  */
 @Injectable()
 export class ChildRunChangedHandler {
-  async handle(manager: EntityManager, command: ChildRunChangedCommand): Promise<CommandReply<ChildRunChangedResult>> {
+  async handle(
+    manager: EntityManager,
+    command: ChildRunChangedCommand,
+  ): Promise<CommandReply<ChildRunChangedResult>> {
     const d = command.data;
     const state = await loadRunForUpdate(manager, d.runId);
     const change: ChildRunChange = {
@@ -40,7 +43,12 @@ export class ChildRunChangedHandler {
     const next = decided.value.state;
     return {
       ok: true,
-      data: { runId: d.runId, applied: decided.value.events.length > 0, status: publicStatus(next), lastSequence: lastSequenceOf(next) },
+      data: {
+        runId: d.runId,
+        applied: decided.value.events.length > 0,
+        status: publicStatus(next),
+        lastSequence: lastSequenceOf(next),
+      },
     };
   }
 }

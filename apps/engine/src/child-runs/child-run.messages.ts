@@ -26,7 +26,11 @@ export const PARENT_CANCELLED = 'parent-cancelled';
  *   keyed by the parent), so the parent shows the child's wait and goes on when it ends.
  * Ids derive from the runs and the sequence, so a re-decided command dedupes downstream.
  */
-export function childRunMessages(prior: RunState, decision: RunDecision, cause: EngineCommand): OutboxMessage[] {
+export function childRunMessages(
+  prior: RunState,
+  decision: RunDecision,
+  cause: EngineCommand,
+): OutboxMessage[] {
   const run = decision.state as RunRecord;
   const base = {
     occurredAt: new Date().toISOString(),
@@ -41,7 +45,12 @@ export function childRunMessages(prior: RunState, decision: RunDecision, cause: 
       ...base,
       id: `child-start:${c.runId}`,
       type: 'run.start',
-      data: { runId: c.runId, workflowId: c.workflowId, inputs: c.inputs, parent: { runId: c.parent.runId, nodeId: c.parent.nodeId } },
+      data: {
+        runId: c.runId,
+        workflowId: c.workflowId,
+        inputs: c.inputs,
+        parent: { runId: c.parent.runId, nodeId: c.parent.nodeId },
+      },
     };
     assertCommand(start, ENGINE_COMMAND_DATA);
     messages.push({ topic: Topics.engineCommands, key: c.runId, value: start });
@@ -63,7 +72,10 @@ export function childRunMessages(prior: RunState, decision: RunDecision, cause: 
   if (run.parent && after !== before && !(before === undefined && after === 'running')) {
     const ended = isTerminalRunStatus(run.status);
     const last = decision.events[decision.events.length - 1];
-    const payload = (last?.payload ?? {}) as { outputs?: Record<string, unknown>; error?: ChildRunChangedCommand['data']['error'] };
+    const payload = (last?.payload ?? {}) as {
+      outputs?: Record<string, unknown>;
+      error?: ChildRunChangedCommand['data']['error'];
+    };
     const changed: ChildRunChangedCommand = {
       ...base,
       id: `child-status:${run.runId}:${run.lastSequence}`,

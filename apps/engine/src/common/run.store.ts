@@ -22,7 +22,12 @@ import {
   type RunState,
 } from '@openwop/engine-domain';
 import { annotateActiveSpan, interruptAttributes } from '@openwop/observability';
-import { appendToOutbox, DecisionProjection, PROJECTED_IN_DECISION, type OutboxMessage } from '@openwop/platform-db';
+import {
+  appendToOutbox,
+  DecisionProjection,
+  PROJECTED_IN_DECISION,
+  type OutboxMessage,
+} from '@openwop/platform-db';
 import { childRunMessages } from '../child-runs/child-run.messages';
 import { syncRunTimer } from '../timers/run-timer.store';
 import { oweAgentTurns } from '../agent-turn/agent-turn.store';
@@ -38,7 +43,9 @@ export async function loadRunForUpdate(manager: EntityManager, runId: string): P
 
 /** Loads a run's engine state without locking it (a read of another run's state). */
 export async function loadRun(manager: EntityManager, runId: string): Promise<RunState> {
-  const rows = await manager.query<{ state: object }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [runId]);
+  const rows = await manager.query<{ state: object }[]>('SELECT state FROM engine_runs WHERE run_id = $1', [
+    runId,
+  ]);
   return runStateFromDocument(rows[0]?.state);
 }
 
@@ -48,7 +55,11 @@ export async function loadRun(manager: EntityManager, runId: string): Promise<Ru
  * migration copied the log (a rolling upgrade) lacks those events here; they are read from the
  * projection (`run_events`, same database) until the next release copies them over for good.
  */
-export async function loadRunLog(manager: EntityManager, runId: string, lastSequence: number): Promise<RunEventDoc[]> {
+export async function loadRunLog(
+  manager: EntityManager,
+  runId: string,
+  lastSequence: number,
+): Promise<RunEventDoc[]> {
   const own = await manager.query<{ event: RunEventDoc }[]>(
     'SELECT event FROM engine_run_events WHERE run_id = $1 ORDER BY sequence',
     [runId],
@@ -58,7 +69,9 @@ export async function loadRunLog(manager: EntityManager, runId: string, lastSequ
     'SELECT doc FROM run_events WHERE run_id = $1 AND sequence <> ALL($2::integer[]) ORDER BY sequence',
     [runId, own.map((r) => r.event.sequence)],
   );
-  return [...own.map((r) => r.event), ...projected.map((r) => r.doc)].map(upcastRunEvent).sort((a, b) => a.sequence - b.sequence);
+  return [...own.map((r) => r.event), ...projected.map((r) => r.doc)]
+    .map(upcastRunEvent)
+    .sort((a, b) => a.sequence - b.sequence);
 }
 
 /**
@@ -117,7 +130,9 @@ export async function commitDecision(
   }
   for (const e of events) {
     const event = { topic: Topics.runEvents, key: next.runId, value: e };
-    messages.push(e.sequence <= projectedThrough ? { ...event, headers: { [PROJECTED_IN_DECISION]: '1' } } : event);
+    messages.push(
+      e.sequence <= projectedThrough ? { ...event, headers: { [PROJECTED_IN_DECISION]: '1' } } : event,
+    );
   }
   const owed: AgentTurnCommand[] = [];
   for (const f of decision.followUps ?? []) {
@@ -138,7 +153,12 @@ export async function commitDecision(
  */
 function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand): OutboxMessage {
   const actor = { tenant: run.tenant, principal: run.principal };
-  const base = { occurredAt: new Date().toISOString(), correlationId: cause.correlationId, causationId: cause.id, actor };
+  const base = {
+    occurredAt: new Date().toISOString(),
+    correlationId: cause.correlationId,
+    causationId: cause.id,
+    actor,
+  };
   if (f.kind === 'reply') {
     const turn: AgentTurnCommand = {
       ...base,

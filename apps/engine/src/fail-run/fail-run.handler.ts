@@ -43,6 +43,9 @@ export class FailRunHandler {
     if (!decided.ok) return decided.reply;
     await commitDecision(manager, state, decided.value, command);
     const next = decided.value.state;
-    return { ok: true, data: { runId: d.runId, status: publicStatus(next), lastSequence: lastSequenceOf(next) } };
+    return {
+      ok: true,
+      data: { runId: d.runId, status: publicStatus(next), lastSequence: lastSequenceOf(next) },
+    };
   }
 }

@@ -12,7 +12,14 @@ import {
 } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
-import { commitDecision, lastSequenceOf, loadRun, loadRunForUpdate, loadRunLog, publicStatus } from '../common/run.store';
+import {
+  commitDecision,
+  lastSequenceOf,
+  loadRun,
+  loadRunForUpdate,
+  loadRunLog,
+  publicStatus,
+} from '../common/run.store';
 
 type Refused = { ok: false; reply: CommandReply<never> };
 
@@ -38,7 +45,8 @@ export class ForkRunHandler {
         error: { code: 'not_found', message: `Run ${d.sourceRunId} not found.` },
       };
     }
-    const split = d.history !== undefined ? previousReleaseSplit(d, source) : await this.split(manager, d, source);
+    const split =
+      d.history !== undefined ? previousReleaseSplit(d, source) : await this.split(manager, d, source);
     if (!split.ok) return split.reply;
     const { reusedInterrupts, ...forkParts } = split.value;
     const allowed = await refusingDomainErrors(() =>
@@ -72,7 +80,11 @@ export class ForkRunHandler {
   }
 
   /** The fork's start from the source's log as the engine recorded it (`422 sequence_not_found` past it). */
-  private async split(manager: EntityManager, d: ForkRunData, source: RunRecord): Promise<{ ok: true; value: ForkSplit } | Refused> {
+  private async split(
+    manager: EntityManager,
+    d: ForkRunData,
+    source: RunRecord,
+  ): Promise<{ ok: true; value: ForkSplit } | Refused> {
     const log = await loadRunLog(manager, d.sourceRunId, source.lastSequence);
     const split = await refusingDomainErrors(() => Promise.resolve(forkSourceOf(log, d.fromSeq, d.mode)));
     if (!split.ok) return split;
@@ -95,7 +107,10 @@ export class ForkRunHandler {
 }
 
 /** What a fork takes beyond its ids, workflow and context, and the recorded interrupt answers it reuses. */
-type ForkSplit = Pick<ForkRun, 'inputs' | 'metadata' | 'protocolMajor' | 'history' | 'resolutions' | 'expected' | 'conversations'> & {
+type ForkSplit = Pick<
+  ForkRun,
+  'inputs' | 'metadata' | 'protocolMajor' | 'history' | 'resolutions' | 'expected' | 'conversations'
+> & {
   readonly reusedInterrupts: readonly ReusedInterrupt[];
 };
 
@@ -124,7 +139,10 @@ function previousReleaseSplit(d: ForkRunData, source: RunRecord): { ok: true; va
       // The old shape does not tell an interrupt's answer from a fired timer's: every one counts.
       reusedInterrupts: Object.keys(d.resolutions ?? {}).map((key) => ({
         key,
-        sequence: d.history?.find((e) => e.type === 'interrupt.resolved' && (e.payload as { key?: unknown } | null)?.key === key)?.sequence ?? d.fromSeq,
+        sequence:
+          d.history?.find(
+            (e) => e.type === 'interrupt.resolved' && (e.payload as { key?: unknown } | null)?.key === key,
+          )?.sequence ?? d.fromSeq,
       })),
       expected: d.expected ?? [],
       ...(d.conversations ? { conversations: d.conversations } : {}),

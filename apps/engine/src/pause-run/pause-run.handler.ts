@@ -18,12 +18,18 @@ export class PauseRunHandler {
     const context = commandContext(command);
     const state = visibleTo(await loadRunForUpdate(manager, runId), context.tenant);
     const decided = await refusingDomainErrors(() =>
-      decideRun({ type: 'PauseRun', runId, drainPolicy, ...(reason !== undefined ? { reason } : {}), context }, state),
+      decideRun(
+        { type: 'PauseRun', runId, drainPolicy, ...(reason !== undefined ? { reason } : {}), context },
+        state,
+      ),
     );
     if (!decided.ok) return decided.reply;
     await commitDecision(manager, state, decided.value, command);
     const next = decided.value.state;
-    return { ok: true, data: { runId, status: publicStatus(next), at: context.now, lastSequence: lastSequenceOf(next) } };
+    return {
+      ok: true,
+      data: { runId, status: publicStatus(next), at: context.now, lastSequence: lastSequenceOf(next) },
+    };
   }
 
   async unpause(manager: EntityManager, command: UnpauseRunCommand): Promise<CommandReply<RunControlResult>> {
@@ -36,7 +42,10 @@ export class PauseRunHandler {
     if (!decided.ok) return decided.reply;
     await commitDecision(manager, state, decided.value, command);
     const next = decided.value.state;
-    return { ok: true, data: { runId, status: publicStatus(next), at: context.now, lastSequence: lastSequenceOf(next) } };
+    return {
+      ok: true,
+      data: { runId, status: publicStatus(next), at: context.now, lastSequence: lastSequenceOf(next) },
+    };
   }
 }
 

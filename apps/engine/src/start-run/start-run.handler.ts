@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { conversationRefusal, type CommandReply, type StartRunCommand, type StartRunResult, isTerminalRunStatus } from '@openwop/contracts';
+import {
+  conversationRefusal,
+  type CommandReply,
+  type StartRunCommand,
+  type StartRunResult,
+  isTerminalRunStatus,
+} from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
@@ -35,7 +41,14 @@ export class StartRunHandler {
     const parent = command.data.parent;
     if (parent && (await parentEnded(manager, parent.runId))) {
       // The parent ended (cancelled) before its child's start arrived: the child is not started.
-      return { ok: false, error: { code: 'run_terminal', message: `parent run ${parent.runId} already ended`, details: { runId, parentRunId: parent.runId } } };
+      return {
+        ok: false,
+        error: {
+          code: 'run_terminal',
+          message: `parent run ${parent.runId} already ended`,
+          details: { runId, parentRunId: parent.runId },
+        },
+      };
     }
     const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>

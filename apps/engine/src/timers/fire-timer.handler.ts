@@ -31,7 +31,12 @@ export class FireTimerHandler {
     const next = decided.value.state;
     return {
       ok: true,
-      data: { runId, fired: decided.value.events.length > 0, status: publicStatus(next), lastSequence: lastSequenceOf(next) },
+      data: {
+        runId,
+        fired: decided.value.events.length > 0,
+        status: publicStatus(next),
+        lastSequence: lastSequenceOf(next),
+      },
     };
   }
 }

@@ -29,9 +29,11 @@ describe('run timers (Postgres)', () => {
     ds.transaction((m) => syncRunTimer(m, none, run(runId, { key: `${runId}:wait:timer:0:0`, dueAt })));
   const timers = () => ds.query<{ run_id: string }[]>('SELECT run_id FROM run_timers ORDER BY run_id');
   const fired = async () =>
-    (await ds.query<{ value: FireTimerCommand }[]>("SELECT value FROM outbox WHERE value->>'type' = 'run.timer' ORDER BY id")).map(
-      (r) => r.value,
-    );
+    (
+      await ds.query<{ value: FireTimerCommand }[]>(
+        "SELECT value FROM outbox WHERE value->>'type' = 'run.timer' ORDER BY id",
+      )
+    ).map((r) => r.value);
 
   beforeAll(async () => {
     db = await createTestDatabase('run_timers');
@@ -69,7 +71,11 @@ describe('run timers (Postgres)', () => {
     const commands = await fired();
     expect(commands.map((c) => c.data.runId).sort()).toEqual(ids);
     expect(new Set(commands.map((c) => c.id)).size).toBe(40);
-    expect(commands[0]).toMatchObject({ type: 'run.timer', id: `timer:${commands[0]!.data.runId}:${commands[0]!.data.timerKey}`, actor: { tenant: 't1' } });
+    expect(commands[0]).toMatchObject({
+      type: 'run.timer',
+      id: `timer:${commands[0]!.data.runId}:${commands[0]!.data.timerKey}`,
+      actor: { tenant: 't1' },
+    });
     expect(await timers()).toEqual([{ run_id: 'r-later' }]);
   });
 

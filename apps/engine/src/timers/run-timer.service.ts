@@ -58,8 +58,13 @@ export class RunTimerService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     @Inject(RUN_TIMER_OPTIONS) private readonly options: RunTimerOptions,
   ) {
-    this.loop = new PollLoop(() => this.tick(), options.intervalMs, (e: unknown) =>
-      this.logger.error(`timer poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`),
+    this.loop = new PollLoop(
+      () => this.tick(),
+      options.intervalMs,
+      (e: unknown) =>
+        this.logger.error(
+          `timer poll failed, retrying next poll: ${e instanceof Error ? e.message : String(e)}`,
+        ),
     );
   }
 

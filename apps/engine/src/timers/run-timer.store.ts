@@ -18,7 +18,10 @@ export async function syncRunTimer(manager: EntityManager, prior: RunState, next
   const before: PendingTimer | undefined = prior.status === 'none' ? undefined : prior.timer;
   const after = next.timer;
   if (before && before.key !== after?.key) {
-    await manager.query('DELETE FROM run_timers WHERE run_id = $1 AND timer_key = $2', [next.runId, before.key]);
+    await manager.query('DELETE FROM run_timers WHERE run_id = $1 AND timer_key = $2', [
+      next.runId,
+      before.key,
+    ]);
   }
   if (after && before?.key !== after.key) {
     await manager.query(
@@ -34,9 +37,15 @@ export async function syncRunTimer(manager: EntityManager, prior: RunState, next
  * another transaction holds are skipped (`SKIP LOCKED`), so concurrent pollers never claim the same
  * timer; a rollback puts the rows back for the next poll.
  */
-export async function claimDueTimers(manager: EntityManager, now: string, limit: number): Promise<RunTimerRow[]> {
+export async function claimDueTimers(
+  manager: EntityManager,
+  now: string,
+  limit: number,
+): Promise<RunTimerRow[]> {
   // A CTE, so the statement reads as a SELECT (a bare DELETE … RETURNING comes back as [rows, count]).
-  const rows = await manager.query<{ run_id: string; timer_key: string; tenant: string; due_at: Date | string }[]>(
+  const rows = await manager.query<
+    { run_id: string; timer_key: string; tenant: string; due_at: Date | string }[]
+  >(
     `WITH claimed AS (
        DELETE FROM run_timers WHERE (run_id, timer_key) IN (
          SELECT run_id, timer_key FROM run_timers WHERE due_at <= $1::timestamptz

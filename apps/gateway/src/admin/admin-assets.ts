@@ -23,7 +23,16 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The only files served: a fixed list, so no request path ever reaches the file system. */
-export const ADMIN_ASSET_NAMES = ['index.html', 'admin.css', 'app.js', 'api.js', 'dom.js', 'views.js', 'conversation.js', 'favicon.svg'] as const;
+export const ADMIN_ASSET_NAMES = [
+  'index.html',
+  'admin.css',
+  'app.js',
+  'api.js',
+  'dom.js',
+  'views.js',
+  'conversation.js',
+  'favicon.svg',
+] as const;
 
 /**
  * Reads every admin file once, and adds the vocabulary module the pages import (rendered from the
@@ -34,9 +43,15 @@ export function loadAdminAssets(dir: string = ADMIN_UI_DIR): ReadonlyMap<string,
   const assets = new Map<string, AdminAsset>();
   for (const name of ADMIN_ASSET_NAMES) {
     const ext = name.slice(name.lastIndexOf('.'));
-    assets.set(name, { contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream', body: readFileSync(resolve(dir, name)) });
+    assets.set(name, {
+      contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream',
+      body: readFileSync(resolve(dir, name)),
+    });
   }
-  assets.set(PAGE_VOCABULARY_ASSET, { contentType: CONTENT_TYPES['.js']!, body: Buffer.from(pageVocabularyModule()) });
+  assets.set(PAGE_VOCABULARY_ASSET, {
+    contentType: CONTENT_TYPES['.js']!,
+    body: Buffer.from(pageVocabularyModule()),
+  });
   return assets;
 }
 

@@ -28,7 +28,8 @@ describe('admin page assets', () => {
   it('has no inline script or CDN reference (the CSP allows only this origin)', () => {
     const html = assets.get('index.html')!.body.toString('utf8');
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
-    for (const asset of assets.values()) expect(asset.body.toString('utf8')).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    for (const asset of assets.values())
+      expect(asset.body.toString('utf8')).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
   });
 
   it('fails at load when a listed file is missing', () => {

@@ -32,6 +32,9 @@ export class AdminPageController {
   private send(res: Response, name: string): void {
     const asset = this.assets.get(name);
     if (!asset) throw ApiError.notFound(`No admin asset ${name}`);
-    res.status(200).set({ ...ADMIN_SECURITY_HEADERS, 'Content-Type': asset.contentType }).send(asset.body);
+    res
+      .status(200)
+      .set({ ...ADMIN_SECURITY_HEADERS, 'Content-Type': asset.contentType })
+      .send(asset.body);
   }
 }

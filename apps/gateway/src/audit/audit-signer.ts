@@ -40,7 +40,11 @@ export class AuditSigner {
       const seed = privateDer.subarray(privateDer.length - 32);
       registerSecret(
         ...[seed.toString('base64'), seed.toString('base64url'), seed.toString('hex')],
-        ...loaded.key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().split('\n').filter((l) => !l.startsWith('-----')),
+        ...loaded.key.privateKey
+          .export({ type: 'pkcs8', format: 'pem' })
+          .toString()
+          .split('\n')
+          .filter((l) => !l.startsWith('-----')),
       );
       logger.log(`audit heads signed with Ed25519 key ${loaded.key.kid} from ${loaded.from}`);
     } else {
@@ -71,9 +75,13 @@ export class AuditSigner {
 
   private requireKey(): AuditSigningKey {
     if (!this.key)
-      throw new ApiError('unavailable', `Signed audit heads need ${AUDIT_SIGNING_KEY_ENV} (the host's Ed25519 audit key) on this host.`, {
-        reason: 'audit_signing_key_missing',
-      });
+      throw new ApiError(
+        'unavailable',
+        `Signed audit heads need ${AUDIT_SIGNING_KEY_ENV} (the host's Ed25519 audit key) on this host.`,
+        {
+          reason: 'audit_signing_key_missing',
+        },
+      );
     return this.key;
   }
 }

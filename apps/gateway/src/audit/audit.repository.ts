@@ -31,7 +31,13 @@ export class AuditRepository {
           AND ($4::timestamptz IS NULL OR r.at < $4::timestamptz)
         ORDER BY r.seq
         LIMIT $5`,
-      [tenant, window.after, window.from?.toISOString() ?? null, window.to?.toISOString() ?? null, window.limit],
+      [
+        tenant,
+        window.after,
+        window.from?.toISOString() ?? null,
+        window.to?.toISOString() ?? null,
+        window.limit,
+      ],
     );
     // `at` is the hashed record's own text (the column is its timestamptz, for the window).
     return rows.map((r) => ({

@@ -1,7 +1,13 @@
 import type { HostConfig } from '@openwop/platform-nest';
 import { API_KEYS_ENV, ApiKeyConfigError, parseApiKeysConfig } from './api-key.config';
 import { ApiKeyRegistry } from './api-key.registry';
-import { createDevApiKey, DEV_API_KEY_FILE_ENV, devApiKeyFile, readDevApiKey, writeDevApiKey } from './dev-api-key.util';
+import {
+  createDevApiKey,
+  DEV_API_KEY_FILE_ENV,
+  devApiKeyFile,
+  readDevApiKey,
+  writeDevApiKey,
+} from './dev-api-key.util';
 
 /** Where the factory reports what it did; lines never contain a configured key. */
 export interface RegistryLog {
@@ -19,7 +25,11 @@ export interface RegistryLog {
  * @throws {@link ApiKeyConfigError} when the variable is malformed, when no keys are configured
  * in distributed mode, or when the embedded mode's development key cannot be kept in its file.
  */
-export function createApiKeyRegistry(config: Pick<HostConfig, 'mode'>, env: NodeJS.ProcessEnv, out: RegistryLog): ApiKeyRegistry {
+export function createApiKeyRegistry(
+  config: Pick<HostConfig, 'mode'>,
+  env: NodeJS.ProcessEnv,
+  out: RegistryLog,
+): ApiKeyRegistry {
   const entries = parseApiKeysConfig(env[API_KEYS_ENV]);
   if (entries.length > 0) {
     out.log(`${entries.length} API key(s) configured`);

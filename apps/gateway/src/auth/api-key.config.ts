@@ -48,16 +48,25 @@ export function parseApiKeysConfig(raw: string | undefined): ApiKeyConfigEntry[]
   }
   if (!Array.isArray(parsed)) throw new ApiKeyConfigError(`must be a JSON array like ${EXAMPLE}`);
   const entries = parsed.map((item, index) => parseEntry(item, index));
-  assertUnique(entries.map((e) => e.key), (i) => `entry ${i} repeats the key of an earlier entry`);
-  assertUnique(entries.map((e) => e.id), (i) => `entry ${i} repeats id ${String(entries[i]?.id)}`);
+  assertUnique(
+    entries.map((e) => e.key),
+    (i) => `entry ${i} repeats the key of an earlier entry`,
+  );
+  assertUnique(
+    entries.map((e) => e.id),
+    (i) => `entry ${i} repeats id ${String(entries[i]?.id)}`,
+  );
   return entries;
 }
 
 function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
   const where = `entry ${index}`;
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ApiKeyConfigError(`${where} must be an object`);
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    throw new ApiKeyConfigError(`${where} must be an object`);
   const e = item as Record<string, unknown>;
-  const unknown = Object.keys(e).filter((k) => !['key', 'scopes', 'tenant', 'principal', 'id', 'groups'].includes(k));
+  const unknown = Object.keys(e).filter(
+    (k) => !['key', 'scopes', 'tenant', 'principal', 'id', 'groups'].includes(k),
+  );
   if (unknown.length) throw new ApiKeyConfigError(`${where} has unknown field(s) ${unknown.join(', ')}`);
   if (typeof e.key !== 'string' || e.key.length < 8) {
     throw new ApiKeyConfigError(`${where}: "key" must be a string of at least 8 characters`);
@@ -66,7 +75,8 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
   if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string' && s.length > 0)) {
     throw new ApiKeyConfigError(`${where}: "scopes" must be an array of non-empty strings`);
   }
-  if (typeof e.tenant !== 'string' || e.tenant === '') throw new ApiKeyConfigError(`${where}: "tenant" must be a non-empty string`);
+  if (typeof e.tenant !== 'string' || e.tenant === '')
+    throw new ApiKeyConfigError(`${where}: "tenant" must be a non-empty string`);
   for (const field of ['principal', 'id'] as const) {
     if (e[field] !== undefined && (typeof e[field] !== 'string' || e[field] === '')) {
       throw new ApiKeyConfigError(`${where}: "${field}" must be a non-empty string when present`);
@@ -94,7 +104,9 @@ function groupsOf(value: unknown, where: string): string[] {
   }
   const prefixed = value.find((g) => g.startsWith('group:'));
   if (prefixed !== undefined) {
-    throw new ApiKeyConfigError(`${where}: "groups" names a group without its "group:" prefix (write "${prefixed.slice(6)}")`);
+    throw new ApiKeyConfigError(
+      `${where}: "groups" names a group without its "group:" prefix (write "${prefixed.slice(6)}")`,
+    );
   }
   return [...new Set(value)];
 }

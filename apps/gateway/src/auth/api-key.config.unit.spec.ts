@@ -36,17 +36,59 @@ describe('parseApiKeysConfig', () => {
     ['a non-object entry', '["abc"]', /entry 0 must be an object/],
     ['a missing key', JSON.stringify([{ scopes: [], tenant: 't' }]), /entry 0: "key"/],
     ['a short key', JSON.stringify([{ key: 'short', scopes: [], tenant: 't' }]), /at least 8 characters/],
-    ['a key with whitespace', JSON.stringify([{ key: 'has a space inside', scopes: [], tenant: 't' }]), /whitespace/],
+    [
+      'a key with whitespace',
+      JSON.stringify([{ key: 'has a space inside', scopes: [], tenant: 't' }]),
+      /whitespace/,
+    ],
     ['scopes that are not strings', JSON.stringify([{ key: KEY, scopes: [1], tenant: 't' }]), /"scopes"/],
     ['a missing tenant', JSON.stringify([{ key: KEY, scopes: [] }]), /"tenant"/],
-    ['an empty principal', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', principal: '' }]), /"principal"/],
-    ['groups that are not an array', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: 'finance' }]), /"groups" must be an array/],
-    ['an empty group name', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: [''] }]), /"groups" must be an array/],
-    ['a group name with whitespace', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['fin ance'] }]), /without whitespace/],
-    ['a group name with its prefix', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['group:finance'] }]), /write "finance"/],
-    ['an unknown field', JSON.stringify([{ key: KEY, scopes: [], tenant: 't', role: 'admin' }]), /unknown field\(s\) role/],
-    ['a repeated key', JSON.stringify([{ key: KEY, scopes: [], tenant: 'a' }, { key: KEY, scopes: [], tenant: 'b' }]), /entry 1 repeats the key/],
-    ['a repeated id', JSON.stringify([{ key: KEY, scopes: [], tenant: 'a', id: 'x' }, { key: 'y'.repeat(9), scopes: [], tenant: 'b', id: 'x' }]), /repeats id x/],
+    [
+      'an empty principal',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', principal: '' }]),
+      /"principal"/,
+    ],
+    [
+      'groups that are not an array',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: 'finance' }]),
+      /"groups" must be an array/,
+    ],
+    [
+      'an empty group name',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: [''] }]),
+      /"groups" must be an array/,
+    ],
+    [
+      'a group name with whitespace',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['fin ance'] }]),
+      /without whitespace/,
+    ],
+    [
+      'a group name with its prefix',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['group:finance'] }]),
+      /write "finance"/,
+    ],
+    [
+      'an unknown field',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', role: 'admin' }]),
+      /unknown field\(s\) role/,
+    ],
+    [
+      'a repeated key',
+      JSON.stringify([
+        { key: KEY, scopes: [], tenant: 'a' },
+        { key: KEY, scopes: [], tenant: 'b' },
+      ]),
+      /entry 1 repeats the key/,
+    ],
+    [
+      'a repeated id',
+      JSON.stringify([
+        { key: KEY, scopes: [], tenant: 'a', id: 'x' },
+        { key: 'y'.repeat(9), scopes: [], tenant: 'b', id: 'x' },
+      ]),
+      /repeats id x/,
+    ],
   ])('refuses %s with a clear startup error', (_what, raw, message) => {
     expect(() => parseApiKeysConfig(raw)).toThrow(ApiKeyConfigError);
     expect(() => parseApiKeysConfig(raw)).toThrow(message);
@@ -56,7 +98,10 @@ describe('parseApiKeysConfig', () => {
     const secret = 'super-secret-value-123';
     const attempts = [
       JSON.stringify([{ key: secret, scopes: [], tenant: '' }]),
-      JSON.stringify([{ key: secret, scopes: [], tenant: 'a' }, { key: secret, scopes: [], tenant: 'b' }]),
+      JSON.stringify([
+        { key: secret, scopes: [], tenant: 'a' },
+        { key: secret, scopes: [], tenant: 'b' },
+      ]),
       `[{"key": "${secret}"`,
     ];
     for (const raw of attempts) {

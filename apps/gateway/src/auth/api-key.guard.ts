@@ -26,7 +26,10 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const token = parseBearerToken(request.headers.authorization);
     if (token === undefined) {
-      throw new ApiError('unauthenticated', 'Missing or malformed Authorization header; expected "Bearer <api key>".');
+      throw new ApiError(
+        'unauthenticated',
+        'Missing or malformed Authorization header; expected "Bearer <api key>".',
+      );
     }
     const caller = this.registry.verify(token);
     if (!caller) throw new ApiError('unauthenticated', 'The API key is not valid.');
@@ -34,7 +37,9 @@ export class ApiKeyGuard implements CanActivate {
     const required = this.reflector.getAllAndOverride<readonly string[] | undefined>(REQUIRED_SCOPE, targets);
     const scope = required?.find((s) => !caller.scopes.has(s));
     if (scope !== undefined) {
-      throw new ApiError('forbidden', `This operation requires the ${scope} scope.`, { scopeRequired: scope });
+      throw new ApiError('forbidden', `This operation requires the ${scope} scope.`, {
+        scopeRequired: scope,
+      });
     }
     return true;
   }

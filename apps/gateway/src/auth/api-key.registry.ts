@@ -47,7 +47,14 @@ export class ApiKeyRegistry {
     const keys = entries.map((entry) => {
       const hash = sha256(entry.key);
       const keyId = entry.id ?? `key-${hash.toString('hex').slice(0, 12)}`;
-      return { hash, keyId, tenant: entry.tenant, principal: entry.principal ?? keyId, scopes: new Set(entry.scopes), entry };
+      return {
+        hash,
+        keyId,
+        tenant: entry.tenant,
+        principal: entry.principal ?? keyId,
+        scopes: new Set(entry.scopes),
+        entry,
+      };
     });
     // Groups belong to the principal: every key of (tenant, principal) carries the union of their groups.
     for (const { tenant, principal, entry } of keys) {

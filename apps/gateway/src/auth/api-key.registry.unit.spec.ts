@@ -25,10 +25,14 @@ function registry(): ApiKeyRegistry {
 }
 
 describe('ApiKeyRegistry', () => {
-
   it('returns the caller of a configured key', () => {
     const caller = registry().verify(A);
-    expect(caller).toEqual({ keyId: 'key-a', tenant: 't1', principal: 'key-a', scopes: new Set(['runs:read', 'runs:create']) });
+    expect(caller).toEqual({
+      keyId: 'key-a',
+      tenant: 't1',
+      principal: 'key-a',
+      scopes: new Set(['runs:read', 'runs:create']),
+    });
     expect(Object.keys(caller!)).not.toContain('hash');
   });
 
@@ -60,7 +64,8 @@ describe('ApiKeyRegistry', () => {
 
   it('rejects unknown keys, prefixes and near misses', () => {
     const r = registry();
-    for (const presented of ['', 'nope', A.slice(0, -1), `${A}x`, A.toUpperCase()]) expect(r.verify(presented)).toBeUndefined();
+    for (const presented of ['', 'nope', A.slice(0, -1), `${A}x`, A.toUpperCase()])
+      expect(r.verify(presented)).toBeUndefined();
   });
 
   it('compares the presented hash with every stored hash in constant time, match or not', () => {
@@ -101,13 +106,17 @@ describe('createApiKeyRegistry', () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'dev-key-')), 'not-a-folder');
     writeFileSync(blocker, '');
     const env = { WOP_DEV_API_KEY_FILE: join(blocker, 'dev-api-key') };
-    expect(() => createApiKeyRegistry({ mode: 'embedded' }, env, quiet)).toThrow(/development key cannot be kept in .*WOP_DEV_API_KEY_FILE/);
+    expect(() => createApiKeyRegistry({ mode: 'embedded' }, env, quiet)).toThrow(
+      /development key cannot be kept in .*WOP_DEV_API_KEY_FILE/,
+    );
     expect(JSON.stringify([quiet.log.mock.calls, quiet.warn.mock.calls])).not.toMatch(/wop_dev_/);
   });
 
   it('fails fast on a malformed variable, in either mode', () => {
     for (const mode of ['embedded', 'distributed'] as const) {
-      expect(() => createApiKeyRegistry({ mode }, { WOP_API_KEYS: 'not json' }, quiet)).toThrow(/WOP_API_KEYS: not valid JSON/);
+      expect(() => createApiKeyRegistry({ mode }, { WOP_API_KEYS: 'not json' }, quiet)).toThrow(
+        /WOP_API_KEYS: not valid JSON/,
+      );
     }
   });
 });

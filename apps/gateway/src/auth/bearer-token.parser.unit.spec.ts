@@ -7,8 +7,14 @@ describe('parseBearerToken', () => {
     ['  Bearer abc  ', 'abc'],
   ])('reads %j', (header, token) => expect(parseBearerToken(header)).toBe(token));
 
-  it.each([[undefined], [''], ['Bearer'], ['Bearer '], ['Basic abc'], ['Bearer a b'], ['Bearerabc'], [['Bearer a', 'Bearer b']]])(
-    'refuses %j',
-    (header) => expect(parseBearerToken(header)).toBeUndefined(),
-  );
+  it.each([
+    [undefined],
+    [''],
+    ['Bearer'],
+    ['Bearer '],
+    ['Basic abc'],
+    ['Bearer a b'],
+    ['Bearerabc'],
+    [['Bearer a', 'Bearer b']],
+  ])('refuses %j', (header) => expect(parseBearerToken(header)).toBeUndefined());
 });

@@ -11,7 +11,9 @@ export const DEV_API_KEY_FILE_ENV = 'WOP_DEV_API_KEY_FILE';
 const DEV_KEY_PATTERN = /^wop_dev_[A-Za-z0-9_-]{32}$/;
 
 /** The development key with every scope of the vocabulary, in tenant `default`: `key`, or a fresh one. */
-export function createDevApiKey(key: string = `wop_dev_${randomBytes(24).toString('base64url')}`): ApiKeyConfigEntry {
+export function createDevApiKey(
+  key: string = `wop_dev_${randomBytes(24).toString('base64url')}`,
+): ApiKeyConfigEntry {
   return {
     key,
     scopes: [...SCOPES, ...HOST_SCOPES],

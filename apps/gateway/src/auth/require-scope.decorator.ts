@@ -24,7 +24,9 @@ export function RequireScope(...scopes: [Scope, ...Scope[]]): MethodDecorator & 
     SetMetadata(REQUIRED_SCOPE, scopes),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'Missing, malformed or unknown API key (`unauthenticated`).' }),
-    ApiForbiddenResponse({ description: `The key lacks the \`${scope}\` scope (\`forbidden\`, \`details.scopeRequired\`).` }),
+    ApiForbiddenResponse({
+      description: `The key lacks the \`${scope}\` scope (\`forbidden\`, \`details.scopeRequired\`).`,
+    }),
   );
 }
 

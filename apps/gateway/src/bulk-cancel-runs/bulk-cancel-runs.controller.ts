@@ -49,7 +49,8 @@ export class BulkCancelRunsController {
   @RequireScope('runs:cancel')
   @ApiOkResponse({ description: 'Per-id results `{runId, ok, status?, error?}` in request order.' })
   @ApiBadRequestResponse({
-    description: '`runIds` missing, empty, over the cap (`details.maxRunIds`) or not strings (`validation_error`).',
+    description:
+      '`runIds` missing, empty, over the cap (`details.maxRunIds`) or not strings (`validation_error`).',
   })
   async bulkCancel(
     @Body(refuseOverCap, createValidationPipe()) body: BulkCancelRunsRequestDto,

@@ -25,7 +25,10 @@ export class BulkCancelRunsRequestDto {
   @MaxLength(MAX_RUN_ID_LENGTH, { each: true })
   runIds!: string[];
 
-  @ApiPropertyOptional({ maxLength: MAX_BULK_CANCEL_REASON_LENGTH, description: 'Why the runs are cancelled.' })
+  @ApiPropertyOptional({
+    maxLength: MAX_BULK_CANCEL_REASON_LENGTH,
+    description: 'Why the runs are cancelled.',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_BULK_CANCEL_REASON_LENGTH)

@@ -26,7 +26,9 @@ export function resultOfOutcome(outcome: CancelOutcome): BulkCancelResult {
   }
   return failed(
     outcome.runId,
-    new DomainError('run_terminal', `Run ${outcome.runId} is already ${outcome.status}.`, { runStatus: outcome.status }),
+    new DomainError('run_terminal', `Run ${outcome.runId} is already ${outcome.status}.`, {
+      runStatus: outcome.status,
+    }),
   );
 }
 
@@ -44,6 +46,11 @@ function failed(runId: string, error: DomainError): BulkCancelResult {
   return {
     runId,
     ok: false,
-    error: { error: code, code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+    error: {
+      error: code,
+      code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    },
   };
 }

@@ -67,8 +67,14 @@ export class BulkDecideInterruptsController {
   @Post(BULK_RESOLVE_INTERRUPTS_ROUTE)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`{bulkId, selected?, truncated?, results: [{runId, nodeId, ok, status | error}]}` in order.' })
-  @ApiBadRequestResponse({ description: 'Malformed selection, over the cap (`details.maxItems`), or no `resumeValue` (`validation_error`).' })
+  @ApiOkResponse({
+    description:
+      '`{bulkId, selected?, truncated?, results: [{runId, nodeId, ok, status | error}]}` in order.',
+  })
+  @ApiBadRequestResponse({
+    description:
+      'Malformed selection, over the cap (`details.maxItems`), or no `resumeValue` (`validation_error`).',
+  })
   async bulkResolve(
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -85,10 +91,17 @@ export class BulkDecideInterruptsController {
     const results = await mapBounded(items, BULK_ITEMS_AT_ONCE, async (target: BulkResolveItem) => {
       try {
         const commandId = bulkItemCommandId('interrupt.bulk-resolve', caller.tenant, bulkId, target);
-        const result = await this.resolver.handle(target.runId, target.nodeId, target.resumeValue, 'api', item, {
-          commandId,
-          awaitProjection: false,
-        });
+        const result = await this.resolver.handle(
+          target.runId,
+          target.nodeId,
+          target.resumeValue,
+          'api',
+          item,
+          {
+            commandId,
+            awaitProjection: false,
+          },
+        );
         return succeeded(target, result.status);
       } catch (error) {
         return failed(target, error);
@@ -100,8 +113,12 @@ export class BulkDecideInterruptsController {
   @Post(BULK_CANCEL_INTERRUPTS_ROUTE)
   @HttpCode(200)
   @RequireScope('runs:cancel')
-  @ApiOkResponse({ description: 'Cancels the runs waiting on the selected interrupts; results as bulk-resolve.' })
-  @ApiBadRequestResponse({ description: 'Malformed selection or over the cap (`details.maxItems`) (`validation_error`).' })
+  @ApiOkResponse({
+    description: 'Cancels the runs waiting on the selected interrupts; results as bulk-resolve.',
+  })
+  @ApiBadRequestResponse({
+    description: 'Malformed selection or over the cap (`details.maxItems`) (`validation_error`).',
+  })
   async bulkCancel(
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -116,8 +133,14 @@ export class BulkDecideInterruptsController {
       try {
         if (!pending.has(pairKey(target))) return await this.notPending(target, caller);
         const outcome = await this.canceller.cancel(target.runId, request.reason, item);
-        if (outcome.status === 'cancelled' || outcome.status === 'cancelling') return succeeded(target, outcome.status);
-        return failed(target, new ApiError('run_terminal', `Run ${target.runId} is already ${outcome.status}.`, { runStatus: outcome.status }));
+        if (outcome.status === 'cancelled' || outcome.status === 'cancelling')
+          return succeeded(target, outcome.status);
+        return failed(
+          target,
+          new ApiError('run_terminal', `Run ${target.runId} is already ${outcome.status}.`, {
+            runStatus: outcome.status,
+          }),
+        );
       } catch (error) {
         return failed(target, error);
       }
@@ -180,7 +203,10 @@ export class BulkDecideInterruptsController {
   private async notPending(target: BulkTarget, caller: Caller): Promise<BulkDecisionResult> {
     const run = (await this.runs.requireVisible(target.runId, caller.tenant)).status;
     if (run === 'cancelled' || run === 'cancelling') return succeeded(target, run);
-    return failed(target, new ApiError('interrupt_not_found', `Run ${target.runId} is not waiting on ${target.nodeId}.`));
+    return failed(
+      target,
+      new ApiError('interrupt_not_found', `Run ${target.runId} is not waiting on ${target.nodeId}.`),
+    );
   }
 }
 

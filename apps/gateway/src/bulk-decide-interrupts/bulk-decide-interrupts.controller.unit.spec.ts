@@ -7,7 +7,12 @@ import type { ResolveInterruptHandler, ResolveOptions } from '../resolve-interru
 import type { RunReadRepository } from '../runs/run-read.repository';
 import { BulkDecideInterruptsController } from './bulk-decide-interrupts.controller';
 
-const caller: Caller = { keyId: 'k1', tenant: 't1', principal: 'alice', scopes: new Set(['approvals:respond']) };
+const caller: Caller = {
+  keyId: 'k1',
+  tenant: 't1',
+  principal: 'alice',
+  scopes: new Set(['approvals:respond']),
+};
 
 interface Sent {
   runId: string;
@@ -21,7 +26,14 @@ function controller(refuse: Record<string, DomainError> = {}) {
   let inFlight = 0;
   let most = 0;
   const resolver = {
-    handle: async (runId: string, nodeId: string, _value: unknown, _via: string, c: Caller, options: ResolveOptions) => {
+    handle: async (
+      runId: string,
+      nodeId: string,
+      _value: unknown,
+      _via: string,
+      c: Caller,
+      options: ResolveOptions,
+    ) => {
       inFlight++;
       most = Math.max(most, inFlight);
       await new Promise((resolve) => setImmediate(resolve));
@@ -32,11 +44,21 @@ function controller(refuse: Record<string, DomainError> = {}) {
       return { runId, nodeId, interruptId: `${runId}:${nodeId}:0`, status: 'resolved' as const };
     },
   } as unknown as ResolveInterruptHandler;
-  const c = new BulkDecideInterruptsController(resolver, {} as CancelRunHandler, {} as RunReadRepository, {} as DataSource);
+  const c = new BulkDecideInterruptsController(
+    resolver,
+    {} as CancelRunHandler,
+    {} as RunReadRepository,
+    {} as DataSource,
+  );
   return { c, sent, most: () => most };
 }
 
-const items = (n: number) => Array.from({ length: n }, (_, i) => ({ runId: `r${i}`, nodeId: 'gate', resumeValue: { action: 'accept' } }));
+const items = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    runId: `r${i}`,
+    nodeId: 'gate',
+    resumeValue: { action: 'accept' },
+  }));
 
 describe('BulkDecideInterruptsController.bulkResolve', () => {
   it('answers every item in order, a refused one with its own code, and never stops at a failure', async () => {
@@ -59,7 +81,12 @@ describe('BulkDecideInterruptsController.bulkResolve', () => {
     const { c, sent, most } = controller();
     await c.bulkResolve({ items: items(100) }, undefined, caller);
     expect(sent).toHaveLength(100);
-    expect(sent.every((s) => s.caller.via === 'bulk' && s.caller.principal === 'alice' && s.options.awaitProjection === false)).toBe(true);
+    expect(
+      sent.every(
+        (s) =>
+          s.caller.via === 'bulk' && s.caller.principal === 'alice' && s.options.awaitProjection === false,
+      ),
+    ).toBe(true);
     expect(most()).toBe(16);
   });
 
@@ -70,7 +97,8 @@ describe('BulkDecideInterruptsController.bulkResolve', () => {
     const a = await first.c.bulkResolve({ items: items(3) }, 'key-1', caller);
     await second.c.bulkResolve({ items: items(3) }, 'key-1', caller);
     await other.c.bulkResolve({ items: items(3) }, 'key-2', caller);
-    const ids = (s: Sent[]) => [...s].sort((x, y) => x.runId.localeCompare(y.runId)).map((x) => x.options.commandId);
+    const ids = (s: Sent[]) =>
+      [...s].sort((x, y) => x.runId.localeCompare(y.runId)).map((x) => x.options.commandId);
     expect(a.bulkId).toBe('key-1');
     expect(new Set(ids(first.sent)).size).toBe(3);
     expect(ids(second.sent)).toEqual(ids(first.sent));
@@ -83,7 +111,11 @@ describe('BulkDecideInterruptsController.bulkResolve', () => {
     const a = await one.c.bulkResolve({ items: items(2) }, undefined, caller);
     const b = await two.c.bulkResolve({ items: items(2) }, undefined, caller);
     expect(a.bulkId).not.toBe(b.bulkId);
-    expect(two.sent.map((s) => s.options.commandId).filter((id) => one.sent.some((s) => s.options.commandId === id))).toEqual([]);
+    expect(
+      two.sent
+        .map((s) => s.options.commandId)
+        .filter((id) => one.sent.some((s) => s.options.commandId === id)),
+    ).toEqual([]);
   });
 });
 
@@ -101,16 +133,25 @@ describe('BulkDecideInterruptsController.bulkCancel', () => {
     const reads = {
       requireVisible: (runId: string) => {
         const status = runs[runId];
-        return status ? Promise.resolve({ runId, tenant: 't1', status, lastSequence: 1, snapshot: {} }) : Promise.reject(ApiError.notFound(`Run ${runId} not found.`));
+        return status
+          ? Promise.resolve({ runId, tenant: 't1', status, lastSequence: 1, snapshot: {} })
+          : Promise.reject(ApiError.notFound(`Run ${runId} not found.`));
       },
     } as unknown as RunReadRepository;
-    const ds = { query: () => Promise.resolve(pending.map((runId) => ({ run_id: runId, node_id: 'gate' }))) } as unknown as DataSource;
+    const ds = {
+      query: () => Promise.resolve(pending.map((runId) => ({ run_id: runId, node_id: 'gate' }))),
+    } as unknown as DataSource;
     const c = new BulkDecideInterruptsController({} as ResolveInterruptHandler, canceller, reads, ds);
     return { c, cancelled };
   }
 
   it('cancels the runs whose interrupt is pending, answers a repeated cancel ok, and leaves a run not waiting there alone', async () => {
-    const { c, cancelled } = cancelling(['r0', 'r4'], { r0: 'waiting-approval', r1: 'cancelled', r2: 'running', r4: 'completed' });
+    const { c, cancelled } = cancelling(['r0', 'r4'], {
+      r0: 'waiting-approval',
+      r1: 'cancelled',
+      r2: 'running',
+      r4: 'completed',
+    });
     const targets = ['r0', 'r1', 'r2', 'r3', 'r4'].map((runId) => ({ runId, nodeId: 'gate' }));
     const answer = await c.bulkCancel({ items: targets, reason: 'stale' }, undefined, cancelCaller);
     expect(answer.results.map((r) => [r.runId, r.ok ? r.status : r.error.code])).toEqual([
@@ -127,9 +168,16 @@ describe('BulkDecideInterruptsController.bulkCancel', () => {
   });
 
   it('with a filter, lists what it selected and whether more matched', async () => {
-    const { c } = cancelling(['r0', 'r1', 'r2'], { r0: 'waiting-approval', r1: 'waiting-approval', r2: 'waiting-approval' });
+    const { c } = cancelling(['r0', 'r1', 'r2'], {
+      r0: 'waiting-approval',
+      r1: 'waiting-approval',
+      r2: 'waiting-approval',
+    });
     const answer = await c.bulkCancel({ filter: { kind: 'approval' }, limit: 2 }, undefined, cancelCaller);
-    expect(answer.selected).toEqual([{ runId: 'r0', nodeId: 'gate' }, { runId: 'r1', nodeId: 'gate' }]);
+    expect(answer.selected).toEqual([
+      { runId: 'r0', nodeId: 'gate' },
+      { runId: 'r1', nodeId: 'gate' },
+    ]);
     expect(answer.truncated).toBe(true);
     expect(answer.results.map((r) => r.ok)).toEqual([true, true]);
   });

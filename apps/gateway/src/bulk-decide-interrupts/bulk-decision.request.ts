@@ -1,4 +1,10 @@
-import { INTERRUPT_KINDS, MAX_BULK_DECISION_ITEMS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS, type InterruptKind } from '@openwop/contracts';
+import {
+  INTERRUPT_KINDS,
+  MAX_BULK_DECISION_ITEMS,
+  MAX_ID_LENGTH,
+  MAX_INTERRUPT_AGE_MS,
+  type InterruptKind,
+} from '@openwop/contracts';
 import { ApiError, type FieldError } from '../common/api.error';
 
 /** Longest bulk cancel `reason` (as the runs' bulk cancel). */
@@ -78,8 +84,14 @@ export function parseBulkCancelInterruptsRequest(body: unknown): BulkCancelInter
   unknownFields(value, ['items', 'filter', 'reason', 'limit'], problems);
   const selection = parseSelection<BulkTarget>(value, problems, false);
   const reason = value.reason;
-  if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_BULK_DECISION_REASON_LENGTH)) {
-    problems.push({ path: '/reason', message: `must be a string of at most ${MAX_BULK_DECISION_REASON_LENGTH} characters` });
+  if (
+    reason !== undefined &&
+    (typeof reason !== 'string' || reason.length > MAX_BULK_DECISION_REASON_LENGTH)
+  ) {
+    problems.push({
+      path: '/reason',
+      message: `must be a string of at most ${MAX_BULK_DECISION_REASON_LENGTH} characters`,
+    });
   }
   fail(problems);
   return { selection: selection!, ...(typeof reason === 'string' ? { reason } : {}) };
@@ -111,7 +123,11 @@ function parseSelection<TItem extends BulkTarget>(
   return filter ? { by: 'filter', filter, limit: limit as number } : undefined;
 }
 
-function parseItems(raw: unknown, problems: FieldError[], withResumeValue: boolean): BulkResolveItem[] | undefined {
+function parseItems(
+  raw: unknown,
+  problems: FieldError[],
+  withResumeValue: boolean,
+): BulkResolveItem[] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) {
     problems.push({ path: '/items', message: 'must be a non-empty array' });
     return undefined;
@@ -126,12 +142,18 @@ function parseItems(raw: unknown, problems: FieldError[], withResumeValue: boole
       return;
     }
     const item = entry as Record<string, unknown>;
-    unknownFields(item, withResumeValue ? ['runId', 'nodeId', 'resumeValue'] : ['runId', 'nodeId'], problems, path);
+    unknownFields(
+      item,
+      withResumeValue ? ['runId', 'nodeId', 'resumeValue'] : ['runId', 'nodeId'],
+      problems,
+      path,
+    );
     const ok = [idProblem(item.runId, `${path}/runId`), idProblem(item.nodeId, `${path}/nodeId`)].filter(
       (p): p is FieldError => p !== undefined,
     );
     problems.push(...ok);
-    if (withResumeValue && !Object.hasOwn(item, 'resumeValue')) problems.push({ path: `${path}/resumeValue`, message: 'is required' });
+    if (withResumeValue && !Object.hasOwn(item, 'resumeValue'))
+      problems.push({ path: `${path}/resumeValue`, message: 'is required' });
     if (ok.length > 0) return;
     const key = JSON.stringify([item.runId, item.nodeId]);
     if (seen.has(key)) problems.push({ path, message: 'names an interrupt an earlier item already names' });
@@ -158,8 +180,14 @@ function parseFilter(raw: unknown, problems: FieldError[]): BulkFilter | undefin
   }
   for (const field of ['olderThanMs', 'newerThanMs'] as const) {
     const v = filter[field];
-    if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0 || (v as number) > MAX_INTERRUPT_AGE_MS)) {
-      problems.push({ path: `/filter/${field}`, message: `must be an integer of 0..${MAX_INTERRUPT_AGE_MS}` });
+    if (
+      v !== undefined &&
+      (!Number.isInteger(v) || (v as number) < 0 || (v as number) > MAX_INTERRUPT_AGE_MS)
+    ) {
+      problems.push({
+        path: `/filter/${field}`,
+        message: `must be an integer of 0..${MAX_INTERRUPT_AGE_MS}`,
+      });
     }
   }
   if (problems.length > before) return undefined;
@@ -174,7 +202,12 @@ function idProblem(value: unknown, path: string): FieldError | undefined {
     : { path, message: `must be a string of 1..${MAX_ID_LENGTH} characters` };
 }
 
-function unknownFields(value: Record<string, unknown>, known: readonly string[], problems: FieldError[], at = ''): void {
+function unknownFields(
+  value: Record<string, unknown>,
+  known: readonly string[],
+  problems: FieldError[],
+  at = '',
+): void {
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) problems.push({ path: `${at}/${key}`, message: 'is not a known field' });
   }
@@ -182,7 +215,9 @@ function unknownFields(value: Record<string, unknown>, known: readonly string[],
 
 function requireObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+    throw ApiError.validation('The body must be a JSON object.', [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   return body as Record<string, unknown>;
 }

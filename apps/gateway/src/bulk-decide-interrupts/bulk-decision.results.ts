@@ -10,7 +10,11 @@ export type BulkDecisionResult =
       readonly runId: string;
       readonly nodeId: string;
       readonly ok: false;
-      readonly error: { readonly code: string; readonly message: string; readonly details?: Record<string, unknown> };
+      readonly error: {
+        readonly code: string;
+        readonly message: string;
+        readonly details?: Record<string, unknown>;
+      };
     };
 
 /** How many of one bulk request's items are in flight at once (the bus and the services see at most this many). */
@@ -29,7 +33,10 @@ export function failed(target: BulkTarget, error: unknown): BulkDecisionResult {
   const refusal =
     error instanceof DomainError
       ? error
-      : new DomainError('unavailable', `Interrupt ${target.nodeId} of run ${target.runId} could not be decided now; retry it.`);
+      : new DomainError(
+          'unavailable',
+          `Interrupt ${target.nodeId} of run ${target.runId} could not be decided now; retry it.`,
+        );
   const { code } = resolveErrorCode(refusal.code);
   return {
     runId: target.runId,
@@ -45,7 +52,12 @@ export function failed(target: BulkTarget, error: unknown): BulkDecisionResult {
  * service dedupes on it, so an item sent again under the same key gets its first verdict, never a
  * second decision.
  */
-export function bulkItemCommandId(operation: string, tenant: string, requestKey: string, target: BulkTarget): string {
+export function bulkItemCommandId(
+  operation: string,
+  tenant: string,
+  requestKey: string,
+  target: BulkTarget,
+): string {
   const hex = createHash('sha256')
     .update(JSON.stringify([operation, tenant, requestKey, target.runId, target.nodeId]))
     .digest('hex');
@@ -54,7 +66,11 @@ export function bulkItemCommandId(operation: string, tenant: string, requestKey:
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -1,4 +1,9 @@
-import { INTERRUPT_KINDS, MAX_BULK_DECISION_ITEMS, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS } from '@openwop/contracts';
+import {
+  INTERRUPT_KINDS,
+  MAX_BULK_DECISION_ITEMS,
+  MAX_ID_LENGTH,
+  MAX_INTERRUPT_AGE_MS,
+} from '@openwop/contracts';
 import type { GatewayRoute, JsonSchema } from '../discovery/gateway-routes.constants';
 import { MAX_BULK_DECISION_REASON_LENGTH } from './bulk-decision.request';
 
@@ -12,8 +17,18 @@ const FILTER: JsonSchema = {
     kind: { type: 'string', enum: [...INTERRUPT_KINDS] },
     workflowId: ID,
     runId: ID,
-    olderThanMs: { type: 'integer', minimum: 0, maximum: MAX_INTERRUPT_AGE_MS, description: 'Pending at least this long.' },
-    newerThanMs: { type: 'integer', minimum: 0, maximum: MAX_INTERRUPT_AGE_MS, description: 'Pending at most this long.' },
+    olderThanMs: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_INTERRUPT_AGE_MS,
+      description: 'Pending at least this long.',
+    },
+    newerThanMs: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_INTERRUPT_AGE_MS,
+      description: 'Pending at most this long.',
+    },
   },
 };
 
@@ -33,17 +48,30 @@ const items = (withResumeValue: boolean): JsonSchema => ({
     type: 'object',
     additionalProperties: false,
     required: withResumeValue ? ['runId', 'nodeId', 'resumeValue'] : ['runId', 'nodeId'],
-    properties: { runId: ID, nodeId: ID, ...(withResumeValue ? { resumeValue: { description: 'The answer, as the single resolve route takes it.' } } : {}) },
+    properties: {
+      runId: ID,
+      nodeId: ID,
+      ...(withResumeValue
+        ? { resumeValue: { description: 'The answer, as the single resolve route takes it.' } }
+        : {}),
+    },
   },
 });
 
-const TARGET: JsonSchema = { type: 'object', required: ['runId', 'nodeId'], properties: { runId: { type: 'string' }, nodeId: { type: 'string' } } };
+const TARGET: JsonSchema = {
+  type: 'object',
+  required: ['runId', 'nodeId'],
+  properties: { runId: { type: 'string' }, nodeId: { type: 'string' } },
+};
 
 const ANSWER: JsonSchema = {
   type: 'object',
   required: ['bulkId', 'results'],
   properties: {
-    bulkId: { type: 'string', description: "The request's `Idempotency-Key` when it had one, else generated." },
+    bulkId: {
+      type: 'string',
+      description: "The request's `Idempotency-Key` when it had one, else generated.",
+    },
     selected: { type: 'array', items: TARGET, description: 'With a filter: what it selected.' },
     truncated: { type: 'boolean', description: 'With a filter: more matched than `limit`.' },
     results: {
@@ -55,12 +83,20 @@ const ANSWER: JsonSchema = {
           runId: { type: 'string' },
           nodeId: { type: 'string' },
           ok: { type: 'boolean' },
-          status: { type: 'string', description: 'When `ok`: `resolved`/`pending` (resolve), `cancelled`/`cancelling` (cancel).' },
+          status: {
+            type: 'string',
+            description: 'When `ok`: `resolved`/`pending` (resolve), `cancelled`/`cancelling` (cancel).',
+          },
           error: {
             type: 'object',
             required: ['code', 'message'],
-            description: 'When not `ok`: `not_found` (also another tenant\'s run), `interrupt_not_found`, `interrupt_already_resolved`, `forbidden`, `validation_error`, `run_terminal`, `unavailable`, …',
-            properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+            description:
+              "When not `ok`: `not_found` (also another tenant's run), `interrupt_not_found`, `interrupt_already_resolved`, `forbidden`, `validation_error`, `run_terminal`, `unavailable`, …",
+            properties: {
+              code: { type: 'string' },
+              message: { type: 'string' },
+              details: { type: 'object' },
+            },
           },
         },
       },
@@ -83,7 +119,12 @@ export const BULK_DECISION_ROUTES: readonly GatewayRoute[] = [
         type: 'object',
         additionalProperties: false,
         description: 'Exactly one of `items` and `filter`; `resumeValue` goes with the filter.',
-        properties: { items: items(true), filter: FILTER, resumeValue: { description: 'With a filter: the answer every selected interrupt gets.' }, limit: LIMIT },
+        properties: {
+          items: items(true),
+          filter: FILTER,
+          resumeValue: { description: 'With a filter: the answer every selected interrupt gets.' },
+          limit: LIMIT,
+        },
       },
     },
     responses: { 200: { description: 'One result per selected interrupt.', schema: ANSWER } },
@@ -102,7 +143,12 @@ export const BULK_DECISION_ROUTES: readonly GatewayRoute[] = [
         type: 'object',
         additionalProperties: false,
         description: 'Exactly one of `items` and `filter`.',
-        properties: { items: items(false), filter: FILTER, limit: LIMIT, reason: { type: 'string', maxLength: MAX_BULK_DECISION_REASON_LENGTH } },
+        properties: {
+          items: items(false),
+          filter: FILTER,
+          limit: LIMIT,
+          reason: { type: 'string', maxLength: MAX_BULK_DECISION_REASON_LENGTH },
+        },
       },
     },
     responses: { 200: { description: 'One result per selected interrupt.', schema: ANSWER } },

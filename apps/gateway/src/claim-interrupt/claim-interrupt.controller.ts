@@ -1,6 +1,11 @@
 import { Body, Controller, HttpCode, Injectable, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Topics, type ClaimInterruptCommand, type ClaimInterruptResult, type ReleaseInterruptCommand } from '@openwop/contracts';
+import {
+  Topics,
+  type ClaimInterruptCommand,
+  type ClaimInterruptResult,
+  type ReleaseInterruptCommand,
+} from '@openwop/contracts';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -17,7 +22,12 @@ export class ClaimInterruptHandler {
     private readonly runs: RunReadRepository,
   ) {}
 
-  async claim(runId: string, nodeId: string, leaseMs: number | undefined, caller: Caller): Promise<ClaimInterruptResult> {
+  async claim(
+    runId: string,
+    nodeId: string,
+    leaseMs: number | undefined,
+    caller: Caller,
+  ): Promise<ClaimInterruptResult> {
     await this.runs.requireVisible(runId, caller.tenant);
     const command: ClaimInterruptCommand = this.commands.envelope(
       'interrupt.claim',
@@ -30,7 +40,12 @@ export class ClaimInterruptHandler {
 
   async release(runId: string, nodeId: string, caller: Caller): Promise<ClaimInterruptResult> {
     await this.runs.requireVisible(runId, caller.tenant);
-    const command: ReleaseInterruptCommand = this.commands.envelope('interrupt.release', runId, { runId, nodeId }, caller);
+    const command: ReleaseInterruptCommand = this.commands.envelope(
+      'interrupt.release',
+      runId,
+      { runId, nodeId },
+      caller,
+    );
     return this.commands.send<ClaimInterruptResult>(Topics.interruptCommands, runId, command);
   }
 }
@@ -74,15 +89,24 @@ export class ClaimInterruptController {
 function leaseOf(body: unknown): number | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body !== 'object' || Array.isArray(body)) {
-    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+    throw ApiError.validation('The body must be a JSON object.', [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   const { leaseMs, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length) {
-    throw ApiError.validation(`Unknown field ${extra[0]}.`, [{ path: `/${extra[0]}`, message: 'is not allowed' }]);
+    throw ApiError.validation(`Unknown field ${extra[0]}.`, [
+      { path: `/${extra[0]}`, message: 'is not allowed' },
+    ]);
   }
   if (leaseMs === undefined) return undefined;
-  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_CLAIM_LEASE_MS) {
+  if (
+    typeof leaseMs !== 'number' ||
+    !Number.isInteger(leaseMs) ||
+    leaseMs < 1 ||
+    leaseMs > MAX_CLAIM_LEASE_MS
+  ) {
     throw ApiError.validation(`leaseMs must be an integer in 1..${MAX_CLAIM_LEASE_MS}.`, [
       { path: '/leaseMs', message: `must be an integer in 1..${MAX_CLAIM_LEASE_MS}` },
     ]);

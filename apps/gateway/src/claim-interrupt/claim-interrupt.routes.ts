@@ -3,8 +3,18 @@ import type { GatewayRoute, JsonSchema, RouteParameter } from '../discovery/gate
 /** The longest lease a claim may ask for at the edge (24 hours); the interrupt service bounds it again. */
 export const MAX_CLAIM_LEASE_MS = 24 * 60 * 60 * 1000;
 
-const RUN_ID: RouteParameter = { name: 'runId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Run id.' };
-const NODE_ID: RouteParameter = { name: 'nodeId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Id of the suspended node.' };
+const RUN_ID: RouteParameter = {
+  name: 'runId',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Run id.',
+};
+const NODE_ID: RouteParameter = {
+  name: 'nodeId',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Id of the suspended node.',
+};
 
 const CLAIM_RESULT: JsonSchema = {
   type: 'object',
@@ -14,7 +24,11 @@ const CLAIM_RESULT: JsonSchema = {
     nodeId: { type: 'string' },
     interruptId: { type: 'string' },
     claimedBy: { type: 'string', description: 'The holder; absent after a release.' },
-    claimExpiresAt: { type: 'string', format: 'date-time', description: 'When the lease ends unless renewed.' },
+    claimExpiresAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the lease ends unless renewed.',
+    },
   },
 };
 
@@ -34,11 +48,24 @@ export const CLAIM_ROUTES: readonly GatewayRoute[] = [
       schema: {
         type: 'object',
         additionalProperties: false,
-        properties: { leaseMs: { type: 'integer', minimum: 1, maximum: MAX_CLAIM_LEASE_MS, description: 'Lease length (default 900000).' } },
+        properties: {
+          leaseMs: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_CLAIM_LEASE_MS,
+            description: 'Lease length (default 900000).',
+          },
+        },
       },
     },
     responses: { 200: { description: 'The claim as it stands.', schema: CLAIM_RESULT } },
-    errors: ['validation_error', 'interrupt_not_found', 'interrupt_claimed', 'interrupt_already_resolved', 'unavailable'],
+    errors: [
+      'validation_error',
+      'interrupt_not_found',
+      'interrupt_claimed',
+      'interrupt_already_resolved',
+      'unavailable',
+    ],
   },
   {
     method: 'POST',

@@ -17,7 +17,11 @@ export class ApiError extends DomainError {
   }
 
   /** `400 validation_error` with the offending fields under `details.errors`. */
-  static validation(message: string, errors: readonly FieldError[], extra?: Record<string, unknown>): ApiError {
+  static validation(
+    message: string,
+    errors: readonly FieldError[],
+    extra?: Record<string, unknown>,
+  ): ApiError {
     return new ApiError('validation_error', message, { ...extra, errors });
   }
 

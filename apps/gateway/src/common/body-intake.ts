@@ -35,14 +35,21 @@ export function acceptedMediaTypes(method: string, path: string): readonly strin
  * The refusal of a request body in a media type its route does not take (`415
  * unsupported_media_type`), or `undefined`. A request without a body passes whatever it says.
  */
-export function mediaTypeRefusal(method: string, path: string, contentType: string | undefined, withBody: boolean): ApiError | undefined {
+export function mediaTypeRefusal(
+  method: string,
+  path: string,
+  contentType: string | undefined,
+  withBody: boolean,
+): ApiError | undefined {
   if (!withBody) return undefined;
   const accepted = acceptedMediaTypes(method, path);
   const mediaType = mediaTypeOf(contentType);
   if (accepted.includes(mediaType)) return undefined;
   return new ApiError(
     'unsupported_media_type',
-    mediaType === '' ? 'A request body needs a Content-Type.' : `Content-Type ${mediaType} is not accepted here.`,
+    mediaType === ''
+      ? 'A request body needs a Content-Type.'
+      : `Content-Type ${mediaType} is not accepted here.`,
     { contentType: mediaType === '' ? null : mediaType, accepted },
   );
 }
@@ -68,6 +75,9 @@ export const BODY_TOO_DEEP = 'entity.too.deep';
  */
 export function verifyJsonDepth(_req: IncomingMessage, _res: unknown, body: Buffer): void {
   if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
-    throw Object.assign(new Error(`body nested deeper than ${MAX_JSON_DEPTH}`), { type: BODY_TOO_DEEP, maxDepth: MAX_JSON_DEPTH });
+    throw Object.assign(new Error(`body nested deeper than ${MAX_JSON_DEPTH}`), {
+      type: BODY_TOO_DEEP,
+      maxDepth: MAX_JSON_DEPTH,
+    });
   }
 }

@@ -5,25 +5,40 @@ import { fromBodyParser } from './error-response.mapper';
 describe('body intake: media types', () => {
   it('takes JSON on every route, with or without parameters', () => {
     expect(mediaTypeRefusal('POST', '/v1/runs', 'application/json', true)).toBeUndefined();
-    expect(mediaTypeRefusal('POST', '/v1/runs/r1/cancel', 'Application/JSON; charset=utf-8', true)).toBeUndefined();
+    expect(
+      mediaTypeRefusal('POST', '/v1/runs/r1/cancel', 'Application/JSON; charset=utf-8', true),
+    ).toBeUndefined();
   });
 
   it('takes YAML on workflow registration only', () => {
     expect(mediaTypeRefusal('POST', '/v1/workflows', 'application/yaml', true)).toBeUndefined();
     expect(mediaTypeRefusal('POST', '/v1/workflows/', 'text/yaml', true)).toBeUndefined();
-    expect(mediaTypeRefusal('POST', '/v1/runs', 'application/yaml', true)?.code).toBe('unsupported_media_type');
+    expect(mediaTypeRefusal('POST', '/v1/runs', 'application/yaml', true)?.code).toBe(
+      'unsupported_media_type',
+    );
   });
 
   it('refuses any other body with 415 and says what the route takes', () => {
-    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/xml', undefined]) {
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      undefined,
+    ]) {
       const refusal = mediaTypeRefusal('POST', '/v1/runs', type, true);
       expect(refusal?.code).toBe('unsupported_media_type');
-      expect(refusal?.details).toEqual({ contentType: type === undefined ? null : mediaTypeOf(type), accepted: ['application/json'] });
+      expect(refusal?.details).toEqual({
+        contentType: type === undefined ? null : mediaTypeOf(type),
+        accepted: ['application/json'],
+      });
     }
   });
 
   it('lets a request without a body through whatever it declares', () => {
-    expect(mediaTypeRefusal('POST', '/v1/runs/r1/cancel', 'application/x-www-form-urlencoded', false)).toBeUndefined();
+    expect(
+      mediaTypeRefusal('POST', '/v1/runs/r1/cancel', 'application/x-www-form-urlencoded', false),
+    ).toBeUndefined();
     expect(mediaTypeRefusal('GET', '/v1/runs', undefined, false)).toBeUndefined();
   });
 });

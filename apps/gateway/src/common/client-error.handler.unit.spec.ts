@@ -9,7 +9,10 @@ describe('the answer to requests the HTTP parser refused', () => {
   it('answers oversized headers with 431 and the error envelope', () => {
     const res = parse(clientErrorResponse('HPE_HEADER_OVERFLOW')!);
     expect(res.status).toBe(431);
-    expect(res.body).toEqual({ error: 'request_header_fields_too_large', message: 'The request line or headers are too large.' });
+    expect(res.body).toEqual({
+      error: 'request_header_fields_too_large',
+      message: 'The request line or headers are too large.',
+    });
     expect(res.headers).toContain('Connection: close');
   });
 

@@ -22,11 +22,17 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     const sentPath = (request.originalUrl ?? request.url).split('?')[0] ?? request.path;
-    const mapped = toErrorResponse(exception, { method: request.method, path: sentPath, major: requestMajorOf(request) });
+    const mapped = toErrorResponse(exception, {
+      method: request.method,
+      path: sentPath,
+      major: requestMajorOf(request),
+    });
     if (mapped.internal) {
       const { correlationId, cause } = mapped.internal;
       const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
-      this.logger.error(`${request.method} ${loggablePath(request)} failed (correlationId ${correlationId}): ${detail}`);
+      this.logger.error(
+        `${request.method} ${loggablePath(request)} failed (correlationId ${correlationId}): ${detail}`,
+      );
     }
     if (response.headersSent) {
       // A stream (SSE) already started: the status line is gone, so only closing is left.

@@ -9,6 +9,10 @@ export interface ErrorEnvelope {
 }
 
 /** Builds an envelope, leaving `details` out when there are none. */
-export function errorEnvelope(error: string, message: string, details?: Record<string, unknown>): ErrorEnvelope {
+export function errorEnvelope(
+  error: string,
+  message: string,
+  details?: Record<string, unknown>,
+): ErrorEnvelope {
   return details && Object.keys(details).length > 0 ? { error, message, details } : { error, message };
 }

@@ -51,7 +51,14 @@ export function toErrorResponse(exception: unknown, request: FailedRequest): Err
   const answered = errorCodeUnder(request.major ?? 1, mapped.body.error, mapped.status);
   if (answered.reason === undefined) return mapped;
   // Under major 2 a code v2's registry lacks is answered as its registered twin; the v1 code is the reason.
-  return { ...mapped, status: answered.status, body: errorEnvelope(answered.code, mapped.body.message, { ...mapped.body.details, reason: answered.reason }) };
+  return {
+    ...mapped,
+    status: answered.status,
+    body: errorEnvelope(answered.code, mapped.body.message, {
+      ...mapped.body.details,
+      reason: answered.reason,
+    }),
+  };
 }
 
 function toV1ErrorResponse(exception: unknown, request: FailedRequest): ErrorResponse {
@@ -60,21 +67,44 @@ function toV1ErrorResponse(exception: unknown, request: FailedRequest): ErrorRes
   if (exception instanceof DomainError) return fromDomainError(exception);
   if (exception instanceof MessageTooLargeError) {
     return fromDomainError(
-      new ApiError('payload_too_large', 'The command this request becomes is larger than the host carries between its services.', {
-        limitBytes: exception.limitBytes,
-      }),
+      new ApiError(
+        'payload_too_large',
+        'The command this request becomes is larger than the host carries between its services.',
+        {
+          limitBytes: exception.limitBytes,
+        },
+      ),
     );
   }
   if (exception instanceof RequestTimeoutError) {
     return fromDomainError(
-      new ApiError('unavailable', 'The request was not confirmed in time and may still take effect; retry later.', undefined, DEFAULT_RETRY_AFTER_SECONDS),
+      new ApiError(
+        'unavailable',
+        'The request was not confirmed in time and may still take effect; retry later.',
+        undefined,
+        DEFAULT_RETRY_AFTER_SECONDS,
+      ),
     );
   }
   if (exception instanceof BrokerUnreachableError) {
-    return fromDomainError(new ApiError('unavailable', 'The message bus is unreachable; retry later.', undefined, DEFAULT_RETRY_AFTER_SECONDS));
+    return fromDomainError(
+      new ApiError(
+        'unavailable',
+        'The message bus is unreachable; retry later.',
+        undefined,
+        DEFAULT_RETRY_AFTER_SECONDS,
+      ),
+    );
   }
   if (isDatabaseUnavailable(exception)) {
-    return fromDomainError(new ApiError('unavailable', 'The database is unavailable (restarting?); retry later, reading the resource first: a command may already have taken effect.', undefined, DEFAULT_RETRY_AFTER_SECONDS));
+    return fromDomainError(
+      new ApiError(
+        'unavailable',
+        'The database is unavailable (restarting?); retry later, reading the resource first: a command may already have taken effect.',
+        undefined,
+        DEFAULT_RETRY_AFTER_SECONDS,
+      ),
+    );
   }
   if (exception instanceof NotFoundException && isRouterNotFound(exception)) {
     return fromDomainError(unknownRouteError(request.method, request.path));
@@ -99,10 +129,14 @@ export function fromBodyParser(exception: unknown): ApiError | undefined {
       });
     case BODY_TOO_DEEP: {
       const maxDepth = (exception as { maxDepth?: unknown }).maxDepth;
-      return new ApiError('validation_error', `The request body is nested deeper than ${String(maxDepth)} levels.`, {
-        errors: [{ path: '', message: `must not nest objects/arrays deeper than ${String(maxDepth)}` }],
-        maxDepth,
-      });
+      return new ApiError(
+        'validation_error',
+        `The request body is nested deeper than ${String(maxDepth)} levels.`,
+        {
+          errors: [{ path: '', message: `must not nest objects/arrays deeper than ${String(maxDepth)}` }],
+          maxDepth,
+        },
+      );
     }
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'The request body is too large.', {
@@ -129,8 +163,13 @@ function fromBodyReadFailure(exception: object): ApiError | undefined {
   const status = (exception as { status?: unknown }).status;
   if (typeof status !== 'number' || (exception as { expose?: unknown }).expose !== true) return undefined;
   if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
-  if (status === 415) return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
-  if (status >= 400 && status < 500) return new ApiError('validation_error', 'The request body could not be read (is its Content-Encoding right?).');
+  if (status === 415)
+    return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
+  if (status >= 400 && status < 500)
+    return new ApiError(
+      'validation_error',
+      'The request body could not be read (is its Content-Encoding right?).',
+    );
   return undefined;
 }
 
@@ -144,7 +183,11 @@ function fromDomainError(error: DomainError): ErrorResponse {
   }
   if (resolved.code === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer realm="openwop"';
   if (resolved.code === 'internal_error') return internalError(error);
-  return { status: resolved.status, body: errorEnvelope(resolved.code, error.message, error.details), headers };
+  return {
+    status: resolved.status,
+    body: errorEnvelope(resolved.code, error.message, error.details),
+    headers,
+  };
 }
 
 function internalError(cause: unknown): ErrorResponse {

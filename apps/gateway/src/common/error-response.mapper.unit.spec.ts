@@ -18,7 +18,11 @@ describe('toErrorResponse', () => {
     const r = map(new DomainError('interrupt_already_resolved', 'already resolved', { interruptId: 'i1' }));
     expect(r).toEqual({
       status: 409,
-      body: { error: 'interrupt_already_resolved', message: 'already resolved', details: { interruptId: 'i1' } },
+      body: {
+        error: 'interrupt_already_resolved',
+        message: 'already resolved',
+        details: { interruptId: 'i1' },
+      },
       headers: {},
     });
   });
@@ -29,13 +33,19 @@ describe('toErrorResponse', () => {
       message: 'needs runs:read',
       details: { scopeRequired: 'runs:read' },
     });
-    expect(map(new ApiError('unauthenticated', 'no key')).headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="openwop"' });
+    expect(map(new ApiError('unauthenticated', 'no key')).headers).toEqual({
+      'WWW-Authenticate': 'Bearer realm="openwop"',
+    });
   });
 
   it('aliases workflow_not_found to 400 validation_error', () => {
     const r = map(new DomainError('workflow_not_found', 'Unknown workflowId "x".', { workflowId: 'x' }));
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: 'validation_error', message: 'Unknown workflowId "x".', details: { workflowId: 'x' } });
+    expect(r.body).toEqual({
+      error: 'validation_error',
+      message: 'Unknown workflowId "x".',
+      details: { workflowId: 'x' },
+    });
   });
 
   it('sets Retry-After on 503 unavailable (default 1 s)', () => {
@@ -60,18 +70,24 @@ describe('toErrorResponse', () => {
 
   it('answers an unmatched route 404 not_found under /v1 and on the unversioned (v2) path space alike', () => {
     expect(map(new NotFoundException('Cannot GET /v1/nope'), '/v1/nope').body.error).toBe('not_found');
-    expect(map(new NotFoundException('Cannot GET /.well-known/other'), '/.well-known/other').status).toBe(404);
+    expect(map(new NotFoundException('Cannot GET /.well-known/other'), '/.well-known/other').status).toBe(
+      404,
+    );
     const outside = map(new NotFoundException('Cannot GET /nope'), '/nope');
     expect(outside.status).toBe(404);
     expect(outside.body).toEqual({ error: 'not_found', message: 'No route GET /nope' });
   });
 
   it('maps body-parser failures: malformed JSON 400, too large 413', () => {
-    const malformed = map(Object.assign(new SyntaxError('Unexpected token'), { type: 'entity.parse.failed', status: 400 }));
+    const malformed = map(
+      Object.assign(new SyntaxError('Unexpected token'), { type: 'entity.parse.failed', status: 400 }),
+    );
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toBe('validation_error');
     expect(malformed.body.message).toMatch(/not valid JSON/);
-    expect(map(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413, limit: 10 })).status).toBe(413);
+    expect(
+      map(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413, limit: 10 })).status,
+    ).toBe(413);
   });
 
   it('maps plain Nest HTTP exceptions by status', () => {

@@ -71,7 +71,11 @@ export function isKnownErrorCode(code: string): code is ErrorCode {
  * The code and status the gateway answers for `code`, after aliasing. An unknown code maps to
  * `internal_error` (500): a rejection nobody put in the table is a bug, not a client error.
  */
-export function resolveErrorCode(code: string): { readonly code: ErrorCode; readonly status: number; readonly known: boolean } {
+export function resolveErrorCode(code: string): {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly known: boolean;
+} {
   const aliased = ERROR_CODE_ALIASES[code] ?? code;
   if (isKnownErrorCode(aliased)) return { code: aliased, status: ERROR_STATUS[aliased], known: true };
   return { code: 'internal_error', status: ERROR_STATUS.internal_error, known: false };
@@ -89,7 +93,9 @@ export function statusForErrorCode(code: string): number {
  * refusals: a finer cause, never routed on). Every other code is registered under both majors with
  * the same status.
  */
-export const V2_ERROR_CODES: Readonly<Partial<Record<ErrorCode, { readonly code: string; readonly status: number }>>> = {
+export const V2_ERROR_CODES: Readonly<
+  Partial<Record<ErrorCode, { readonly code: string; readonly status: number }>>
+> = {
   subscription_not_found: { code: 'not_found', status: 404 },
   run_already_exists: { code: 'run_state_conflict', status: 409 },
   run_already_paused: { code: 'run_state_conflict', status: 409 },
@@ -105,7 +111,11 @@ export const V2_ERROR_CODES: Readonly<Partial<Record<ErrorCode, { readonly code:
 };
 
 /** The code and status a response under `major` answers for the table's `code` and `status`. */
-export function errorCodeUnder(major: 1 | 2, code: string, status: number): { readonly code: string; readonly status: number; readonly reason?: string } {
+export function errorCodeUnder(
+  major: 1 | 2,
+  code: string,
+  status: number,
+): { readonly code: string; readonly status: number; readonly reason?: string } {
   if (major === 1 || !isKnownErrorCode(code)) return { code, status };
   const v2 = V2_ERROR_CODES[code];
   return v2 ? { ...v2, reason: code } : { code, status };

@@ -21,11 +21,19 @@ describe('the error status table', () => {
   });
 
   it('answers the engine’s workflow_not_found as 400 validation_error', () => {
-    expect(resolveErrorCode('workflow_not_found')).toEqual({ code: 'validation_error', status: 400, known: true });
+    expect(resolveErrorCode('workflow_not_found')).toEqual({
+      code: 'validation_error',
+      status: 400,
+      known: true,
+    });
   });
 
   it('answers a command its service could not apply (command_not_applied) as 400 validation_error', () => {
-    expect(resolveErrorCode('command_not_applied')).toEqual({ code: 'validation_error', status: 400, known: true });
+    expect(resolveErrorCode('command_not_applied')).toEqual({
+      code: 'validation_error',
+      status: 400,
+      known: true,
+    });
   });
 
   it('answers a code nobody put in the table as 500 internal_error', () => {

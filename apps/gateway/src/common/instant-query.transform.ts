@@ -13,7 +13,9 @@ export const INSTANT_MESSAGE = 'must be an RFC 3339 date-time with a time zone, 
  * `/<name>`.
  */
 export function InstantQuery(): PropertyDecorator {
-  const parse = Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (parseInstant(value) ?? value) : value));
+  const parse = Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? (parseInstant(value) ?? value) : value,
+  );
   const check = ValidateBy({
     name: 'isInstant',
     validator: {

@@ -5,5 +5,7 @@ import { Transform } from 'class-transformer';
  * so `@IsInt()` rejects `"abc"`, `""`, `"1.5"` or a repeated parameter instead of coercing them.
  */
 export function IntQuery(): PropertyDecorator {
-  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value));
+  return Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value,
+  );
 }

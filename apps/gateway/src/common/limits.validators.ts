@@ -22,7 +22,9 @@ export function WithinRunLimits(): PropertyDecorator {
 /** A fork's `runOptionsOverlay` whose `configurable` is {@link WithinRunLimits}. */
 export function OverlayWithinRunLimits(): PropertyDecorator {
   const problems = (value: unknown) =>
-    typeof value === 'object' && value !== null ? runConfigurableProblems((value as { configurable?: unknown }).configurable, '/configurable') : [];
+    typeof value === 'object' && value !== null
+      ? runConfigurableProblems((value as { configurable?: unknown }).configurable, '/configurable')
+      : [];
   return ValidateBy({
     name: 'overlayWithinRunLimits',
     validator: {

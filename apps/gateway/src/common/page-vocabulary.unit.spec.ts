@@ -5,7 +5,8 @@ import { pageVocabularyModule } from './page-vocabulary';
 /** The module's `export const NAME = Object.freeze([...])` lines, read back as data. */
 function exportsOf(source: string): Record<string, unknown> {
   const found: Record<string, unknown> = {};
-  for (const m of source.matchAll(/^export const (\w+) = Object\.freeze\((.*)\);$/gm)) found[m[1]!] = JSON.parse(m[2]!);
+  for (const m of source.matchAll(/^export const (\w+) = Object\.freeze\((.*)\);$/gm))
+    found[m[1]!] = JSON.parse(m[2]!);
   return found;
 }
 

@@ -2,7 +2,14 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { GATEWAY_ROUTES, type GatewayRoute } from '../discovery/gateway-routes.constants';
 import { ApiError } from './api.error';
-import { contractOf, negotiate, pathSpaceOf, rootSegmentOf, VERSION_HEADER, type ProtocolMajor } from './protocol-version';
+import {
+  contractOf,
+  negotiate,
+  pathSpaceOf,
+  rootSegmentOf,
+  VERSION_HEADER,
+  type ProtocolMajor,
+} from './protocol-version';
 
 const MAJOR = Symbol('openwop.protocolMajor');
 
@@ -17,12 +24,16 @@ export function requestMajorOf(req: Request): ProtocolMajor {
 }
 
 /** Controller parameter: the major the request is served under (see {@link requestMajorOf}). */
-export const RequestMajor = createParamDecorator((_data: unknown, ctx: ExecutionContext): ProtocolMajor =>
-  requestMajorOf(ctx.switchToHttp().getRequest<Request>()),
+export const RequestMajor = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): ProtocolMajor =>
+    requestMajorOf(ctx.switchToHttp().getRequest<Request>()),
 );
 
 /** The first path segments of the route table, split into protocol roots (under `/v1/`) and the rest. */
-export function pathRootsOf(routes: readonly GatewayRoute[]): { readonly v1: ReadonlySet<string>; readonly nonProtocol: ReadonlySet<string> } {
+export function pathRootsOf(routes: readonly GatewayRoute[]): {
+  readonly v1: ReadonlySet<string>;
+  readonly nonProtocol: ReadonlySet<string>;
+} {
   const v1 = new Set<string>();
   const nonProtocol = new Set<string>();
   for (const route of routes) {
@@ -72,7 +83,8 @@ function dropVersionFromPages(res: Response): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
   res.writeHead = ((...args: unknown[]) => {
     const type = res.getHeader('content-type');
-    if (typeof type === 'string' && type.toLowerCase().startsWith('text/html')) res.removeHeader('OpenWOP-Version');
+    if (typeof type === 'string' && type.toLowerCase().startsWith('text/html'))
+      res.removeHeader('OpenWOP-Version');
     return writeHead(...args);
   }) as Response['writeHead'];
 }

@@ -110,7 +110,11 @@ function preferredMajor(): ProtocolMajor {
  * `docs`, …). An unversioned path under a v1 root is that route's v2 twin; any other unversioned
  * path is still the v2 surface (an operation we do not offer: `404 not_found` under major 2).
  */
-export function pathSpaceOf(path: string, v1Roots: ReadonlySet<string>, nonProtocolRoots: ReadonlySet<string>): PathSpace {
+export function pathSpaceOf(
+  path: string,
+  v1Roots: ReadonlySet<string>,
+  nonProtocolRoots: ReadonlySet<string>,
+): PathSpace {
   if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
   if (path === '/.well-known/openwop') return 'discovery';
   const root = rootSegmentOf(path);

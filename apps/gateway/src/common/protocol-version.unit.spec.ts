@@ -3,7 +3,13 @@ import { buildV2DiscoveryDocument, V2_METADATA_KEYS, v2Routes } from '../discove
 import type { ApiError } from './api.error';
 import { errorCodeUnder, ERROR_STATUS } from './error-status.table';
 import { pathRootsOf } from './protocol-negotiation.middleware';
-import { majorOfHeader, negotiate, pathSpaceOf, PREFERRED_VERSION, PROTOCOL_VERSIONS } from './protocol-version';
+import {
+  majorOfHeader,
+  negotiate,
+  pathSpaceOf,
+  PREFERRED_VERSION,
+  PROTOCOL_VERSIONS,
+} from './protocol-version';
 import { resolveBodyOf } from './resolve-body';
 
 const ROOTS = pathRootsOf(GATEWAY_ROUTES);
@@ -31,7 +37,11 @@ describe('major negotiation (versioning.md §1.3, ADR 0041)', () => {
     expect(negotiate('v1', '1')).toEqual({ kind: 'serve', major: 1 });
     expect(negotiate('v1', '1.0')).toEqual({ kind: 'serve', major: 1 });
     for (const other of ['2', '2.0', '3', 'junk']) {
-      expect(negotiate('v1', other)).toMatchObject({ kind: 'refuse', status: 400, code: 'protocol_version_mismatch' });
+      expect(negotiate('v1', other)).toMatchObject({
+        kind: 'refuse',
+        status: 400,
+        code: 'protocol_version_mismatch',
+      });
     }
   });
 
@@ -63,11 +73,31 @@ describe('major negotiation (versioning.md §1.3, ADR 0041)', () => {
   });
 
   it('health, metrics, pages and assets have no major; every /v1 root has its unversioned twin', () => {
-    for (const p of ['/healthz', '/readyz', '/metrics', '/admin', '/admin/assets/x.js', '/docs', '/link/assets/a.css']) expect(space(p)).toBe('non-protocol');
+    for (const p of [
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/admin',
+      '/admin/assets/x.js',
+      '/docs',
+      '/link/assets/a.css',
+    ])
+      expect(space(p)).toBe('non-protocol');
     expect(negotiate('non-protocol', '3')).toEqual({ kind: 'non-protocol' });
     expect(space('/.well-known/openwop')).toBe('discovery');
     expect(space('/v1/runs')).toBe('v1');
-    for (const p of ['/runs', '/runs/r1/events/poll', '/runs:bulk-cancel', '/runs/r1:fork', '/interrupts/tok', '/webhooks', '/workflows/w', '/openapi.json', '/nope', '/']) {
+    for (const p of [
+      '/runs',
+      '/runs/r1/events/poll',
+      '/runs:bulk-cancel',
+      '/runs/r1:fork',
+      '/interrupts/tok',
+      '/webhooks',
+      '/workflows/w',
+      '/openapi.json',
+      '/nope',
+      '/',
+    ]) {
       expect(space(p)).toBe('unversioned');
     }
   });
@@ -95,7 +125,9 @@ describe('major negotiation (versioning.md §1.3, ADR 0041)', () => {
   ])('%s %s, served under /v1, is served under major 2 on its unversioned path', (method, path) => {
     const twins = v2Routes(GATEWAY_ROUTES);
     expect(twins.some((r) => r.method === method && r.path === path)).toBe(true);
-    expect(GATEWAY_ROUTES.some((r) => r.method === method && (r.path === `/v1${path}` || r.path === path))).toBe(true);
+    expect(
+      GATEWAY_ROUTES.some((r) => r.method === method && (r.path === `/v1${path}` || r.path === path)),
+    ).toBe(true);
   });
 
   it('every /v1 route but the seams has a twin, and no twin is a seam', () => {
@@ -108,7 +140,9 @@ describe('major negotiation (versioning.md §1.3, ADR 0041)', () => {
 
 describe('resolve bodies by major', () => {
   it('major 1 takes {resumeValue} or the value itself', () => {
-    expect(resolveBodyOf({ resumeValue: { action: 'approve' } }, 1).resumeValue).toEqual({ action: 'approve' });
+    expect(resolveBodyOf({ resumeValue: { action: 'approve' } }, 1).resumeValue).toEqual({
+      action: 'approve',
+    });
     expect(resolveBodyOf({ action: 'approve' }, 1).resumeValue).toEqual({ action: 'approve' });
   });
 
@@ -122,17 +156,33 @@ describe('resolve bodies by major', () => {
       }
       throw new Error('not refused');
     };
-    expect(refused({ action: 'approve' })).toMatchObject({ code: 'validation_error', details: { errors: [{ path: '/resumeValue' }, { path: '/action' }] } });
-    expect(refused({ resumeValue: 1, comment: 'x' }).details).toEqual({ errors: [{ path: '/comment', message: expect.any(String) }] });
+    expect(refused({ action: 'approve' })).toMatchObject({
+      code: 'validation_error',
+      details: { errors: [{ path: '/resumeValue' }, { path: '/action' }] },
+    });
+    expect(refused({ resumeValue: 1, comment: 'x' }).details).toEqual({
+      errors: [{ path: '/comment', message: expect.any(String) }],
+    });
     expect(refused([1]).code).toBe('validation_error');
-    expect(resolveBodyOf({ resumeValue: 1, nodeId: 'n' }, 2, ['nodeId']).fields).toEqual({ resumeValue: 1, nodeId: 'n' });
+    expect(resolveBodyOf({ resumeValue: 1, nodeId: 'n' }, 2, ['nodeId']).fields).toEqual({
+      resumeValue: 1,
+      nodeId: 'n',
+    });
   });
 });
 
 describe('error codes by major', () => {
   it('under major 2 a code v2 does not register is answered as its registered twin, the v1 code as details.reason', () => {
-    expect(errorCodeUnder(2, 'unavailable', 503)).toEqual({ code: 'service_unavailable', status: 503, reason: 'unavailable' });
-    expect(errorCodeUnder(2, 'interrupt_cancelled', 422)).toEqual({ code: 'interrupt_already_resolved', status: 409, reason: 'interrupt_cancelled' });
+    expect(errorCodeUnder(2, 'unavailable', 503)).toEqual({
+      code: 'service_unavailable',
+      status: 503,
+      reason: 'unavailable',
+    });
+    expect(errorCodeUnder(2, 'interrupt_cancelled', 422)).toEqual({
+      code: 'interrupt_already_resolved',
+      status: 409,
+      reason: 'interrupt_cancelled',
+    });
     expect(errorCodeUnder(2, 'not_found', 404)).toEqual({ code: 'not_found', status: 404 });
     expect(errorCodeUnder(1, 'unavailable', 503)).toEqual({ code: 'unavailable', status: 503 });
   });
@@ -142,8 +192,22 @@ describe('the v2 discovery document', () => {
   it('is a closed root of metadata keys claiming openwop-discovery-core and no family it cannot back', () => {
     const doc = buildV2DiscoveryDocument();
     for (const key of Object.keys(doc)) expect(V2_METADATA_KEYS).toContain(key);
-    expect(doc).toMatchObject({ protocolVersions: [...PROTOCOL_VERSIONS], preferredVersion: PREFERRED_VERSION, protocolVersion: PREFERRED_VERSION, eventLogSchemaVersion: 2 });
-    for (const family of ['interrupt', 'replay', 'webhooks', 'idempotency', 'eventLog']) expect(doc).not.toHaveProperty(family);
-    for (const v1Only of ['capabilities', 'endpoints', 'supportedTransports', 'profiles', 'protocol', 'specVersion']) expect(doc).not.toHaveProperty(v1Only);
+    expect(doc).toMatchObject({
+      protocolVersions: [...PROTOCOL_VERSIONS],
+      preferredVersion: PREFERRED_VERSION,
+      protocolVersion: PREFERRED_VERSION,
+      eventLogSchemaVersion: 2,
+    });
+    for (const family of ['interrupt', 'replay', 'webhooks', 'idempotency', 'eventLog'])
+      expect(doc).not.toHaveProperty(family);
+    for (const v1Only of [
+      'capabilities',
+      'endpoints',
+      'supportedTransports',
+      'profiles',
+      'protocol',
+      'specVersion',
+    ])
+      expect(doc).not.toHaveProperty(v1Only);
   });
 });

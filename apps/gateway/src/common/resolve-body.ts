@@ -18,7 +18,9 @@ export function resolveBodyOf(
   extra: readonly string[] = [],
 ): { readonly fields: Record<string, unknown>; readonly resumeValue: unknown } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+    throw ApiError.validation('The body must be a JSON object.', [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   const fields = body as Record<string, unknown>;
   const has = Object.hasOwn(fields, 'resumeValue');
@@ -26,8 +28,12 @@ export function resolveBodyOf(
   const unknown = Object.keys(fields).filter((k) => k !== 'resumeValue' && !extra.includes(k));
   const problems = [
     ...(has ? [] : [{ path: '/resumeValue', message: 'is required' }]),
-    ...unknown.map((k) => ({ path: `/${k}`, message: 'is not a field of a v2 resolve body ({ resumeValue })' })),
+    ...unknown.map((k) => ({
+      path: `/${k}`,
+      message: 'is not a field of a v2 resolve body ({ resumeValue })',
+    })),
   ];
-  if (problems.length > 0) throw ApiError.validation('A v2 resolve body is { resumeValue } and nothing else.', problems);
+  if (problems.length > 0)
+    throw ApiError.validation('A v2 resolve body is { resumeValue } and nothing else.', problems);
   return { fields, resumeValue: fields.resumeValue };
 }

@@ -11,5 +11,6 @@ import { ApiError } from './api.error';
  */
 export function assertResumeValueWithinLimits(resumeValue: unknown): void {
   const problems = conversationTurnProblems(resumeValue);
-  if (problems.length > 0) throw ApiError.validation('The conversation turn is outside the host limits.', problems);
+  if (problems.length > 0)
+    throw ApiError.validation('The conversation turn is outside the host limits.', problems);
 }

@@ -41,13 +41,21 @@ export function findUnstorableText(value: unknown, path = ''): string | undefine
 /** The refusal of a request carrying unstorable text, or `undefined` to let it through. */
 export function unstorableTextRefusal(originalUrl: string, body: unknown): ApiError | undefined {
   if (ENCODED_NUL.test(originalUrl)) {
-    return ApiError.validation('The URL contains a NUL character (%00).', [{ path: '', message: 'must not contain U+0000' }]);
+    return ApiError.validation('The URL contains a NUL character (%00).', [
+      { path: '', message: 'must not contain U+0000' },
+    ]);
   }
   const at = findUnstorableText(body);
   if (at === undefined) return undefined;
-  return ApiError.validation('The body contains a NUL character, an unpaired surrogate or a number past double precision.', [
-    { path: at, message: 'must not contain U+0000 or unpaired UTF-16 surrogates, nor numbers beyond ±1.8e308' },
-  ]);
+  return ApiError.validation(
+    'The body contains a NUL character, an unpaired surrogate or a number past double precision.',
+    [
+      {
+        path: at,
+        message: 'must not contain U+0000 or unpaired UTF-16 surrogates, nor numbers beyond ±1.8e308',
+      },
+    ],
+  );
 }
 
 /** Express middleware (after the body parsers): answers {@link unstorableTextRefusal} with the envelope. */

@@ -23,7 +23,12 @@ describe('unstorable text', () => {
     expect(unstorableTextRefusal('/v1/runs/%00/cancel', undefined)?.code).toBe('validation_error');
     expect(unstorableTextRefusal('/v1/interrupts?runId=a%00', {})?.code).toBe('validation_error');
     expect(unstorableTextRefusal('/v1/runs', { inputs: { a: '\u0000' } })?.details).toEqual({
-      errors: [{ path: '/inputs/a', message: 'must not contain U+0000 or unpaired UTF-16 surrogates, nor numbers beyond ±1.8e308' }],
+      errors: [
+        {
+          path: '/inputs/a',
+          message: 'must not contain U+0000 or unpaired UTF-16 surrogates, nor numbers beyond ±1.8e308',
+        },
+      ],
     });
     expect(unstorableTextRefusal('/v1/runs/%2500', { workflowId: 'x' })).toBeUndefined();
   });

@@ -7,7 +7,11 @@ type Constructor = new (...args: never[]) => unknown;
 
 /** The properties a DTO class declares (every one carries at least one validation decorator). */
 function declaredProperties(metatype: Constructor): ReadonlySet<string> {
-  return new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false).map((m) => m.propertyName));
+  return new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(metatype, '', true, false)
+      .map((m) => m.propertyName),
+  );
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -40,10 +44,13 @@ function isFreeForm(value: unknown): boolean {
 class BodyValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype as Constructor | undefined;
-    if (metadata.type !== 'body' || !metatype || !this.toValidate(metadata)) return super.transform(value, metadata);
+    if (metadata.type !== 'body' || !metatype || !this.toValidate(metadata))
+      return super.transform(value, metadata);
     const body = value === undefined ? {} : value;
     if (!isJsonObject(body)) {
-      throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+      throw ApiError.validation('The body must be a JSON object.', [
+        { path: '', message: 'must be an object' },
+      ]);
     }
     const declared = declaredProperties(metatype);
     const unknown = Object.keys(body).filter((key) => !declared.has(key));
@@ -79,7 +86,8 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => ApiError.validation('The request is invalid.', flattenValidationErrors(errors)),
+    exceptionFactory: (errors) =>
+      ApiError.validation('The request is invalid.', flattenValidationErrors(errors)),
   });
 }
 
@@ -95,6 +103,7 @@ export function createQueryValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => ApiError.validation('The query parameters are invalid.', flattenValidationErrors(errors)),
+    exceptionFactory: (errors) =>
+      ApiError.validation('The query parameters are invalid.', flattenValidationErrors(errors)),
   });
 }

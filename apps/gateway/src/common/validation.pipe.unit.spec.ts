@@ -17,7 +17,10 @@ class Outer {
 
 const body = (metatype: new () => unknown) => ({ type: 'body' as const, metatype });
 
-async function refusal(value: unknown, metatype: new () => unknown = CreateRunRequestDto): Promise<DomainError> {
+async function refusal(
+  value: unknown,
+  metatype: new () => unknown = CreateRunRequestDto,
+): Promise<DomainError> {
   try {
     await createValidationPipe().transform(value, body(metatype));
   } catch (e) {
@@ -31,7 +34,10 @@ describe('body validation pipe', () => {
     const parsed = JSON.parse(
       '{"workflowId":"w","inputs":{"constructor":{"a":1},"__proto__":{"b":2},"toString":3},"metadata":{"hasOwnProperty":"x"}}',
     ) as Record<string, unknown>;
-    const dto = (await createValidationPipe().transform(parsed, body(CreateRunRequestDto))) as CreateRunRequestDto;
+    const dto = (await createValidationPipe().transform(
+      parsed,
+      body(CreateRunRequestDto),
+    )) as CreateRunRequestDto;
     expect(dto).toBeInstanceOf(CreateRunRequestDto);
     expect(Object.keys(dto.inputs!)).toEqual(['constructor', '__proto__', 'toString']);
     expect(JSON.stringify(dto.inputs)).toBe('{"constructor":{"a":1},"__proto__":{"b":2},"toString":3}');
@@ -45,34 +51,58 @@ describe('body validation pipe', () => {
       const parsed = JSON.parse(`{"workflowId":"w",${JSON.stringify(key)}:{"workflowId":5}}`) as unknown;
       const error = await refusal(parsed);
       expect(error.code).toBe('validation_error');
-      expect(error.details).toEqual({ errors: [{ path: `/${key}`, message: `property ${key} should not exist` }] });
+      expect(error.details).toEqual({
+        errors: [{ path: `/${key}`, message: `property ${key} should not exist` }],
+      });
     }
   });
 
   it('refuses bodies that are not JSON objects', async () => {
     for (const value of [[], [{ workflowId: 'w' }], 'w', 5, null]) {
-      expect((await refusal(value)).details).toEqual({ errors: [{ path: '', message: 'must be an object' }] });
+      expect((await refusal(value)).details).toEqual({
+        errors: [{ path: '', message: 'must be an object' }],
+      });
       expect((await refusal(value, CancelRunRequestDto)).code).toBe('validation_error');
     }
   });
 
   it('treats a missing body as {}: optional-only DTOs pass, required fields are reported', async () => {
     await expect(createValidationPipe().transform(undefined, body(CancelRunRequestDto))).resolves.toEqual({});
-    expect((await refusal(undefined)).details).toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ path: '/workflowId' })]) });
+    expect((await refusal(undefined)).details).toMatchObject({
+      errors: expect.arrayContaining([expect.objectContaining({ path: '/workflowId' })]),
+    });
   });
 
   it('refuses run options past the host limits, on create and on fork', async () => {
     const create = await refusal({ workflowId: 'w', configurable: { recursionLimit: 8000 } });
     expect(create.details).toEqual({
-      errors: [{ path: '/configurable', message: `recursionLimit must be an integer from 1 to ${MAX_NODE_EXECUTIONS}` }],
+      errors: [
+        {
+          path: '/configurable',
+          message: `recursionLimit must be an integer from 1 to ${MAX_NODE_EXECUTIONS}`,
+        },
+      ],
     });
-    const fork = await refusal({ mode: 'branch', fromSeq: 1, runOptionsOverlay: { configurable: { run: { recursionLimit: 1e9 } } } }, ForkRunRequestDto);
+    const fork = await refusal(
+      { mode: 'branch', fromSeq: 1, runOptionsOverlay: { configurable: { run: { recursionLimit: 1e9 } } } },
+      ForkRunRequestDto,
+    );
     expect(fork.details).toEqual({
-      errors: [{ path: '/runOptionsOverlay', message: `configurable.run.recursionLimit must be an integer from 1 to ${MAX_NODE_EXECUTIONS}` }],
+      errors: [
+        {
+          path: '/runOptionsOverlay',
+          message: `configurable.run.recursionLimit must be an integer from 1 to ${MAX_NODE_EXECUTIONS}`,
+        },
+      ],
     });
-    expect((await refusal({ mode: 'replay', fromSeq: 2 ** 31 }, ForkRunRequestDto)).code).toBe('validation_error');
+    expect((await refusal({ mode: 'replay', fromSeq: 2 ** 31 }, ForkRunRequestDto)).code).toBe(
+      'validation_error',
+    );
     await expect(
-      createValidationPipe().transform({ workflowId: 'w', configurable: { recursionLimit: MAX_NODE_EXECUTIONS } }, body(CreateRunRequestDto)),
+      createValidationPipe().transform(
+        { workflowId: 'w', configurable: { recursionLimit: MAX_NODE_EXECUTIONS } },
+        body(CreateRunRequestDto),
+      ),
     ).resolves.toMatchObject({ configurable: { recursionLimit: MAX_NODE_EXECUTIONS } });
   });
 

@@ -39,14 +39,18 @@ export function yamlShape(text: string, maxDepth: number = MAX_JSON_DEPTH): Yaml
 }
 
 const tooDeep = () =>
-  ApiError.validation(`The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
-    { path: '', message: `must not nest collections deeper than ${MAX_JSON_DEPTH}` },
-  ], { maxDepth: MAX_JSON_DEPTH });
+  ApiError.validation(
+    `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+    [{ path: '', message: `must not nest collections deeper than ${MAX_JSON_DEPTH}` }],
+    { maxDepth: MAX_JSON_DEPTH },
+  );
 
 const tooManyAliases = () =>
-  ApiError.validation(`The body uses more than ${MAX_YAML_ALIASES} YAML aliases.`, [
-    { path: '', message: `must not use more than ${MAX_YAML_ALIASES} aliases` },
-  ], { maxAliases: MAX_YAML_ALIASES });
+  ApiError.validation(
+    `The body uses more than ${MAX_YAML_ALIASES} YAML aliases.`,
+    [{ path: '', message: `must not use more than ${MAX_YAML_ALIASES} aliases` }],
+    { maxAliases: MAX_YAML_ALIASES },
+  );
 
 /**
  * A YAML body (`Content-Type: application/yaml`, read as text) as JSON data, within the same

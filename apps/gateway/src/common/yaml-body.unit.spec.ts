@@ -32,7 +32,9 @@ describe('YAML bodies', () => {
     expect(yamlShape('- '.repeat(MAX_JSON_DEPTH) + 'x').tooDeep).toBe(false);
     expect(yamlShape('- '.repeat(MAX_JSON_DEPTH + 1) + 'x').tooDeep).toBe(true);
     expect(yamlShape('['.repeat(5_000) + ']'.repeat(5_000)).tooDeep).toBe(true);
-    expect(yamlShape(Array.from({ length: 200 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1').tooDeep).toBe(true);
+    expect(
+      yamlShape(Array.from({ length: 200 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1').tooDeep,
+    ).toBe(true);
     expect(refusal('['.repeat(3_000) + ']'.repeat(3_000)).code).toBe('validation_error');
   });
 

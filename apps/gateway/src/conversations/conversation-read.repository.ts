@@ -56,7 +56,8 @@ interface TurnRow {
   ts: string;
 }
 
-const CONVERSATION_COLUMNS = 'conversation_id, node_id, status, participants, turn_count, opened_at, closed_at, outcome';
+const CONVERSATION_COLUMNS =
+  'conversation_id, node_id, status, participants, turn_count, opened_at, closed_at, outcome';
 
 /**
  * Reads the projector's conversation read models (`conversations`, `conversation_turns`). Every
@@ -105,7 +106,11 @@ export class ConversationReadRepository {
     const byId = new Map<string, { conversationId: string; nodeId: string; turns: RecordedTurn[] }>();
     for (const r of rows) {
       let c = byId.get(r.conversation_id);
-      if (!c) byId.set(r.conversation_id, (c = { conversationId: r.conversation_id, nodeId: r.node_id, turns: [] }));
+      if (!c)
+        byId.set(
+          r.conversation_id,
+          (c = { conversationId: r.conversation_id, nodeId: r.node_id, turns: [] }),
+        );
       c.turns.push(turnOf(r) as RecordedTurn);
     }
     return [...byId.values()];

@@ -1,5 +1,10 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -22,7 +27,9 @@ export class CreateRunController {
   @RequireScope('runs:create')
   @ApiCreatedResponse({ type: CreateRunResponseDto, description: 'Run accepted; `Location` names the run.' })
   @ApiBadRequestResponse({ description: 'Malformed body or unknown workflowId (`validation_error`).' })
-  @ApiServiceUnavailableResponse({ description: 'The engine did not answer in time; the run may still start (`unavailable`, `Retry-After`).' })
+  @ApiServiceUnavailableResponse({
+    description: 'The engine did not answer in time; the run may still start (`unavailable`, `Retry-After`).',
+  })
   async create(
     @Body(createValidationPipe()) body: CreateRunRequestDto,
     @CurrentCaller() caller: Caller,

@@ -37,7 +37,12 @@ export class CreateRunHandler {
    * @param major the protocol major the run is created under, stamped on it for life (ADR 0041);
    * its URLs are on that major's path space.
    */
-  async handle(request: CreateRunRequestDto, caller: Caller, runId: string = randomUUID(), major: ProtocolMajor = 1): Promise<CreateRunResponseDto> {
+  async handle(
+    request: CreateRunRequestDto,
+    caller: Caller,
+    runId: string = randomUUID(),
+    major: ProtocolMajor = 1,
+  ): Promise<CreateRunResponseDto> {
     if (request.tenantId !== undefined && request.tenantId !== caller.tenant) {
       throw new ApiError('forbidden', 'tenantId must be the tenant of the API key.', {
         tenantId: request.tenantId,

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_ID_LENGTH, MAX_NODE_EXECUTIONS } from '@openwop/contracts';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
 import { WithinRunLimits } from '../common/limits.validators';
 
 /** Longest `callbackUrl` (the common URL length limit of browsers and proxies). */
@@ -10,7 +18,10 @@ export const MAX_TAGS = 100;
 
 /** Body of `POST /v1/runs` (rest-endpoints.md §POST /v1/runs request). Unknown fields are rejected. */
 export class CreateRunRequestDto {
-  @ApiProperty({ description: 'Id of a registered workflow (see `fixtures` in discovery).', maxLength: MAX_ID_LENGTH })
+  @ApiProperty({
+    description: 'Id of a registered workflow (see `fixtures` in discovery).',
+    maxLength: MAX_ID_LENGTH,
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_ID_LENGTH)

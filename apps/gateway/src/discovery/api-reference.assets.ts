@@ -58,6 +58,7 @@ export function loadReferenceAssets(): ReadonlyMap<string, ReferenceAsset> {
     ['index.html', { contentType: 'text/html; charset=utf-8', body: INDEX_HTML }],
     ['init.js', { contentType: 'text/javascript; charset=utf-8', body: INIT_JS }],
   ]);
-  for (const [name, contentType] of Object.entries(PACKAGE_FILES)) assets.set(name, { contentType, body: readFileSync(resolve(dist, name)) });
+  for (const [name, contentType] of Object.entries(PACKAGE_FILES))
+    assets.set(name, { contentType, body: readFileSync(resolve(dist, name)) });
   return assets;
 }

@@ -26,6 +26,9 @@ export class ApiReferenceController {
   }
 
   private send(res: Response, asset: ReferenceAsset): void {
-    res.status(200).set({ ...REFERENCE_SECURITY_HEADERS, 'Content-Type': asset.contentType }).send(asset.body);
+    res
+      .status(200)
+      .set({ ...REFERENCE_SECURITY_HEADERS, 'Content-Type': asset.contentType })
+      .send(asset.body);
   }
 }

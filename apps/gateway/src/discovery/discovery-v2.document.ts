@@ -35,7 +35,10 @@ export const V2_METADATA_KEYS: readonly string[] = [
 ];
 
 /** The two version-advertisement fields, on both representations (versioning.md §1.1). */
-export function versionAdvertisement(): { readonly protocolVersions: string[]; readonly preferredVersion: string } {
+export function versionAdvertisement(): {
+  readonly protocolVersions: string[];
+  readonly preferredVersion: string;
+} {
   return { protocolVersions: [...PROTOCOL_VERSIONS], preferredVersion: PREFERRED_VERSION };
 }
 

@@ -25,13 +25,17 @@ export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
 @Controller()
 @Public()
 export class DiscoveryController {
-  private readonly v1 = validatedJson({ ...buildDiscoveryDocument(undefined, servedGatewayRoutes(multiPartySeamEnabled())), ...versionAdvertisement() });
+  private readonly v1 = validatedJson({
+    ...buildDiscoveryDocument(undefined, servedGatewayRoutes(multiPartySeamEnabled())),
+    ...versionAdvertisement(),
+  });
   private readonly v2 = validatedJson(buildV2DiscoveryDocument());
 
   @Get('/.well-known/openwop')
   discovery(@Req() req: Request, @Res() res: Response, @RequestMajor() major: ProtocolMajor): void {
     res.setHeader('Vary', 'OpenWOP-Version');
     if (major === 2) sendValidatedJson(req, res, this.v2, { cacheControl: DISCOVERY_CACHE_CONTROL });
-    else sendValidatedJson(req, res, this.v1, { cacheControl: DISCOVERY_CACHE_CONTROL, capabilitiesEtag: true });
+    else
+      sendValidatedJson(req, res, this.v1, { cacheControl: DISCOVERY_CACHE_CONTROL, capabilitiesEtag: true });
   }
 }

@@ -35,7 +35,13 @@ export const SUPPORTED_ENVELOPES = ['clarification.request'] as const;
  * bounds (JSON depth, workflow size, timeouts, …) are listed under `extensions.limits`, where a
  * schema-validating client does not reject the document for them.
  */
-const SPEC_LIMIT_KEYS = ['clarificationRounds', 'schemaRounds', 'envelopesPerTurn', 'maxNodeExecutions', 'maxRequestBodyBytes'] as const;
+const SPEC_LIMIT_KEYS = [
+  'clarificationRounds',
+  'schemaRounds',
+  'envelopesPerTurn',
+  'maxNodeExecutions',
+  'maxRequestBodyBytes',
+] as const;
 
 function specLimits(all: Record<string, number>): Record<string, number> {
   return Object.fromEntries(SPEC_LIMIT_KEYS.map((k) => [k, all[k]!]));
@@ -67,7 +73,11 @@ export function buildDiscoveryDocument(
       maxParticipants: limits.maxParticipants,
     },
   };
-  const hostLimits = { ...advertisedLimits(), maxParticipants: limits.maxParticipants, maxWebhookSubscriptionsPerTenant };
+  const hostLimits = {
+    ...advertisedLimits(),
+    maxParticipants: limits.maxParticipants,
+    maxWebhookSubscriptionsPerTenant,
+  };
   const retentionSeconds = Math.floor(IDEMPOTENCY_RETENTION_MS / 1000);
   return {
     protocol: 'openwop',
@@ -96,7 +106,11 @@ export function buildDiscoveryDocument(
     // webhooks.md: signed deliveries by the notifier service; RFC 0083 durable mode per subscription (`durable: true`).
     webhooks: { supported: true, durable: true, signatureAlgorithms: ['v1'] },
     streamModes: [...STREAM_MODES],
-    endpoints: routes.map((r) => ({ method: r.method, path: r.path, ...(r.scope ? { scope: r.scope } : {}) })),
+    endpoints: routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      ...(r.scope ? { scope: r.scope } : {}),
+    })),
     extensions: {
       interrupts: {
         kinds: [...INTERRUPT_KINDS],
@@ -105,19 +119,32 @@ export function buildDiscoveryDocument(
         quorum: true,
         durableTimeouts: true,
         // interrupt-profiles.md §Discovery guidance; each is seeded as its conformance fixture (ADR 0025).
-        profiles: ['openwop-interrupt-quorum', 'openwop-interrupt-auth-required', 'openwop-interrupt-external-event', 'openwop-interrupt-cascade-cancel'],
+        profiles: [
+          'openwop-interrupt-quorum',
+          'openwop-interrupt-auth-required',
+          'openwop-interrupt-external-event',
+          'openwop-interrupt-cascade-cancel',
+        ],
         signedCallbackTokens: true,
       },
       resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
       durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },
       bulkCancel: { supported: true, maxRunIds: MAX_BULK_CANCEL_RUN_IDS },
-      bulkDecisions: { supported: true, maxItems: MAX_BULK_DECISION_ITEMS, selection: ['items', 'filter'], perItemResults: true },
+      bulkDecisions: {
+        supported: true,
+        maxItems: MAX_BULK_DECISION_ITEMS,
+        selection: ['items', 'filter'],
+        perItemResults: true,
+      },
       webhooks: {
         durableOptIn: 'per-subscription',
         circuitBreaker: { consecutiveFailures: 4, cooldownSeconds: 3600, failedAfterFailuresIn7Days: 100 },
         deliveryTimeoutMs: 5000,
         egress: { revalidatedAtDelivery: true, pinnedResolution: true, followsRedirects: false },
-        deadLetters: { list: 'GET /v1/webhook-deliveries?status=dead', replay: 'POST /v1/webhook-deliveries/{deliveryId}:replay' },
+        deadLetters: {
+          list: 'GET /v1/webhook-deliveries?status=dead',
+          replay: 'POST /v1/webhook-deliveries/{deliveryId}:replay',
+        },
       },
       // The decisions' hash chain per tenant (ADR 0032): exported as NDJSON, verified offline.
       audit: {
@@ -125,7 +152,12 @@ export function buildDiscoveryDocument(
         export: 'GET /v1/audit',
         scope: 'audit:read',
         format: 'application/x-ndjson',
-        chain: { hash: 'sha-256', canonicalization: 'json-sorted-keys', scope: 'tenant', genesis: '0'.repeat(64) },
+        chain: {
+          hash: 'sha-256',
+          canonicalization: 'json-sorted-keys',
+          scope: 'tenant',
+          genesis: '0'.repeat(64),
+        },
         routes: [...AUDIT_ROUTES],
         verify: 'wop audit verify <file>',
         // A head signed with the host's key (ADR 0032): an export re-hashed after an edit no longer matches it.

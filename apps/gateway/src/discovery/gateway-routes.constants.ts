@@ -1,4 +1,11 @@
-import { FORK_MODES, INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE, PAUSE_DRAIN_POLICIES } from '@openwop/contracts';
+import {
+  FORK_MODES,
+  INTERRUPT_KINDS,
+  MAX_CURSOR_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_SEQUENCE,
+  PAUSE_DRAIN_POLICIES,
+} from '@openwop/contracts';
 import { BULK_DECISION_ROUTES } from '../bulk-decide-interrupts/bulk-decision.routes';
 import { CLAIM_ROUTES } from '../claim-interrupt/claim-interrupt.routes';
 import type { ErrorCode } from '../common/error-status.table';
@@ -34,9 +41,23 @@ export interface GatewayRoute {
   readonly scope?: string;
   readonly operationId: string;
   readonly summary: string;
-  readonly tag: 'discovery' | 'health' | 'runs' | 'interrupts' | 'conversations' | 'artifacts' | 'workflows' | 'webhooks' | 'audit' | 'operations';
+  readonly tag:
+    | 'discovery'
+    | 'health'
+    | 'runs'
+    | 'interrupts'
+    | 'conversations'
+    | 'artifacts'
+    | 'workflows'
+    | 'webhooks'
+    | 'audit'
+    | 'operations';
   readonly parameters?: readonly RouteParameter[];
-  readonly body?: { readonly required: boolean; readonly schema: JsonSchema; readonly mediaTypes?: readonly string[] };
+  readonly body?: {
+    readonly required: boolean;
+    readonly schema: JsonSchema;
+    readonly mediaTypes?: readonly string[];
+  };
   /** Success answers by status. */
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Error codes of `ERROR_STATUS` the route answers besides the ones every route of its kind does. */
@@ -46,12 +67,42 @@ export interface GatewayRoute {
 }
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const RUN_ID: RouteParameter = { name: 'runId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Run id.' };
-const NODE_ID: RouteParameter = { name: 'nodeId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Id of the suspended node.' };
-const WEBHOOK_ID: RouteParameter = { name: 'webhookId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Webhook subscription id.' };
-const TOKEN: RouteParameter = { name: 'token', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Signed resolution token (RFC 0093).' };
-const LIMIT = (max: number): RouteParameter => ({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max }, description: 'Page size.' });
-const CURSOR: RouteParameter = { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH }, description: '`nextCursor` of the previous page.' };
+const RUN_ID: RouteParameter = {
+  name: 'runId',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Run id.',
+};
+const NODE_ID: RouteParameter = {
+  name: 'nodeId',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Id of the suspended node.',
+};
+const WEBHOOK_ID: RouteParameter = {
+  name: 'webhookId',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Webhook subscription id.',
+};
+const TOKEN: RouteParameter = {
+  name: 'token',
+  in: 'path',
+  schema: { type: 'string', minLength: 1 },
+  description: 'Signed resolution token (RFC 0093).',
+};
+const LIMIT = (max: number): RouteParameter => ({
+  name: 'limit',
+  in: 'query',
+  schema: { type: 'integer', minimum: 1, maximum: max },
+  description: 'Page size.',
+});
+const CURSOR: RouteParameter = {
+  name: 'cursor',
+  in: 'query',
+  schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
+  description: '`nextCursor` of the previous page.',
+};
 const AFTER: RouteParameter = {
   name: 'after',
   in: 'query',
@@ -62,7 +113,8 @@ const STREAM_MODE: RouteParameter = {
   name: 'streamMode',
   in: 'query',
   schema: { type: 'string', pattern: '^(values|updates|messages|debug)(,(values|updates|messages|debug))*$' },
-  description: '`updates` (default), `values`, `messages`, `debug`, or a comma-separated mix (`values` only alone).',
+  description:
+    '`updates` (default), `values`, `messages`, `debug`, or a comma-separated mix (`values` only alone).',
 };
 const RESOLVE_BODY = { required: true, schema: ref('ResolveRequest') } as const;
 const RESOLVE_ERRORS: readonly ErrorCode[] = [
@@ -74,8 +126,14 @@ const RESOLVE_ERRORS: readonly ErrorCode[] = [
   'run_terminal',
   'unavailable',
 ];
-const RESOLVED: Readonly<Record<number, RouteResponse>> = { 200: { description: 'The answer was accepted; the run resumes.', schema: ref('ResolveResult') } };
-const HTML = (description: string): RouteResponse => ({ description, mediaType: 'text/html', schema: { type: 'string' } });
+const RESOLVED: Readonly<Record<number, RouteResponse>> = {
+  200: { description: 'The answer was accepted; the run resumes.', schema: ref('ResolveResult') },
+};
+const HTML = (description: string): RouteResponse => ({
+  description,
+  mediaType: 'text/html',
+  schema: { type: 'string' },
+});
 
 /** Every route the gateway serves; the discovery document's `endpoints` and the OpenAPI document's `paths`. */
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
@@ -85,8 +143,18 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getCapabilities',
     summary: 'Capability declaration (capabilities.md); conditional GET with `If-None-Match`.',
     tag: 'discovery',
-    parameters: [{ name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'A validator from an earlier `ETag`: `304` when it matches.' }],
-    responses: { 200: { description: 'The capabilities document.', schema: ref('Capabilities') }, 304: { description: 'Not modified.', mediaType: null } },
+    parameters: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        schema: { type: 'string' },
+        description: 'A validator from an earlier `ETag`: `304` when it matches.',
+      },
+    ],
+    responses: {
+      200: { description: 'The capabilities document.', schema: ref('Capabilities') },
+      304: { description: 'Not modified.', mediaType: null },
+    },
   },
   {
     method: 'GET',
@@ -94,9 +162,19 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getOpenApiSpec',
     summary: 'This OpenAPI 3.1 document.',
     tag: 'discovery',
-    responses: { 200: { description: 'The OpenAPI document.', schema: { type: 'object' } }, 304: { description: 'Not modified.', mediaType: null } },
+    responses: {
+      200: { description: 'The OpenAPI document.', schema: { type: 'object' } },
+      304: { description: 'Not modified.', mediaType: null },
+    },
   },
-  { method: 'GET', path: '/docs', operationId: 'getApiReference', summary: 'API reference page (rendered from `/v1/openapi.json`).', tag: 'discovery', responses: { 200: HTML('The reference page.') } },
+  {
+    method: 'GET',
+    path: '/docs',
+    operationId: 'getApiReference',
+    summary: 'API reference page (rendered from `/v1/openapi.json`).',
+    tag: 'discovery',
+    responses: { 200: HTML('The reference page.') },
+  },
   {
     method: 'GET',
     path: '/docs/{asset}',
@@ -104,9 +182,18 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Script and style files of the API reference page.',
     tag: 'discovery',
     parameters: [{ name: 'asset', in: 'path', schema: { type: 'string' } }],
-    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } },
+    },
   },
-  { method: 'GET', path: '/healthz', operationId: 'getHealth', summary: 'Liveness.', tag: 'health', responses: { 200: { description: '`{status: "ok"}`', schema: { type: 'object' } } } },
+  {
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'getHealth',
+    summary: 'Liveness.',
+    tag: 'health',
+    responses: { 200: { description: '`{status: "ok"}`', schema: { type: 'object' } } },
+  },
   {
     method: 'GET',
     path: '/readyz',
@@ -122,9 +209,22 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getMetrics',
     summary: 'Prometheus metrics of this gateway.',
     tag: 'operations',
-    responses: { 200: { description: 'Prometheus text exposition.', mediaType: 'text/plain', schema: { type: 'string' } } },
+    responses: {
+      200: {
+        description: 'Prometheus text exposition.',
+        mediaType: 'text/plain',
+        schema: { type: 'string' },
+      },
+    },
   },
-  { method: 'GET', path: '/admin', operationId: 'getAdminPage', summary: 'Operator page (reads the API with a key the operator types in).', tag: 'operations', responses: { 200: HTML('The page.') } },
+  {
+    method: 'GET',
+    path: '/admin',
+    operationId: 'getAdminPage',
+    summary: 'Operator page (reads the API with a key the operator types in).',
+    tag: 'operations',
+    responses: { 200: HTML('The page.') },
+  },
   {
     method: 'GET',
     path: '/admin/assets/{name}',
@@ -132,7 +232,9 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Script and style files of the operator page.',
     tag: 'operations',
     parameters: [{ name: 'name', in: 'path', schema: { type: 'string' } }],
-    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } },
+    },
     errors: ['not_found'],
   },
   {
@@ -142,7 +244,9 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Script and style files of the page a browser gets at a signed link.',
     tag: 'operations',
     parameters: [{ name: 'name', in: 'path', schema: { type: 'string' } }],
-    responses: { 200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'The file.', mediaType: 'application/octet-stream', schema: { type: 'string' } },
+    },
     errors: ['not_found'],
   },
   {
@@ -194,11 +298,25 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       RUN_ID,
       STREAM_MODE,
       AFTER,
-      { name: 'bufferMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 5000 }, description: 'Batching hint (stream-modes.md §Aggregation).' },
-      { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Resume the stream after this event id.' },
+      {
+        name: 'bufferMs',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0, maximum: 5000 },
+        description: 'Batching hint (stream-modes.md §Aggregation).',
+      },
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        schema: { type: 'string' },
+        description: 'Resume the stream after this event id.',
+      },
     ],
     responses: {
-      200: { description: 'SSE (`text/event-stream`, ends after the terminal event) or `{events, nextAfter}`.', mediaType: 'text/event-stream', schema: { type: 'string' } },
+      200: {
+        description: 'SSE (`text/event-stream`, ends after the terminal event) or `{events, nextAfter}`.',
+        mediaType: 'text/event-stream',
+        schema: { type: 'string' },
+      },
     },
     errors: ['validation_error', 'unsupported_stream_mode', 'not_found'],
   },
@@ -213,11 +331,23 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       RUN_ID,
       AFTER,
       { name: 'lastSequence', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE } },
-      { name: 'timeout', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 }, description: 'Seconds to wait for an event.' },
-      { name: 'timeoutMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 30000 }, description: 'Milliseconds to wait for an event.' },
+      {
+        name: 'timeout',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0, maximum: 60 },
+        description: 'Seconds to wait for an event.',
+      },
+      {
+        name: 'timeoutMs',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0, maximum: 30000 },
+        description: 'Milliseconds to wait for an event.',
+      },
       STREAM_MODE,
     ],
-    responses: { 200: { description: 'Events after the given sequence (possibly none).', schema: ref('RunEventPage') } },
+    responses: {
+      200: { description: 'Events after the given sequence (possibly none).', schema: ref('RunEventPage') },
+    },
     errors: ['validation_error', 'unsupported_stream_mode', 'not_found'],
   },
   {
@@ -227,11 +357,23 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getArtifact',
     summary: 'Read a run-produced artifact (the latest `artifact.created` with that id).',
     tag: 'artifacts',
-    parameters: [RUN_ID, { name: 'artifactId', in: 'path', schema: { type: 'string', minLength: 1 }, description: 'Artifact id, as `artifact.created` named it.' }],
+    parameters: [
+      RUN_ID,
+      {
+        name: 'artifactId',
+        in: 'path',
+        schema: { type: 'string', minLength: 1 },
+        description: 'Artifact id, as `artifact.created` named it.',
+      },
+    ],
     responses: {
       200: {
-        description: 'The artifact: `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member of its `artifact.created`.',
-        schema: { type: 'object', required: ['runId', 'artifactId', 'artifactType', 'createdAt', 'sequence'] },
+        description:
+          'The artifact: `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member of its `artifact.created`.',
+        schema: {
+          type: 'object',
+          required: ['runId', 'artifactId', 'artifactType', 'createdAt', 'sequence'],
+        },
       },
     },
     errors: ['not_found'],
@@ -244,7 +386,16 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: "The run's conversations (RFC 0005).",
     tag: 'conversations',
     parameters: [RUN_ID],
-    responses: { 200: { description: 'Conversation summaries.', schema: { type: 'object', required: ['conversations'], properties: { conversations: { type: 'array', items: { type: 'object' } } } } } },
+    responses: {
+      200: {
+        description: 'Conversation summaries.',
+        schema: {
+          type: 'object',
+          required: ['conversations'],
+          properties: { conversations: { type: 'array', items: { type: 'object' } } },
+        },
+      },
+    },
     errors: ['not_found'],
   },
   {
@@ -254,8 +405,18 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getConversation',
     summary: "One conversation's transcript, paged by turn.",
     tag: 'conversations',
-    parameters: [RUN_ID, { name: 'conversationId', in: 'path', schema: { type: 'string', minLength: 1 } }, AFTER, LIMIT(1000)],
-    responses: { 200: { description: 'The transcript page.', schema: { type: 'object', properties: { turns: { type: 'array', items: ref('ConversationTurn') } } } } },
+    parameters: [
+      RUN_ID,
+      { name: 'conversationId', in: 'path', schema: { type: 'string', minLength: 1 } },
+      AFTER,
+      LIMIT(1000),
+    ],
+    responses: {
+      200: {
+        description: 'The transcript page.',
+        schema: { type: 'object', properties: { turns: { type: 'array', items: ref('ConversationTurn') } } },
+      },
+    },
     errors: ['validation_error', 'not_found'],
   },
   {
@@ -302,8 +463,20 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Cancel a run; idempotent (an ended run answers its terminal status).',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: { required: false, schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } } },
-    responses: { 200: { description: 'Cancelled, cancelling, or the terminal status the run already had.', schema: ref('RunStatusResult') } },
+    body: {
+      required: false,
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { reason: { type: 'string', maxLength: 1000 } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'Cancelled, cancelling, or the terminal status the run already had.',
+        schema: ref('RunStatusResult'),
+      },
+    },
     errors: ['validation_error', 'not_found', 'unavailable'],
   },
   {
@@ -322,11 +495,21 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     path: '/v1/runs/{runId}:fork',
     scope: 'runs:create runs:read',
     operationId: 'forkRun',
-    summary: 'Fork a run from an event sequence, in replay or branch mode (replay.md). A fork that reuses a recorded interrupt resolution also needs approvals:respond (403 otherwise).',
+    summary:
+      'Fork a run from an event sequence, in replay or branch mode (replay.md). A fork that reuses a recorded interrupt resolution also needs approvals:respond (403 otherwise).',
     tag: 'runs',
     parameters: [RUN_ID],
     body: { required: true, schema: ref('ForkRequest') },
-    responses: { 201: { description: 'The new run.', schema: { type: 'object', required: ['runId'], properties: { runId: { type: 'string' }, sourceRunId: { type: 'string' } } } } },
+    responses: {
+      201: {
+        description: 'The new run.',
+        schema: {
+          type: 'object',
+          required: ['runId'],
+          properties: { runId: { type: 'string' }, sourceRunId: { type: 'string' } },
+        },
+      },
+    },
     errors: ['validation_error', 'not_found', 'sequence_not_found', 'unavailable'],
   },
   {
@@ -339,10 +522,29 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     parameters: [RUN_ID],
     body: {
       required: false,
-      schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' }, drainPolicy: { type: 'string', enum: [...PAUSE_DRAIN_POLICIES] } } },
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          reason: { type: 'string' },
+          drainPolicy: { type: 'string', enum: [...PAUSE_DRAIN_POLICIES] },
+        },
+      },
     },
     responses: {
-      202: { description: 'Pause accepted; `pausedAt` once `run.paused` is written (a drain-current-node pause writes it after the executing node reaches a terminal).', schema: { type: 'object', required: ['runId', 'status'], properties: { runId: { type: 'string' }, status: { type: 'string' }, pausedAt: { type: 'string', format: 'date-time' } } } },
+      202: {
+        description:
+          'Pause accepted; `pausedAt` once `run.paused` is written (a drain-current-node pause writes it after the executing node reaches a terminal).',
+        schema: {
+          type: 'object',
+          required: ['runId', 'status'],
+          properties: {
+            runId: { type: 'string' },
+            status: { type: 'string' },
+            pausedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
     },
     errors: ['validation_error', 'not_found', 'run_already_paused', 'run_terminal', 'unavailable'],
   },
@@ -354,9 +556,23 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Resume a paused run.',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: { required: false, schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' } } } },
+    body: {
+      required: false,
+      schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' } } },
+    },
     responses: {
-      202: { description: 'Resumed.', schema: { type: 'object', required: ['runId', 'status', 'resumedAt'], properties: { runId: { type: 'string' }, status: { type: 'string' }, resumedAt: { type: 'string', format: 'date-time' } } } },
+      202: {
+        description: 'Resumed.',
+        schema: {
+          type: 'object',
+          required: ['runId', 'status', 'resumedAt'],
+          properties: {
+            runId: { type: 'string' },
+            status: { type: 'string' },
+            resumedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
     },
     errors: ['validation_error', 'not_found', 'run_not_paused', 'run_terminal', 'unavailable'],
   },
@@ -365,24 +581,61 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     path: '/v1/interrupts',
     scope: 'runs:read',
     operationId: 'listInterrupts',
-    summary: "The approver's inbox: the caller's pending interrupts with what each asks, its age, approvers and live claim (`assignee`, `claimExpiresAt`); youngest first, or oldest first with `sort=-age`.",
+    summary:
+      "The approver's inbox: the caller's pending interrupts with what each asks, its age, approvers and live claim (`assignee`, `claimExpiresAt`); youngest first, or oldest first with `sort=-age`.",
     tag: 'interrupts',
     parameters: [
       { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERRUPT_KINDS] } },
       { name: 'minAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
-      { name: 'olderThanMs', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The same as `minAgeMs`.' },
+      {
+        name: 'olderThanMs',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0 },
+        description: 'The same as `minAgeMs`.',
+      },
       { name: 'maxAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
       { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
       { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      { name: 'approver', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts whose `approversList` names this principal, or a `group:<name>` the key configuration gives it.' },
-      { name: 'assignee', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: 'Only interrupts this principal holds a live claim on.' },
-      { name: 'claimed', in: 'query', schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only claimed (`true`) or unclaimed (`false`) interrupts.' },
-      { name: 'sort', in: 'query', schema: { type: 'string', enum: ['age', '-age'] }, description: '`age` (default): youngest first; `-age`: oldest first.' },
+      {
+        name: 'approver',
+        in: 'query',
+        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
+        description:
+          'Only interrupts whose `approversList` names this principal, or a `group:<name>` the key configuration gives it.',
+      },
+      {
+        name: 'assignee',
+        in: 'query',
+        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
+        description: 'Only interrupts this principal holds a live claim on.',
+      },
+      {
+        name: 'claimed',
+        in: 'query',
+        schema: { type: 'string', enum: ['true', 'false'] },
+        description: 'Only claimed (`true`) or unclaimed (`false`) interrupts.',
+      },
+      {
+        name: 'sort',
+        in: 'query',
+        schema: { type: 'string', enum: ['age', '-age'] },
+        description: '`age` (default): youngest first; `-age`: oldest first.',
+      },
       LIMIT(200),
       CURSOR,
     ],
     responses: {
-      200: { description: 'One page of interrupts.', schema: { type: 'object', required: ['interrupts', 'nextCursor'], properties: { interrupts: { type: 'array', items: { type: 'object' } }, nextCursor: { type: ['string', 'null'] } } } },
+      200: {
+        description: 'One page of interrupts.',
+        schema: {
+          type: 'object',
+          required: ['interrupts', 'nextCursor'],
+          properties: {
+            interrupts: { type: 'array', items: { type: 'object' } },
+            nextCursor: { type: ['string', 'null'] },
+          },
+        },
+      },
     },
     errors: ['validation_error'],
   },
@@ -392,7 +645,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     method: 'GET',
     path: '/v1/interrupts/{token}',
     operationId: 'inspectInterruptByToken',
-    summary: 'Inspect the interrupt a signed token names (no API key); a browser (`Accept` naming `text/html`) gets the approver page for it.',
+    summary:
+      'Inspect the interrupt a signed token names (no API key); a browser (`Accept` naming `text/html`) gets the approver page for it.',
     tag: 'interrupts',
     parameters: [TOKEN],
     responses: {
@@ -408,31 +662,49 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     method: 'GET',
     path: '/v1/interrupts/{token}/conversation',
     operationId: 'getConversationByToken',
-    summary: "Read-only transcript of the conversation the token's interrupt holds (no API key; the signed-link page's live view).",
+    summary:
+      "Read-only transcript of the conversation the token's interrupt holds (no API key; the signed-link page's live view).",
     tag: 'interrupts',
-    parameters: [TOKEN, { ...AFTER, description: 'Only turns with a greater turnIndex (default -1: from turn 0).' }, LIMIT(1000)],
+    parameters: [
+      TOKEN,
+      { ...AFTER, description: 'Only turns with a greater turnIndex (default -1: from turn 0).' },
+      LIMIT(1000),
+    ],
     responses: {
       200: {
-        description: '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`; `nextCursor` is the `after` of the next page.',
+        description:
+          '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`; `nextCursor` is the `after` of the next page.',
         schema: { type: 'object', required: ['conversationId', 'status', 'turns'] },
       },
     },
-    errors: ['validation_error', 'not_found', 'interrupt_not_found', 'interrupt_expired', 'interrupt_already_resolved', 'unavailable'],
+    errors: [
+      'validation_error',
+      'not_found',
+      'interrupt_not_found',
+      'interrupt_expired',
+      'interrupt_already_resolved',
+      'unavailable',
+    ],
   },
   {
     method: 'GET',
     path: '/v1/interrupts/{token}/outcome',
     operationId: 'getInterruptOutcomeByToken',
-    summary: "Where the token's interrupt stands (no API key): `pending`, `answered` (the link is used up) or `run-ended`, with the run's status.",
+    summary:
+      "Where the token's interrupt stands (no API key): `pending`, `answered` (the link is used up) or `run-ended`, with the run's status.",
     tag: 'interrupts',
     parameters: [TOKEN],
     responses: {
       200: {
-        description: '`{state, runId, nodeId, interruptId, expiresAt, intent, runStatus?, answer?: {outcome, reason?, resolvedAt, action?}}`.',
+        description:
+          '`{state, runId, nodeId, interruptId, expiresAt, intent, runStatus?, answer?: {outcome, reason?, resolvedAt, action?}}`.',
         schema: {
           type: 'object',
           required: ['state', 'runId'],
-          properties: { state: { type: 'string', enum: ['pending', 'answered', 'run-ended'] }, runStatus: { type: 'string' } },
+          properties: {
+            state: { type: 'string', enum: ['pending', 'answered', 'run-ended'] },
+            runStatus: { type: 'string' },
+          },
         },
       },
     },
@@ -456,8 +728,17 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'registerWorkflow',
     summary: 'Register a workflow definition (JSON, or YAML with `Content-Type: application/yaml`).',
     tag: 'workflows',
-    body: { required: true, schema: ref('WorkflowDefinition'), mediaTypes: ['application/json', 'application/yaml'] },
-    responses: { 201: { description: 'Registered.', schema: { type: 'object', required: ['workflowId'], properties: { workflowId: { type: 'string' } } } } },
+    body: {
+      required: true,
+      schema: ref('WorkflowDefinition'),
+      mediaTypes: ['application/json', 'application/yaml'],
+    },
+    responses: {
+      201: {
+        description: 'Registered.',
+        schema: { type: 'object', required: ['workflowId'], properties: { workflowId: { type: 'string' } } },
+      },
+    },
     errors: ['validation_error', 'capability_required', 'unavailable'],
   },
   {
@@ -488,7 +769,10 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
           required: ['webhookId', 'secretFingerprint', 'signatureAlgorithm'],
           properties: {
             webhookId: { type: 'string' },
-            secret: { type: 'string', description: '64 hex characters; shown only in the first answer, never in a replay.' },
+            secret: {
+              type: 'string',
+              description: '64 hex characters; shown only in the first answer, never in a replay.',
+            },
             secretFingerprint: { type: 'string', description: 'First 8 hex of sha256(secret).' },
             signatureAlgorithm: { type: 'string', enum: ['v1'] },
             tenantId: { type: 'string' },
@@ -506,8 +790,20 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'listWebhooks',
     summary: "The tenant's webhook subscriptions (fingerprints, never secrets).",
     tag: 'webhooks',
-    parameters: [{ name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } }, LIMIT(500)],
-    responses: { 200: { description: 'The subscriptions.', schema: { type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: ref('Webhook') } } } } },
+    parameters: [
+      { name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
+      LIMIT(500),
+    ],
+    responses: {
+      200: {
+        description: 'The subscriptions.',
+        schema: {
+          type: 'object',
+          required: ['webhooks'],
+          properties: { webhooks: { type: 'array', items: ref('Webhook') } },
+        },
+      },
+    },
     errors: ['validation_error'],
   },
   {
@@ -528,7 +824,15 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'unregisterWebhook',
     summary: 'Unregister a webhook; its pending deliveries go with it.',
     tag: 'webhooks',
-    parameters: [WEBHOOK_ID, { name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH }, description: "The key's own tenant (default)." }],
+    parameters: [
+      WEBHOOK_ID,
+      {
+        name: 'tenantId',
+        in: 'query',
+        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
+        description: "The key's own tenant (default).",
+      },
+    ],
     responses: { 204: { description: 'Unregistered.', mediaType: null } },
     errors: ['validation_error', 'subscription_not_found'],
   },
@@ -540,12 +844,25 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Webhook deliveries of the tenant; `status=dead` lists the dead letters (RFC 0083).',
     tag: 'webhooks',
     parameters: [
-      { name: 'status', in: 'query', schema: { type: 'string', enum: ['pending', 'in_flight', 'delivered', 'failed', 'dead', 'skipped'] } },
+      {
+        name: 'status',
+        in: 'query',
+        schema: { type: 'string', enum: ['pending', 'in_flight', 'delivered', 'failed', 'dead', 'skipped'] },
+      },
       { name: 'webhookId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
       { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
       LIMIT(500),
     ],
-    responses: { 200: { description: 'The deliveries, oldest first.', schema: { type: 'object', required: ['deliveries'], properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') } } } } },
+    responses: {
+      200: {
+        description: 'The deliveries, oldest first.',
+        schema: {
+          type: 'object',
+          required: ['deliveries'],
+          properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') } },
+        },
+      },
+    },
     errors: ['validation_error'],
   },
   {
@@ -568,10 +885,31 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       "The caller's tenant's audit log as NDJSON, one hash-chained record per decision in seq order (keyset: `after` = the last seq held); verify a file offline with `wop audit verify`.",
     tag: 'audit',
     parameters: [
-      { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Decisions at or after this instant: an RFC 3339 date-time with a zone (`2026-01-31T09:00:00Z`); any other spelling is 400.' },
-      { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Decisions before this instant (RFC 3339 date-time, as `from`).' },
-      { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE }, description: 'Only records with a greater seq.' },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 }, description: 'Most records in this answer.' },
+      {
+        name: 'from',
+        in: 'query',
+        schema: { type: 'string', format: 'date-time' },
+        description:
+          'Decisions at or after this instant: an RFC 3339 date-time with a zone (`2026-01-31T09:00:00Z`); any other spelling is 400.',
+      },
+      {
+        name: 'to',
+        in: 'query',
+        schema: { type: 'string', format: 'date-time' },
+        description: 'Decisions before this instant (RFC 3339 date-time, as `from`).',
+      },
+      {
+        name: 'after',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
+        description: 'Only records with a greater seq.',
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 },
+        description: 'Most records in this answer.',
+      },
     ],
     responses: {
       200: {
@@ -619,7 +957,14 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         required: ['conversationId', 'participants'],
         properties: {
           conversationId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
-          participants: { type: 'array', items: { type: 'object', required: ['agentId'], properties: { agentId: { type: 'string' }, name: { type: 'string' } } } },
+          participants: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['agentId'],
+              properties: { agentId: { type: 'string' }, name: { type: 'string' } },
+            },
+          },
           maxParticipants: { type: 'integer', minimum: 1 },
         },
       },
@@ -627,7 +972,15 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     responses: {
       200: {
         description: 'The council is open and waits for turns.',
-        schema: { type: 'object', required: ['conversationId', 'accepted'], properties: { conversationId: { type: 'string' }, accepted: { const: true }, runId: { type: 'string' } } },
+        schema: {
+          type: 'object',
+          required: ['conversationId', 'accepted'],
+          properties: {
+            conversationId: { type: 'string' },
+            accepted: { const: true },
+            runId: { type: 'string' },
+          },
+        },
       },
     },
     errors: ['validation_error', 'unavailable'],
@@ -643,12 +996,28 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     testSeam: true,
     body: {
       required: true,
-      schema: { type: 'object', required: ['conversationId', 'turn'], properties: { conversationId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH }, turn: ref('ConversationTurn') } },
+      schema: {
+        type: 'object',
+        required: ['conversationId', 'turn'],
+        properties: {
+          conversationId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
+          turn: ref('ConversationTurn'),
+        },
+      },
     },
     responses: {
       200: {
         description: 'The turn is in the transcript.',
-        schema: { type: 'object', required: ['accepted'], properties: { accepted: { const: true }, conversationId: { type: 'string' }, runId: { type: 'string' }, turnIndex: { type: 'integer' } } },
+        schema: {
+          type: 'object',
+          required: ['accepted'],
+          properties: {
+            accepted: { const: true },
+            conversationId: { type: 'string' },
+            runId: { type: 'string' },
+            turnIndex: { type: 'integer' },
+          },
+        },
       },
     },
     errors: ['validation_error', 'not_found', 'interrupt_not_found', 'run_terminal', 'unavailable'],

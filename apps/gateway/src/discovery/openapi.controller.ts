@@ -19,16 +19,29 @@ import { buildOpenApiDocument } from './openapi.document';
 @Controller()
 @Public()
 export class OpenApiController {
-  private readonly document = validatedJson(buildOpenApiDocument(servedGatewayRoutes(multiPartySeamEnabled())));
-  private readonly v2 = validatedJson(v2OpenApiDocument(buildOpenApiDocument(v2Routes(servedGatewayRoutes(multiPartySeamEnabled())))));
+  private readonly document = validatedJson(
+    buildOpenApiDocument(servedGatewayRoutes(multiPartySeamEnabled())),
+  );
+  private readonly v2 = validatedJson(
+    v2OpenApiDocument(buildOpenApiDocument(v2Routes(servedGatewayRoutes(multiPartySeamEnabled())))),
+  );
 
   @Get('/v1/openapi.json')
   openapi(@Req() req: Request, @Res() res: Response, @RequestMajor() major: ProtocolMajor): void {
-    sendValidatedJson(req, res, major === 2 ? this.v2 : this.document, { cacheControl: 'public, max-age=300' });
+    sendValidatedJson(req, res, major === 2 ? this.v2 : this.document, {
+      cacheControl: 'public, max-age=300',
+    });
   }
 }
 
 function v2OpenApiDocument(document: Record<string, unknown>): Record<string, unknown> {
   const info = document.info as Record<string, unknown>;
-  return { ...document, info: { ...info, summary: 'OpenWOP v2 surface of this host: the v1 operations on their unversioned paths (OpenWOP-Version: 2).' } };
+  return {
+    ...document,
+    info: {
+      ...info,
+      summary:
+        'OpenWOP v2 surface of this host: the v1 operations on their unversioned paths (OpenWOP-Version: 2).',
+    },
+  };
 }

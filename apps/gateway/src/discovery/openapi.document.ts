@@ -11,7 +11,12 @@ import {
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
 import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
-import { GATEWAY_ROUTES, type GatewayRoute, type JsonSchema, type RouteParameter } from './gateway-routes.constants';
+import {
+  GATEWAY_ROUTES,
+  type GatewayRoute,
+  type JsonSchema,
+  type RouteParameter,
+} from './gateway-routes.constants';
 
 /** Name of the security scheme every keyed route requires. */
 export const API_KEY_SCHEME = 'ApiKeyAuth';
@@ -20,7 +25,11 @@ export const API_KEY_SCHEME = 'ApiKeyAuth';
 const KEYED_ERRORS: readonly ErrorCode[] = ['unauthenticated', 'forbidden'];
 const BODY_ERRORS: readonly ErrorCode[] = ['validation_error', 'payload_too_large', 'unsupported_media_type'];
 /** `Idempotency-Key` on every POST (idempotency.md); its two refusals. */
-const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['validation_error', 'idempotency_key_mismatch', 'idempotency_in_flight'];
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = [
+  'validation_error',
+  'idempotency_key_mismatch',
+  'idempotency_in_flight',
+];
 /** Any route may fail unexpectedly; the gateway then answers `internal_error`. */
 const ALWAYS: readonly ErrorCode[] = ['internal_error'];
 
@@ -29,12 +38,16 @@ function componentSchemas(): Record<string, JsonSchema> {
   return {
     ErrorEnvelope: {
       type: 'object',
-      description: 'Every non-2xx answer (rest-endpoints.md §error-envelope, `schemas/error-envelope.schema.json`).',
+      description:
+        'Every non-2xx answer (rest-endpoints.md §error-envelope, `schemas/error-envelope.schema.json`).',
       required: ['error', 'message'],
       properties: {
         error: { type: 'string', minLength: 1, description: 'Machine-readable code.' },
         message: { type: 'string', minLength: 1 },
-        details: { type: 'object', description: 'Code-specific context (`errors[]` for `validation_error`, `correlationId` on a 5xx).' },
+        details: {
+          type: 'object',
+          description: 'Code-specific context (`errors[]` for `validation_error`, `correlationId` on a 5xx).',
+        },
       },
       additionalProperties: false,
     },
@@ -89,12 +102,19 @@ function componentSchemas(): Record<string, JsonSchema> {
     RunEventPage: {
       type: 'object',
       required: ['events'],
-      properties: { events: { type: 'array', items: { $ref: '#/components/schemas/RunEvent' } }, nextAfter: { type: 'integer' }, isComplete: { type: 'boolean' } },
+      properties: {
+        events: { type: 'array', items: { $ref: '#/components/schemas/RunEvent' } },
+        nextAfter: { type: 'integer' },
+        isComplete: { type: 'boolean' },
+      },
     },
     RunPage: {
       type: 'object',
       required: ['runs', 'nextCursor'],
-      properties: { runs: { type: 'array', items: { type: 'object' } }, nextCursor: { type: ['string', 'null'] } },
+      properties: {
+        runs: { type: 'array', items: { type: 'object' } },
+        nextCursor: { type: ['string', 'null'] },
+      },
     },
     RunStatusResult: {
       type: 'object',
@@ -111,7 +131,10 @@ function componentSchemas(): Record<string, JsonSchema> {
         tenantId: { type: 'string', description: 'Must equal the API key tenant when given.' },
         scopeId: { type: 'string' },
         callbackUrl: { type: 'string', maxLength: 2048 },
-        configurable: { type: 'object', description: 'Per-run overlay; `recursionLimit` at most `limits.maxNodeExecutions`.' },
+        configurable: {
+          type: 'object',
+          description: 'Per-run overlay; `recursionLimit` at most `limits.maxNodeExecutions`.',
+        },
         tags: { type: 'array', items: { type: 'string', maxLength: MAX_ID_LENGTH }, maxItems: 100 },
         metadata: { type: 'object' },
       },
@@ -119,7 +142,12 @@ function componentSchemas(): Record<string, JsonSchema> {
     CreateRunResponse: {
       type: 'object',
       required: ['runId', 'status', 'eventsUrl'],
-      properties: { runId: { type: 'string' }, status: { type: 'string' }, eventsUrl: { type: 'string' }, statusUrl: { type: 'string' } },
+      properties: {
+        runId: { type: 'string' },
+        status: { type: 'string' },
+        eventsUrl: { type: 'string' },
+        statusUrl: { type: 'string' },
+      },
     },
     ForkRequest: {
       type: 'object',
@@ -132,20 +160,35 @@ function componentSchemas(): Record<string, JsonSchema> {
     },
     RegisterWebhookRequest: {
       type: 'object',
-      description: 'webhooks.md §Register; `durable` is this host\'s opt-in to RFC 0083 durable delivery.',
+      description: "webhooks.md §Register; `durable` is this host's opt-in to RFC 0083 durable delivery.",
       required: ['url', 'events'],
       properties: {
         url: { type: 'string', format: 'uri', maxLength: 2048 },
         events: { type: 'array', minItems: 1, items: { type: 'string', enum: [...RUN_EVENT_TYPES] } },
         tenantId: { type: 'string', maxLength: MAX_ID_LENGTH },
-        tags: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } },
+        tags: {
+          type: 'array',
+          maxItems: 50,
+          items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
+        },
         durable: { type: 'boolean' },
       },
       additionalProperties: false,
     },
     Webhook: {
       type: 'object',
-      required: ['webhookId', 'tenantId', 'url', 'events', 'tags', 'durable', 'status', 'secretFingerprint', 'circuit', 'createdAt'],
+      required: [
+        'webhookId',
+        'tenantId',
+        'url',
+        'events',
+        'tags',
+        'durable',
+        'status',
+        'secretFingerprint',
+        'circuit',
+        'createdAt',
+      ],
       properties: {
         webhookId: { type: 'string' },
         tenantId: { type: 'string' },
@@ -162,7 +205,7 @@ function componentSchemas(): Record<string, JsonSchema> {
     AuditRecord: {
       type: 'object',
       description:
-        'One line of `GET /v1/audit` (NDJSON): a decision in its tenant\'s hash chain. `hash` = SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace) of `{seq, prev_hash, record}`; `prev_hash` of seq 1 is 64 zeros. Verify offline with `wop audit verify <file>`.',
+        "One line of `GET /v1/audit` (NDJSON): a decision in its tenant's hash chain. `hash` = SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace) of `{seq, prev_hash, record}`; `prev_hash` of seq 1 is 64 zeros. Verify offline with `wop audit verify <file>`.",
       required: ['tenant', 'seq', 'at', 'record', 'prev_hash', 'hash'],
       properties: {
         tenant: { type: 'string' },
@@ -175,7 +218,10 @@ function componentSchemas(): Record<string, JsonSchema> {
             factId: { type: 'string' },
             tenant: { type: 'string' },
             at: { type: 'string', format: 'date-time' },
-            who: { type: 'string', description: 'The principal; `token:<kid>` for a signed link; `system:*` for the host.' },
+            who: {
+              type: 'string',
+              description: 'The principal; `token:<kid>` for a signed link; `system:*` for the host.',
+            },
             keyId: { type: 'string', description: "The API key's id (never the key), or `token:<kid>`." },
             route: { type: 'string', enum: [...AUDIT_ROUTES] },
             action: { type: 'string', enum: [...AUDIT_ACTIONS] },
@@ -185,12 +231,16 @@ function componentSchemas(): Record<string, JsonSchema> {
             kind: { type: 'string' },
             outcome: { type: 'string' },
             answerAction: { type: 'string' },
-            answerDigest: { type: 'string', description: '`sha256:<hex>` of the canonical JSON of the answer.' },
+            answerDigest: {
+              type: 'string',
+              description: '`sha256:<hex>` of the canonical JSON of the answer.',
+            },
             reason: { type: 'string' },
             interrupts: { type: 'array', items: { type: 'string' } },
             admittedAs: {
               type: 'string',
-              description: 'On an enforced approvers list: the entry that admitted `who` (itself, or `group:<name>`).',
+              description:
+                'On an enforced approvers list: the entry that admitted `who` (itself, or `group:<name>`).',
             },
           },
         },
@@ -212,7 +262,11 @@ function componentSchemas(): Record<string, JsonSchema> {
           required: ['tenant', 'seq', 'hash', 'signedAt'],
           properties: {
             tenant: { type: 'string' },
-            seq: { type: 'integer', minimum: 0, description: 'The last record when signed; 0 for an empty chain.' },
+            seq: {
+              type: 'integer',
+              minimum: 0,
+              description: 'The last record when signed; 0 for an empty chain.',
+            },
             hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
             signedAt: { type: 'string', format: 'date-time' },
           },
@@ -226,13 +280,26 @@ function componentSchemas(): Record<string, JsonSchema> {
       properties: {
         alg: { type: 'string', enum: ['Ed25519'] },
         kid: { type: 'string' },
-        publicKey: { type: 'string', description: 'The 32 raw bytes, base64url: what `wop audit verify --public-key` takes.' },
+        publicKey: {
+          type: 'string',
+          description: 'The 32 raw bytes, base64url: what `wop audit verify --public-key` takes.',
+        },
         pem: { type: 'string', description: 'The same key as an SPKI PEM.' },
       },
     },
     WebhookDelivery: {
       type: 'object',
-      required: ['deliveryId', 'webhookId', 'runId', 'eventId', 'sequence', 'eventType', 'status', 'attempts', 'maxAttempts'],
+      required: [
+        'deliveryId',
+        'webhookId',
+        'runId',
+        'eventId',
+        'sequence',
+        'eventType',
+        'status',
+        'attempts',
+        'maxAttempts',
+      ],
       properties: {
         deliveryId: { type: 'string' },
         webhookId: { type: 'string' },
@@ -254,7 +321,12 @@ function componentSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['runIds'],
       properties: {
-        runIds: { type: 'array', minItems: 1, maxItems: MAX_BULK_CANCEL_RUN_IDS, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        runIds: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_BULK_CANCEL_RUN_IDS,
+          items: { type: 'string', minLength: 1, maxLength: 128 },
+        },
         reason: { type: 'string', maxLength: 512 },
       },
     },
@@ -273,8 +345,12 @@ function componentSchemas(): Record<string, JsonSchema> {
               status: { type: 'string', description: 'When `ok`: the status the run now has.' },
               error: {
                 type: 'object',
-                description: 'When not `ok`: why (`not_found` also for another tenant\'s run).',
-                properties: { code: { type: 'string' }, error: { type: 'string' }, message: { type: 'string' } },
+                description: "When not `ok`: why (`not_found` also for another tenant's run).",
+                properties: {
+                  code: { type: 'string' },
+                  error: { type: 'string' },
+                  message: { type: 'string' },
+                },
               },
             },
           },
@@ -317,7 +393,12 @@ function componentSchemas(): Record<string, JsonSchema> {
       type: 'object',
       description: '`schemas/workflow-definition.schema.json`.',
       required: ['id', 'nodes'],
-      properties: { id: { type: 'string', maxLength: MAX_ID_LENGTH }, name: { type: 'string' }, nodes: { type: 'array', items: { type: 'object' } }, edges: { type: 'array', items: { type: 'object' } } },
+      properties: {
+        id: { type: 'string', maxLength: MAX_ID_LENGTH },
+        name: { type: 'string' },
+        nodes: { type: 'array', items: { type: 'object' } },
+        edges: { type: 'array', items: { type: 'object' } },
+      },
     },
   };
 }
@@ -325,7 +406,10 @@ function componentSchemas(): Record<string, JsonSchema> {
 /** `/v1/runs/:runId\:fork` → `/v1/runs/{runId}:fork`: an Express path as an OpenAPI template. */
 export function openApiPathOf(expressPath: string): string {
   // `\\:` is a literal colon (a custom method); any other `:name` is a parameter.
-  return expressPath.replace(/(\\)?:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, escaped: string | undefined, name: string) => (escaped ? `:${name}` : `{${name}}`));
+  return expressPath.replace(
+    /(\\)?:([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_m, escaped: string | undefined, name: string) => (escaped ? `:${name}` : `{${name}}`),
+  );
 }
 
 function parameterObject(p: RouteParameter): Record<string, unknown> {
@@ -350,7 +434,12 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
       description: list.map((c) => `\`${c}\``).join(', '),
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: list } } }] },
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/ErrorEnvelope' },
+              { properties: { error: { enum: list } } },
+            ],
+          },
         },
       },
     };
@@ -368,7 +457,8 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
       in: 'header',
       required: false,
       schema: { type: 'string', minLength: 1, maxLength: 255 },
-      description: 'Retry-safe key (idempotency.md): a retry within 24 h gets the first answer with `openwop-Idempotent-Replay: true`.',
+      description:
+        'Retry-safe key (idempotency.md): a retry within 24 h gets the first answer with `openwop-Idempotent-Replay: true`.',
     });
   }
   const codes: ErrorCode[] = [...ALWAYS, ...(route.errors ?? [])];
@@ -381,9 +471,23 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
     responses[status] = {
       description: r.description,
       ...(mediaType !== null
-        ? { content: { [mediaType]: { schema: r.schema ?? {} }, ...(r.alternate ? { [r.alternate.mediaType]: { schema: r.alternate.schema } } : {}) } }
+        ? {
+            content: {
+              [mediaType]: { schema: r.schema ?? {} },
+              ...(r.alternate ? { [r.alternate.mediaType]: { schema: r.alternate.schema } } : {}),
+            },
+          }
         : {}),
-      ...(post ? { headers: { 'openwop-Idempotent-Replay': { description: '`true` when this is a stored answer replayed.', schema: { type: 'boolean' } } } } : {}),
+      ...(post
+        ? {
+            headers: {
+              'openwop-Idempotent-Replay': {
+                description: '`true` when this is a stored answer replayed.',
+                schema: { type: 'boolean' },
+              },
+            },
+          }
+        : {}),
     };
   }
   Object.assign(responses, errorResponses(codes));
@@ -391,14 +495,23 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    ...(route.scope ? { description: `Requires scope: ${route.scope.split(' ').map((s) => `\`${s}\``).join(' and ')}.` } : {}),
+    ...(route.scope
+      ? {
+          description: `Requires scope: ${route.scope
+            .split(' ')
+            .map((s) => `\`${s}\``)
+            .join(' and ')}.`,
+        }
+      : {}),
     security: route.scope !== undefined ? [{ [API_KEY_SCHEME]: route.scope.split(' ') }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
       ? {
           requestBody: {
             required: route.body.required,
-            content: Object.fromEntries((route.body.mediaTypes ?? ['application/json']).map((m) => [m, { schema: route.body?.schema }])),
+            content: Object.fromEntries(
+              (route.body.mediaTypes ?? ['application/json']).map((m) => [m, { schema: route.body?.schema }]),
+            ),
           },
         }
       : {}),
@@ -411,7 +524,9 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
  * `endpoints` come from too, and that the route-table test holds equal to the routes the gateway
  * really serves. Security is an opaque API key sent as a bearer token (auth.md), not a JWT.
  */
-export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_ROUTES): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: readonly GatewayRoute[] = GATEWAY_ROUTES,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
@@ -445,7 +560,8 @@ export function buildOpenApiDocument(routes: readonly GatewayRoute[] = GATEWAY_R
         [API_KEY_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An opaque API key (`Authorization: Bearer <key>`) carrying scopes and a tenant (auth.md). Not a JWT.',
+          description:
+            'An opaque API key (`Authorization: Bearer <key>`) carrying scopes and a tenant (auth.md). Not a JWT.',
         },
       },
       schemas: componentSchemas(),

@@ -26,7 +26,8 @@ export function servedRoutes(app: INestApplication): ServedRoute[] {
     // Nest's not-found handler (`/{*path}`, every method) answers what no route serves.
     if (layer.route.path.includes('*')) continue;
     for (const [method, on] of Object.entries(layer.route.methods)) {
-      if (on && method !== '_all') routes.push({ method: method.toUpperCase(), path: openApiPathOf(layer.route.path) });
+      if (on && method !== '_all')
+        routes.push({ method: method.toUpperCase(), path: openApiPathOf(layer.route.path) });
     }
   }
   return routes;

@@ -26,7 +26,9 @@ export class GetArtifactController {
     description:
       'The artifact (implementation-defined, api/openapi.yaml `getArtifact`): `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member its `artifact.created` carried.',
   })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant, or no such artifact in it (`not_found`).' })
+  @ApiNotFoundResponse({
+    description: 'No such run for this tenant, or no such artifact in it (`not_found`).',
+  })
   async get(
     @Param('runId') runId: string,
     @Param('artifactId') artifactId: string,

@@ -4,7 +4,11 @@ import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { createQueryValidationPipe } from '../common/validation.pipe';
-import { ConversationReadRepository, type ConversationSummary, type ConversationTurnView } from '../conversations/conversation-read.repository';
+import {
+  ConversationReadRepository,
+  type ConversationSummary,
+  type ConversationTurnView,
+} from '../conversations/conversation-read.repository';
 import { RunReadRepository } from '../runs/run-read.repository';
 import { DEFAULT_TURN_PAGE, GetConversationQueryDto } from './get-conversation.query.dto';
 
@@ -34,7 +38,9 @@ export class GetConversationController {
       '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, participants?, outcome?, turns: ConversationTurn[], nextCursor?}`; `nextCursor` is the `after` of the next page.',
   })
   @ApiBadRequestResponse({ description: 'Invalid `after` or `limit` (`validation_error`).' })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant, or no such conversation in it (`not_found`).' })
+  @ApiNotFoundResponse({
+    description: 'No such run for this tenant, or no such conversation in it (`not_found`).',
+  })
   async get(
     @Param('runId') runId: string,
     @Param('conversationId') conversationId: string,

@@ -10,7 +10,11 @@ export const MAX_TURN_PAGE = 1000;
 
 /** Query of `GET /v1/runs/{runId}/conversations/{conversationId}`. */
 export class GetConversationQueryDto {
-  @ApiPropertyOptional({ description: 'Return turns with a turnIndex greater than this (default -1: from turn 0); the previous page\'s `nextCursor`.', minimum: -1 })
+  @ApiPropertyOptional({
+    description:
+      "Return turns with a turnIndex greater than this (default -1: from turn 0); the previous page's `nextCursor`.",
+    minimum: -1,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -18,7 +22,11 @@ export class GetConversationQueryDto {
   @Max(MAX_SEQUENCE)
   after?: number;
 
-  @ApiPropertyOptional({ description: `Most turns to return (default ${DEFAULT_TURN_PAGE}).`, minimum: 1, maximum: MAX_TURN_PAGE })
+  @ApiPropertyOptional({
+    description: `Most turns to return (default ${DEFAULT_TURN_PAGE}).`,
+    minimum: 1,
+    maximum: MAX_TURN_PAGE,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()

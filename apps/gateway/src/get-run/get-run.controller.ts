@@ -35,8 +35,14 @@ export class GetRunController {
       'A pending `interrupt` someone holds a live claim on carries `assignee` and `claimExpiresAt` (ADR 0035).',
   })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  async getRun(@Param('runId') runId: string, @CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
-    const snapshot = await this.withClaim(await this.tokens.present(await this.runs.requireVisible(runId, caller.tenant), caller), caller.tenant);
+  async getRun(
+    @Param('runId') runId: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<Record<string, unknown>> {
+    const snapshot = await this.withClaim(
+      await this.tokens.present(await this.runs.requireVisible(runId, caller.tenant), caller),
+      caller.tenant,
+    );
     const channels = runChannels(runId, await this.conversations.recordedForRun(runId, caller.tenant));
     // A snapshot projected before the era key was stamped reads as v1's era (absent ⇒ 2, never backfilled).
     const stamped = { eventLogSchemaVersion: V1_EVENT_LOG_SCHEMA_VERSION, ...snapshot };
@@ -44,7 +50,10 @@ export class GetRunController {
   }
 
   /** The pending interrupt's live claim (the interrupt service's columns; a lapsed lease is none). */
-  private async withClaim(snapshot: Record<string, unknown>, tenant: string): Promise<Record<string, unknown>> {
+  private async withClaim(
+    snapshot: Record<string, unknown>,
+    tenant: string,
+  ): Promise<Record<string, unknown>> {
     const interrupt = snapshot.interrupt as { interruptId?: unknown } | undefined;
     if (typeof interrupt?.interruptId !== 'string') return snapshot;
     const [claim] = await this.ds.query<{ claimed_by: string; claim_expires_at: Date }[]>(
@@ -53,6 +62,13 @@ export class GetRunController {
       [interrupt.interruptId, tenant, new Date()],
     );
     if (!claim) return snapshot;
-    return { ...snapshot, interrupt: { ...interrupt, assignee: claim.claimed_by, claimExpiresAt: new Date(claim.claim_expires_at).toISOString() } };
+    return {
+      ...snapshot,
+      interrupt: {
+        ...interrupt,
+        assignee: claim.claimed_by,
+        claimExpiresAt: new Date(claim.claim_expires_at).toISOString(),
+      },
+    };
   }
 }

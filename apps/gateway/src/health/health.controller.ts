@@ -36,7 +36,10 @@ export class HealthController {
   @ApiOkResponse({ description: '`{status: "ready", checks: {bus: "up", database: "up"}}`' })
   @ApiServiceUnavailableResponse({ description: '`unavailable` with `details.checks`.' })
   async readyz(): Promise<{ status: 'ready'; checks: PlatformReadiness['checks'] }> {
-    const { ok, checks } = await checkPlatformReadiness({ bus: this.bus, dataSource: this.dataSource }, CHECK_TIMEOUT_MS);
+    const { ok, checks } = await checkPlatformReadiness(
+      { bus: this.bus, dataSource: this.dataSource },
+      CHECK_TIMEOUT_MS,
+    );
     if (!ok) throw new ApiError('unavailable', 'The gateway is not ready.', { checks }, 1);
     return { status: 'ready', checks };
   }

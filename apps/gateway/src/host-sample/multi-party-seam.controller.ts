@@ -22,7 +22,9 @@ export class MultiPartySeamController {
   @Post(MULTI_PARTY_OPEN_PATH)
   @HttpCode(200)
   @RequireScope('runs:create')
-  @ApiOkResponse({ description: '`{conversationId, accepted: true, runId}`: the council is open and waits for turns.' })
+  @ApiOkResponse({
+    description: '`{conversationId, accepted: true, runId}`: the council is open and waits for turns.',
+  })
   open(@Body() body: unknown, @CurrentCaller() caller: Caller): Promise<CouncilOpened> {
     return this.handler.open(body, caller);
   }
@@ -30,7 +32,9 @@ export class MultiPartySeamController {
   @Post(MULTI_PARTY_EXCHANGE_PATH)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`{accepted: true, conversationId, runId, turnIndex}`: the turn is in the transcript.' })
+  @ApiOkResponse({
+    description: '`{accepted: true, conversationId, runId, turnIndex}`: the turn is in the transcript.',
+  })
   exchange(@Body() body: unknown, @CurrentCaller() caller: Caller): Promise<TurnAccepted> {
     return this.handler.exchange(body, caller);
   }

@@ -27,7 +27,10 @@ export function councilRunId(tenant: string, conversationId: string): string {
  * id is derived from the roster (order kept: it is the roster's order on `conversation.opened`), so
  * one roster is one workflow, registered idempotently.
  */
-export function councilWorkflow(participants: readonly unknown[]): { id: string; definition: Record<string, unknown> } {
+export function councilWorkflow(participants: readonly unknown[]): {
+  id: string;
+  definition: Record<string, unknown>;
+} {
   const id = `host-sample-multi-party-${sha256(JSON.stringify(participants)).slice(0, 24)}`;
   return {
     id,

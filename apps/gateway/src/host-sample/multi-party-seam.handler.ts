@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MAX_ID_LENGTH, Topics, workflowLimitProblems, type RegisterWorkflowCommand, isTerminalRunStatus } from '@openwop/contracts';
+import {
+  MAX_ID_LENGTH,
+  Topics,
+  workflowLimitProblems,
+  type RegisterWorkflowCommand,
+  isTerminalRunStatus,
+} from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
@@ -10,7 +16,13 @@ import { CreateRunHandler } from '../create-run/create-run.handler';
 import { ResolveInterruptHandler } from '../resolve-interrupt/resolve-interrupt.handler';
 import { READ_YOUR_WRITES_MS, RunNotices, waitForRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
-import { COUNCIL_NODE_ID, councilRunId, councilWorkflow, requestPathOf, rosterOf } from './multi-party-seam.council';
+import {
+  COUNCIL_NODE_ID,
+  councilRunId,
+  councilWorkflow,
+  requestPathOf,
+  rosterOf,
+} from './multi-party-seam.council';
 
 /** `200` of `open`. */
 export interface CouncilOpened {
@@ -55,9 +67,16 @@ export class MultiPartySeamHandler {
   async open(body: unknown, caller: Caller): Promise<CouncilOpened> {
     const { conversationId, participants, maxParticipants } = parseOpen(body);
     if (maxParticipants !== undefined && participants.length > maxParticipants) {
-      throw ApiError.validation(`The roster has ${participants.length} participants; the request allows at most ${maxParticipants}.`, [
-        { path: '/participants', message: `has ${participants.length} members; at most ${maxParticipants} are allowed` },
-      ], { reason: 'conversation_roster_exceeded', participants: participants.length, maxParticipants });
+      throw ApiError.validation(
+        `The roster has ${participants.length} participants; the request allows at most ${maxParticipants}.`,
+        [
+          {
+            path: '/participants',
+            message: `has ${participants.length} members; at most ${maxParticipants} are allowed`,
+          },
+        ],
+        { reason: 'conversation_roster_exceeded', participants: participants.length, maxParticipants },
+      );
     }
     const workflow = councilWorkflow(rosterOf(participants));
     await this.register(workflow.definition, caller);
@@ -65,13 +84,23 @@ export class MultiPartySeamHandler {
     const notices = new RunNotices(this.feed, runId);
     try {
       await this.start(runId, workflow.id, conversationId, caller);
-      const ready = await waitForRun({ feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices }, async () => {
-        const row = await this.runs.findVisible(runId, caller.tenant);
-        const pending = (row?.snapshot as { interrupt?: { nodeId?: string } } | undefined)?.interrupt;
-        return row && (pending?.nodeId === COUNCIL_NODE_ID || isTerminalRunStatus(row.status)) ? row : undefined;
-      });
+      const ready = await waitForRun(
+        { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices },
+        async () => {
+          const row = await this.runs.findVisible(runId, caller.tenant);
+          const pending = (row?.snapshot as { interrupt?: { nodeId?: string } } | undefined)?.interrupt;
+          return row && (pending?.nodeId === COUNCIL_NODE_ID || isTerminalRunStatus(row.status))
+            ? row
+            : undefined;
+        },
+      );
       if (!ready) {
-        throw new ApiError('unavailable', `Conversation ${conversationId} did not open within ${READ_YOUR_WRITES_MS} ms; opening it again is safe.`, { conversationId, runId }, 1);
+        throw new ApiError(
+          'unavailable',
+          `Conversation ${conversationId} did not open within ${READ_YOUR_WRITES_MS} ms; opening it again is safe.`,
+          { conversationId, runId },
+          1,
+        );
       }
     } finally {
       notices.close();
@@ -91,16 +120,33 @@ export class MultiPartySeamHandler {
     if (!(await this.runs.findVisible(runId, caller.tenant))) {
       throw ApiError.notFound(`No conversation ${conversationId} was opened for this tenant.`);
     }
-    const result = await this.resolve.handle(runId, COUNCIL_NODE_ID, { operation: 'exchange', turn }, 'api', caller);
-    return { accepted: true, conversationId, runId, ...(result.turnIndex !== undefined ? { turnIndex: result.turnIndex } : {}) };
+    const result = await this.resolve.handle(
+      runId,
+      COUNCIL_NODE_ID,
+      { operation: 'exchange', turn },
+      'api',
+      caller,
+    );
+    return {
+      accepted: true,
+      conversationId,
+      runId,
+      ...(result.turnIndex !== undefined ? { turnIndex: result.turnIndex } : {}),
+    };
   }
 
   /** `workflow.register` of the council's definition (idempotent: same roster, same definition). */
   private async register(definition: Record<string, unknown>, caller: Caller): Promise<void> {
     const bounds = workflowLimitProblems(definition);
-    if (bounds.length > 0) throw ApiError.validation('The roster is outside the host limits.', bounds.map(toRequestPath));
+    if (bounds.length > 0)
+      throw ApiError.validation('The roster is outside the host limits.', bounds.map(toRequestPath));
     const key = String(definition.id);
-    const command: RegisterWorkflowCommand = this.commands.envelope('workflow.register', key, { definition }, caller);
+    const command: RegisterWorkflowCommand = this.commands.envelope(
+      'workflow.register',
+      key,
+      { definition },
+      caller,
+    );
     try {
       await this.commands.send<{ workflowId: string }>(Topics.engineCommands, key, command);
     } catch (error) {
@@ -109,7 +155,12 @@ export class MultiPartySeamHandler {
   }
 
   /** Starts the council's run; a run already there is this conversation when it runs the same roster. */
-  private async start(runId: string, workflowId: string, conversationId: string, caller: Caller): Promise<void> {
+  private async start(
+    runId: string,
+    workflowId: string,
+    conversationId: string,
+    caller: Caller,
+  ): Promise<void> {
     try {
       await this.createRun.handle({ workflowId }, caller, runId);
     } catch (error) {
@@ -117,9 +168,11 @@ export class MultiPartySeamHandler {
       const row = await this.runs.findVisible(runId, caller.tenant);
       if (!row) throw error;
       if ((row.snapshot as { workflowId?: string }).workflowId !== workflowId) {
-        throw ApiError.validation(`Conversation ${conversationId} is already open with another roster.`, [
-          { path: '/participants', message: 'differs from the roster the conversation was opened with' },
-        ], { reason: 'conversation_already_open', conversationId });
+        throw ApiError.validation(
+          `Conversation ${conversationId} is already open with another roster.`,
+          [{ path: '/participants', message: 'differs from the roster the conversation was opened with' }],
+          { reason: 'conversation_already_open', conversationId },
+        );
       }
     }
   }
@@ -132,7 +185,9 @@ function toRequestPath(e: FieldError): FieldError {
 /** The engine's refusal of the council definition, its field paths pointing into the request. */
 function rebased(error: DomainError): DomainError {
   const details = error.details ?? {};
-  const errors = Array.isArray(details.errors) ? (details.errors as FieldError[]).map(toRequestPath) : undefined;
+  const errors = Array.isArray(details.errors)
+    ? (details.errors as FieldError[]).map(toRequestPath)
+    : undefined;
   const field = typeof details.field === 'string' ? requestPathOf(details.field) : undefined;
   const { nodeId: _node, offendingTypeId: _type, ...rest } = details;
   return new ApiError('validation_error', error.message.replace(/node council /, 'the roster '), {
@@ -144,7 +199,9 @@ function rebased(error: DomainError): DomainError {
 
 function requireObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw ApiError.validation('The body must be a JSON object.', [{ path: '', message: 'must be an object' }]);
+    throw ApiError.validation('The body must be a JSON object.', [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   return body as Record<string, unknown>;
 }
@@ -158,13 +215,21 @@ function conversationIdOf(value: Record<string, unknown>, errors: FieldError[]):
   return conversationId;
 }
 
-function parseOpen(body: unknown): { conversationId: string; participants: unknown[]; maxParticipants?: number } {
+function parseOpen(body: unknown): {
+  conversationId: string;
+  participants: unknown[];
+  maxParticipants?: number;
+} {
   const value = requireObject(body);
   const errors: FieldError[] = [];
   const conversationId = conversationIdOf(value, errors);
-  if (!Array.isArray(value.participants)) errors.push({ path: '/participants', message: 'must be an array of AgentRef ({agentId, name?})' });
+  if (!Array.isArray(value.participants))
+    errors.push({ path: '/participants', message: 'must be an array of AgentRef ({agentId, name?})' });
   const { maxParticipants } = value;
-  if (maxParticipants !== undefined && (!Number.isInteger(maxParticipants) || (maxParticipants as number) < 1)) {
+  if (
+    maxParticipants !== undefined &&
+    (!Number.isInteger(maxParticipants) || (maxParticipants as number) < 1)
+  ) {
     errors.push({ path: '/maxParticipants', message: 'must be a positive integer' });
   }
   if (errors.length) throw ApiError.validation('Invalid multi-party open request.', errors);
@@ -180,7 +245,8 @@ function parseExchange(body: unknown): { conversationId: string; turn: Record<st
   const errors: FieldError[] = [];
   const conversationId = conversationIdOf(value, errors);
   const { turn } = value;
-  if (typeof turn !== 'object' || turn === null || Array.isArray(turn)) errors.push({ path: '/turn', message: 'must be a ConversationTurn object' });
+  if (typeof turn !== 'object' || turn === null || Array.isArray(turn))
+    errors.push({ path: '/turn', message: 'must be a ConversationTurn object' });
   if (errors.length) throw ApiError.validation('Invalid multi-party exchange request.', errors);
   return { conversationId, turn: turn as Record<string, unknown> };
 }

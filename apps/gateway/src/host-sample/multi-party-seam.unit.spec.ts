@@ -1,27 +1,50 @@
-import { conversationRefusal, validateWorkflowDefinition, withDefinitionDefaults, type WorkflowDefinition } from '@openwop/contracts';
+import {
+  conversationRefusal,
+  validateWorkflowDefinition,
+  withDefinitionDefaults,
+  type WorkflowDefinition,
+} from '@openwop/contracts';
 import { buildDiscoveryDocument } from '../discovery/discovery.document';
 import { servedGatewayRoutes } from '../discovery/gateway-routes.constants';
 import { buildOpenApiDocument } from '../discovery/openapi.document';
 import { councilRunId, councilWorkflow, requestPathOf, rosterOf } from './multi-party-seam.council';
 import { multiPartySeamEnabled } from './test-seams.config';
 
-const ROSTER = [{ agentId: 'host:advisor-cfo', name: 'CFO' }, { agentId: 'host:advisor-cmo' }, { agentId: 'host:advisor-cto' }];
-const SEAM = ['POST /v1/host/sample/conversation/multi-party/open', 'POST /v1/host/sample/conversation/multi-party/exchange'];
+const ROSTER = [
+  { agentId: 'host:advisor-cfo', name: 'CFO' },
+  { agentId: 'host:advisor-cmo' },
+  { agentId: 'host:advisor-cto' },
+];
+const SEAM = [
+  'POST /v1/host/sample/conversation/multi-party/open',
+  'POST /v1/host/sample/conversation/multi-party/exchange',
+];
 
 describe('the multi-party conversation seam (host-sample-test-seams.md)', () => {
   it('is off unless OPENWOP_TEST_SEAM_ENABLED=true, and off whenever multiPartyConversation is not advertised', () => {
     expect(multiPartySeamEnabled({})).toBe(false);
     expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'yes' })).toBe(false);
     expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'true' })).toBe(true);
-    expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'true', OPENWOP_MULTI_PARTY: 'off' })).toBe(false);
-    expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'true', OPENWOP_CONVERSATIONS: 'off' })).toBe(false);
+    expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'true', OPENWOP_MULTI_PARTY: 'off' })).toBe(
+      false,
+    );
+    expect(multiPartySeamEnabled({ OPENWOP_TEST_SEAM_ENABLED: 'true', OPENWOP_CONVERSATIONS: 'off' })).toBe(
+      false,
+    );
   });
 
   it('is listed in discovery and documented in OpenAPI exactly when it is served', () => {
     const listed = (on: boolean) =>
-      (buildDiscoveryDocument({ maxParticipants: 8 }, servedGatewayRoutes(on)).endpoints as { method: string; path: string }[]).map((e) => `${e.method} ${e.path}`);
+      (
+        buildDiscoveryDocument({ maxParticipants: 8 }, servedGatewayRoutes(on)).endpoints as {
+          method: string;
+          path: string;
+        }[]
+      ).map((e) => `${e.method} ${e.path}`);
     const documented = (on: boolean) =>
-      Object.entries((buildOpenApiDocument(servedGatewayRoutes(on)) as { paths: Record<string, object> }).paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+      Object.entries(
+        (buildOpenApiDocument(servedGatewayRoutes(on)) as { paths: Record<string, object> }).paths,
+      ).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(listed(true)).toEqual(expect.arrayContaining(SEAM));
     expect(documented(true)).toEqual(expect.arrayContaining(SEAM));
     for (const route of SEAM) {
@@ -42,7 +65,12 @@ describe('the multi-party conversation seam (host-sample-test-seams.md)', () => 
     const { id, definition } = councilWorkflow(rosterOf(ROSTER));
     const full = withDefinitionDefaults(definition) as WorkflowDefinition;
     expect(validateWorkflowDefinition(full)).toEqual([]);
-    expect(full.nodes).toEqual([expect.objectContaining({ typeId: 'core.conversationGate', config: expect.objectContaining({ participants: ROSTER }) })]);
+    expect(full.nodes).toEqual([
+      expect.objectContaining({
+        typeId: 'core.conversationGate',
+        config: expect.objectContaining({ participants: ROSTER }),
+      }),
+    ]);
     expect(councilWorkflow(rosterOf(ROSTER)).id).toBe(id);
     expect(councilWorkflow(rosterOf([...ROSTER].reverse())).id).not.toBe(id);
   });
@@ -50,14 +78,19 @@ describe('the multi-party conversation seam (host-sample-test-seams.md)', () => 
   it("leaves the roster's cap to the host's own refusal (validation_error, details.reason conversation_roster_exceeded)", () => {
     const nine = Array.from({ length: 9 }, (_v, i) => ({ agentId: `host:advisor-${i}` }));
     const { definition } = councilWorkflow(rosterOf(nine));
-    expect(conversationRefusal(withDefinitionDefaults(definition) as WorkflowDefinition, { maxParticipants: 8 })).toMatchObject({
+    expect(
+      conversationRefusal(withDefinitionDefaults(definition) as WorkflowDefinition, { maxParticipants: 8 }),
+    ).toMatchObject({
       code: 'validation_error',
       details: { reason: 'conversation_roster_exceeded', participants: 9, maxParticipants: 8 },
     });
   });
 
   it('keeps agentId and name of each member, and points refusals back at the request', () => {
-    expect(rosterOf([{ agentId: 'a', name: 'A', system_prompt: 'x' }, 'b'])).toEqual([{ agentId: 'a', name: 'A' }, 'b']);
+    expect(rosterOf([{ agentId: 'a', name: 'A', system_prompt: 'x' }, 'b'])).toEqual([
+      { agentId: 'a', name: 'A' },
+      'b',
+    ]);
     expect(requestPathOf('/nodes/0/config/participants/2/agentId')).toBe('/participants/2/agentId');
     expect(requestPathOf('/id')).toBe('/id');
   });

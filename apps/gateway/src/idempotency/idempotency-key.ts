@@ -32,10 +32,19 @@ export function parseIdempotencyKey(raw: string | readonly string[] | undefined)
   if (typeof raw !== 'string') return { kind: 'invalid', error: { path, message: 'must be sent once' } };
   if (raw.length === 0) return { kind: 'invalid', error: { path, message: 'must not be empty' } };
   if (raw.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    return { kind: 'invalid', error: { path, message: `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` } };
+    return {
+      kind: 'invalid',
+      error: { path, message: `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
+    };
   }
   if (!KEY_CHARACTERS.test(raw)) {
-    return { kind: 'invalid', error: { path, message: 'must be visible ASCII characters (no spaces or control characters); a UUID is conventional' } };
+    return {
+      kind: 'invalid',
+      error: {
+        path,
+        message: 'must be visible ASCII characters (no spaces or control characters); a UUID is conventional',
+      },
+    };
   }
   return { kind: 'valid', key: raw };
 }
@@ -46,7 +55,8 @@ export function parseIdempotencyKey(raw: string | readonly string[] | undefined)
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   const entries = Object.keys(value)
     .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort()

@@ -64,11 +64,20 @@ describe('canonicalJson', () => {
 });
 
 describe('requestDigest', () => {
-  const base = { endpoint: 'POST /v1/runs', params: {}, query: {}, body: { workflowId: 'w', inputs: { nonce: 'a' } } };
+  const base = {
+    endpoint: 'POST /v1/runs',
+    params: {},
+    query: {},
+    body: { workflowId: 'w', inputs: { nonce: 'a' } },
+  };
 
   it('is stable across key order and differs for another body', () => {
-    expect(requestDigest(base)).toBe(requestDigest({ ...base, body: { inputs: { nonce: 'a' }, workflowId: 'w' } }));
-    expect(requestDigest(base)).not.toBe(requestDigest({ ...base, body: { workflowId: 'w', inputs: { nonce: 'b' } } }));
+    expect(requestDigest(base)).toBe(
+      requestDigest({ ...base, body: { inputs: { nonce: 'a' }, workflowId: 'w' } }),
+    );
+    expect(requestDigest(base)).not.toBe(
+      requestDigest({ ...base, body: { workflowId: 'w', inputs: { nonce: 'b' } } }),
+    );
   });
 
   it('differs for another path parameter (the same key on two runs is a mismatch)', () => {
@@ -108,7 +117,11 @@ describe('outcome classes', () => {
 describe('withoutShownOnce', () => {
   it('drops the fields a route shows once and keeps the rest as it was', () => {
     const body = { webhookId: 'wh_1', secret: 'f'.repeat(64), secretFingerprint: 'a1b2c3d4', durable: false };
-    expect(withoutShownOnce(body, ['secret'])).toEqual({ webhookId: 'wh_1', secretFingerprint: 'a1b2c3d4', durable: false });
+    expect(withoutShownOnce(body, ['secret'])).toEqual({
+      webhookId: 'wh_1',
+      secretFingerprint: 'a1b2c3d4',
+      durable: false,
+    });
     expect(JSON.stringify(withoutShownOnce(body, ['secret']))).not.toContain('f'.repeat(64));
     expect(body.secret).toBe('f'.repeat(64)); // the first answer still carries it
   });

@@ -110,7 +110,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const endpoint = `${req.method} ${routePath(req)}`;
     const params = { ...(req.params as Record<string, string>) };
     const scope: IdempotencyScope = {
-      tenant: req.caller?.tenant ?? `anonymous:${createHash('sha256').update(JSON.stringify(params)).digest('hex')}`,
+      tenant:
+        req.caller?.tenant ??
+        `anonymous:${createHash('sha256').update(JSON.stringify(params)).digest('hex')}`,
       endpoint,
       keyDigest: keyDigest(parsed.key),
     };
@@ -118,7 +120,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const successStatus =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
-    const shownOnce = this.reflector.get<readonly string[] | undefined>(SHOWN_ONCE_FIELDS, context.getHandler()) ?? [];
+    const shownOnce =
+      this.reflector.get<readonly string[] | undefined>(SHOWN_ONCE_FIELDS, context.getHandler()) ?? [];
     return from(this.execute(scope, digest, { status: successStatus, shownOnce }, req, res, next));
   }
 
@@ -176,7 +179,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (isUnrecordedStatus(mapped.status)) {
         await this.quietly('release', () => releaseIdempotencyKey(this.dataSource, scope, owner));
       } else {
-        const state: SettledState = isRetryableStatus(mapped.status) ? 'retryable-failure' : 'terminal-failure';
+        const state: SettledState = isRetryableStatus(mapped.status)
+          ? 'retryable-failure'
+          : 'terminal-failure';
         await this.settle(scope, owner, state, {
           status: mapped.status,
           headers: mapped.headers,
@@ -195,10 +200,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return body;
   }
 
-  private async settle(scope: IdempotencyScope, owner: string, state: SettledState, response: StoredResponse): Promise<void> {
+  private async settle(
+    scope: IdempotencyScope,
+    owner: string,
+    state: SettledState,
+    response: StoredResponse,
+  ): Promise<void> {
     await this.quietly('record', async () => {
       if (!(await settleIdempotencyKey(this.dataSource, scope, owner, state, response))) {
-        this.logger.warn(`an Idempotency-Key claim on ${scope.endpoint} outlived its lease; its outcome was not recorded`);
+        this.logger.warn(
+          `an Idempotency-Key claim on ${scope.endpoint} outlived its lease; its outcome was not recorded`,
+        );
       }
     });
   }
@@ -211,7 +223,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       await write();
     } catch (error) {
-      this.logger.error(`could not ${what} an Idempotency-Key outcome: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(
+        `could not ${what} an Idempotency-Key outcome: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -16,9 +16,16 @@ import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
-import { ConversationReadRepository, type ConversationTurnView } from '../conversations/conversation-read.repository';
+import {
+  ConversationReadRepository,
+  type ConversationTurnView,
+} from '../conversations/conversation-read.repository';
 import { waitForRun } from '../runs/run-change.waiter';
-import { TokenLinkReadRepository, type InterruptAnswer, type LinkConversation } from './token-link-read.repository';
+import {
+  TokenLinkReadRepository,
+  type InterruptAnswer,
+  type LinkConversation,
+} from './token-link-read.repository';
 import { tokenRoutingKey, unverifiedClaims } from './token-routing-key.parser';
 
 const READ_YOUR_WRITES_MS = 5_000;
@@ -97,7 +104,12 @@ export class InterruptTokenHandler {
    */
   async resolve(token: string, resumeValue: unknown): Promise<ResolveInterruptResult> {
     const runId = tokenRoutingKey(token);
-    const authorize: AuthorizeTokenCommand = this.commands.envelope('token.authorize', runId, { token }, TOKEN_BEARER);
+    const authorize: AuthorizeTokenCommand = this.commands.envelope(
+      'token.authorize',
+      runId,
+      { token },
+      TOKEN_BEARER,
+    );
     const granted = await this.commands.send<AuthorizeTokenResult>(Topics.tokenCommands, runId, authorize);
     const principal = `token:${granted.kid}`;
     const command: ResolveInterruptCommand = this.commands.envelope(
@@ -114,11 +126,16 @@ export class InterruptTokenHandler {
     );
     let result: ResolveInterruptResult;
     try {
-      result = await this.commands.send<ResolveInterruptResult>(Topics.interruptCommands, granted.runId, command);
+      result = await this.commands.send<ResolveInterruptResult>(
+        Topics.interruptCommands,
+        granted.runId,
+        command,
+      );
     } catch (error) {
       // An interrupt service of the release before RFC 0213's 409 (a rolling upgrade) still says
       // `interrupt_cancelled`; on the token surface an invalidated token is 409 all the same.
-      if (error instanceof DomainError && error.code === 'interrupt_cancelled') throw invalidatedToken(granted.interruptId);
+      if (error instanceof DomainError && error.code === 'interrupt_cancelled')
+        throw invalidatedToken(granted.interruptId);
       throw error;
     }
     if (result.status === 'resolved') {
@@ -140,9 +157,12 @@ export class InterruptTokenHandler {
    */
   async transcript(token: string, after: number, limit: number): Promise<LinkTranscript> {
     const interrupt = await this.inspect(token);
-    const conversationId = (interrupt.data as { conversationId?: unknown } | null | undefined)?.conversationId;
+    const conversationId = (interrupt.data as { conversationId?: unknown } | null | undefined)
+      ?.conversationId;
     const conversation =
-      typeof conversationId === 'string' ? await this.links.conversation(interrupt.runId, conversationId) : undefined;
+      typeof conversationId === 'string'
+        ? await this.links.conversation(interrupt.runId, conversationId)
+        : undefined;
     if (!conversation) throw ApiError.notFound('The interrupt this link names holds no conversation.');
     const read = await this.conversations.turnsAfter(conversation.conversationId, after, limit + 1);
     const turns = read.slice(0, limit);

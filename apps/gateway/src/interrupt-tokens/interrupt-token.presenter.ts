@@ -43,10 +43,25 @@ export class InterruptTokenPresenter {
    * the broker is unreachable. A token is a convenience of the snapshot: the snapshot is still
    * served, and the run is still answered through the API.
    */
-  private async mint(runId: string, interruptId: string, reader: Caller): Promise<MintTokensResult['tokens']> {
-    const command: MintTokensCommand = this.commands.envelope('token.mint', runId, { runId, interruptId }, reader);
+  private async mint(
+    runId: string,
+    interruptId: string,
+    reader: Caller,
+  ): Promise<MintTokensResult['tokens']> {
+    const command: MintTokensCommand = this.commands.envelope(
+      'token.mint',
+      runId,
+      { runId, interruptId },
+      reader,
+    );
     try {
-      const result = await this.commands.send<MintTokensResult>(Topics.tokenCommands, runId, command, undefined, MINT_WAIT_MS);
+      const result = await this.commands.send<MintTokensResult>(
+        Topics.tokenCommands,
+        runId,
+        command,
+        undefined,
+        MINT_WAIT_MS,
+      );
       return result.tokens;
     } catch (error) {
       // A refusal, or `unavailable` (an ApiError, a DomainError too) when no answer came in time.

@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, StreamableFile, UseFilters } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseFilters,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -36,7 +48,9 @@ import { TokenRouteErrorFilter } from './token-route-error.filter';
 @ApiTags('interrupts')
 @Public()
 @UseFilters(TokenRouteErrorFilter)
-@ApiBadRequestResponse({ description: 'The resolve body is not a JSON object or its value is refused (`validation_error`).' })
+@ApiBadRequestResponse({
+  description: 'The resolve body is not a JSON object or its value is refused (`validation_error`).',
+})
 @ApiNotFoundResponse({
   description:
     'Any token that does not verify (malformed, forged, of an unknown key) or names no interrupt (`interrupt_not_found`): one answer for all.',
@@ -75,7 +89,9 @@ export class InterruptTokensController {
 
   /** The live transcript of the conversation the token's interrupt holds (read-only, the signed-link page's). */
   @Get('/v1/interrupts/:token/conversation')
-  @ApiOkResponse({ description: '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`.' })
+  @ApiOkResponse({
+    description: '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`.',
+  })
   transcript(
     @Param('token') token: string,
     @Query(createQueryValidationPipe()) query: GetConversationQueryDto,
@@ -85,7 +101,10 @@ export class InterruptTokensController {
 
   /** Where the token's interrupt stands: pending, answered (the link is used up) or its run ended. */
   @Get('/v1/interrupts/:token/outcome')
-  @ApiOkResponse({ description: '`{state: pending|answered|run-ended, runId, nodeId, interruptId, expiresAt, intent, runStatus, answer?}`.' })
+  @ApiOkResponse({
+    description:
+      '`{state: pending|answered|run-ended, runId, nodeId, interruptId, expiresAt, intent, runStatus, answer?}`.',
+  })
   outcome(@Param('token') token: string): Promise<LinkOutcome> {
     return this.handler.outcome(token);
   }
@@ -97,7 +116,11 @@ export class InterruptTokensController {
       '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).',
   })
   @ApiForbiddenResponse({ description: 'An inspect-only token cannot resolve (`forbidden`).' })
-  resolve(@Param('token') token: string, @Body() body: unknown, @RequestMajor() major: ProtocolMajor): Promise<ResolveInterruptResult> {
+  resolve(
+    @Param('token') token: string,
+    @Body() body: unknown,
+    @RequestMajor() major: ProtocolMajor,
+  ): Promise<ResolveInterruptResult> {
     // Under major 2 (`POST /interrupts/{token}`) the body is the closed `{resumeValue}`.
     const { resumeValue } = resolveBodyOf(body, major);
     assertResumeValueWithinLimits(resumeValue);

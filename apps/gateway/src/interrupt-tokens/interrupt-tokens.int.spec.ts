@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { assertErrorEnvelope, Topics, type CommandEnvelope, type CommandReply, type MintTokensResult } from '@openwop/contracts';
+import {
+  assertErrorEnvelope,
+  Topics,
+  type CommandEnvelope,
+  type CommandReply,
+  type MintTokensResult,
+} from '@openwop/contracts';
 import type { IncomingMessage } from '@openwop/platform-bus';
 import { readHostConfig, rootModule, startPlatform, type Platform } from '@openwop/platform-nest';
 import { createTestDatabase, type TestDatabase } from '@openwop/testing';
@@ -36,11 +42,16 @@ const savedKeys = process.env.WOP_API_KEYS;
 
 /** Answers `token.mint` from {@link mintable}; a token command by the token's `tag`: `ok`, or the error code to refuse with. */
 async function fakeTokenService(message: IncomingMessage): Promise<CommandReply> {
-  const command = message.value as CommandEnvelope<string, { token: string; resumeValue?: unknown; runId: string }>;
+  const command = message.value as CommandEnvelope<
+    string,
+    { token: string; resumeValue?: unknown; runId: string }
+  >;
   received.push({ key: message.key, command });
   if (command.type === 'token.mint') {
     const answer = mintable.get(command.data.runId) ?? {};
-    return typeof answer === 'string' ? { ok: false, error: { code: answer, message: `refused: ${answer}` } } : { ok: true, data: answer };
+    return typeof answer === 'string'
+      ? { ok: false, error: { code: answer, message: `refused: ${answer}` } }
+      : { ok: true, data: answer };
   }
   const [payload] = command.data.token.split('.');
   const { tag, runId, kind } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as {
@@ -63,11 +74,24 @@ async function fakeTokenService(message: IncomingMessage): Promise<CommandReply>
           expiresAt: '2099-01-01T00:00:00.000Z',
         },
       }
-    : { ok: true, data: { runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, tenant: 't1', kid: 'k1', expiresAt: '2099-01-01T00:00:00.000Z' } };
+    : {
+        ok: true,
+        data: {
+          runId,
+          nodeId: 'gate',
+          interruptId: `${runId}:gate:0`,
+          tenant: 't1',
+          kid: 'k1',
+          expiresAt: '2099-01-01T00:00:00.000Z',
+        },
+      };
 }
 
 async function fakeInterruptService(message: IncomingMessage): Promise<CommandReply> {
-  const command = message.value as CommandEnvelope<string, { runId: string; nodeId: string; interruptId: string }>;
+  const command = message.value as CommandEnvelope<
+    string,
+    { runId: string; nodeId: string; interruptId: string }
+  >;
   received.push({ key: message.key, command });
   const code = interruptVerdicts.get(command.data.runId);
   if (code) return { ok: false, error: { code, message: `refused: ${code}`, details: { why: code } } };
@@ -81,7 +105,8 @@ async function call(
   options: { body?: unknown; raw?: string; auth?: boolean | string } = {},
 ) {
   const headers: Record<string, string> = {};
-  if (options.auth) headers.authorization = `Bearer ${typeof options.auth === 'string' ? options.auth : API_KEY}`;
+  if (options.auth)
+    headers.authorization = `Bearer ${typeof options.auth === 'string' ? options.auth : API_KEY}`;
   const body = options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
@@ -182,7 +207,13 @@ describe('/v1/interrupts/{token} (no API key)', () => {
         type: 'interrupt.resolve',
         // The run's owner, as the token service named it; the link's key is its principal and key id.
         actor: { tenant: 't1', principal: 'token:k1', keyId: 'token:k1' },
-        data: { runId: 'run-b', nodeId: 'gate', interruptId: 'run-b:gate:0', via: 'token', resumeValue: { action: 'accept' } },
+        data: {
+          runId: 'run-b',
+          nodeId: 'gate',
+          interruptId: 'run-b:gate:0',
+          via: 'token',
+          resumeValue: { action: 'accept' },
+        },
       }),
     };
     expect(received).toEqual([authorize, resolve, authorize, resolve]);
@@ -195,18 +226,26 @@ describe('/v1/interrupts/{token} (no API key)', () => {
     const mismatch = await call('POST', `/v1/interrupts/${tokenFor('run-b2', 'ok')}`, { body: {} });
     expect({ status: mismatch.status, json: mismatch.json }).toEqual({
       status: 422,
-      json: expect.objectContaining({ error: 'correlation_mismatch', details: { why: 'correlation_mismatch' } }),
+      json: expect.objectContaining({
+        error: 'correlation_mismatch',
+        details: { why: 'correlation_mismatch' },
+      }),
     });
     const cancelled = await call('POST', `/v1/interrupts/${tokenFor('run-b3', 'ok')}`, { body: {} });
     expect({ status: cancelled.status, json: cancelled.json }).toEqual({
       status: 409,
-      json: expect.objectContaining({ error: 'interrupt_already_resolved', details: { interruptId: 'run-b3:gate:0' } }),
+      json: expect.objectContaining({
+        error: 'interrupt_already_resolved',
+        details: { interruptId: 'run-b3:gate:0' },
+      }),
     });
     assertErrorEnvelope(cancelled.json);
   });
 
   it('a refused token.authorize sends nothing to the interrupt service', async () => {
-    expect((await call('POST', `/v1/interrupts/${tokenFor('run-b4', 'forbidden')}`, { body: {} })).status).toBe(403);
+    expect(
+      (await call('POST', `/v1/interrupts/${tokenFor('run-b4', 'forbidden')}`, { body: {} })).status,
+    ).toBe(403);
     expect(received.map((r) => r.command.type)).toEqual(['token.authorize']);
   });
 
@@ -280,7 +319,13 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
         runId,
         tokens.invalidated
           ? {}
-          : { tokens: { resolveToken: `RES-${runId}.mac`, inspectToken: `INS-${runId}.mac`, expiresAt: tokens.expiresAt ?? future } },
+          : {
+              tokens: {
+                resolveToken: `RES-${runId}.mac`,
+                inspectToken: `INS-${runId}.mac`,
+                expiresAt: tokens.expiresAt ?? future,
+              },
+            },
       );
     }
     const snapshot = {
@@ -313,7 +358,13 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
     const res = await call('GET', '/v1/runs/run-snap-1', { auth: RESOLVER_KEY });
     // Minted on demand by the token service for the interrupt the snapshot shows pending.
     expect(received).toEqual([
-      { key: 'run-snap-1', command: expect.objectContaining({ type: 'token.mint', data: { runId: 'run-snap-1', interruptId: 'run-snap-1:gate:0' } }) },
+      {
+        key: 'run-snap-1',
+        command: expect.objectContaining({
+          type: 'token.mint',
+          data: { runId: 'run-snap-1', interruptId: 'run-snap-1:gate:0' },
+        }),
+      },
     ]);
     expect(res.json.interrupt).toMatchObject({
       interruptId: 'run-snap-1:gate:0',
@@ -348,7 +399,11 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
     await seedRun('run-snap-5', { invalidated: false, expiresAt });
     for (const key of [RESOLVER_KEY, API_KEY]) {
       const res = await call('GET', '/v1/runs/run-snap-5', { auth: key });
-      expect(res.json.interrupt).toMatchObject({ interruptId: 'run-snap-5:gate:0', tokenExpired: true, tokenExpiresAt: expiresAt });
+      expect(res.json.interrupt).toMatchObject({
+        interruptId: 'run-snap-5:gate:0',
+        tokenExpired: true,
+        tokenExpiresAt: expiresAt,
+      });
       expect(JSON.stringify(res.json)).not.toContain('run-snap-5.mac');
     }
   });
@@ -381,10 +436,12 @@ describe('GET /v1/runs/{runId} shows the signed tokens on the pending interrupt'
 });
 
 describe('the signed-link page (a browser) and its token-verified reads', () => {
-  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+  const BROWSER_ACCEPT =
+    'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
   const claims = (runId: string, tag: string, extra: Record<string, string> = {}) =>
     `${b64({ v: 1, alg: 'HS256', kid: 'k1', runId, nodeId: 'gate', interruptId: `${runId}:gate:0`, expiresAt: '2099-01-01T00:00:00.000Z', intent: 'resolve', tag, ...extra })}.${Buffer.alloc(32, 1).toString('base64url')}`;
-  const get = (path: string, accept?: string) => fetch(`${base}${path}`, accept === undefined ? {} : { headers: { accept } });
+  const get = (path: string, accept?: string) =>
+    fetch(`${base}${path}`, accept === undefined ? {} : { headers: { accept } });
 
   async function seedRun(runId: string, status: string) {
     await platform.dataSource.query(
@@ -395,7 +452,14 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
   }
 
   async function seedResolved(runId: string, payload: Record<string, unknown>) {
-    const doc = { eventId: `${runId}-7`, runId, sequence: 7, type: 'interrupt.resolved', nodeId: 'gate', payload: { interruptId: `${runId}:gate:0`, ...payload } };
+    const doc = {
+      eventId: `${runId}-7`,
+      runId,
+      sequence: 7,
+      type: 'interrupt.resolved',
+      nodeId: 'gate',
+      payload: { interruptId: `${runId}:gate:0`, ...payload },
+    };
     await platform.dataSource.query(
       `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ($1, $2, 7, 'interrupt.resolved', 'gate', $3)`,
       [doc.eventId, runId, JSON.stringify(doc)],
@@ -425,14 +489,21 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     const token = tokenFor('run-p2', 'ok');
     for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5']) {
       const res = await get(`/v1/interrupts/${token}`, accept);
-      expect({ accept, status: res.status, type: res.headers.get('content-type'), vary: res.headers.get('vary') }).toEqual({
+      expect({
+        accept,
+        status: res.status,
+        type: res.headers.get('content-type'),
+        vary: res.headers.get('vary'),
+      }).toEqual({
         accept,
         status: 200,
         type: 'application/json; charset=utf-8',
         vary: 'Accept, OpenWOP-Version',
       });
       expect(res.headers.get('openwop-version')).toBe('1.0');
-      expect(await res.json()).toEqual(expect.objectContaining({ runId: 'run-p2', kind: 'approval', intent: 'resolve' }));
+      expect(await res.json()).toEqual(
+        expect.objectContaining({ runId: 'run-p2', kind: 'approval', intent: 'resolve' }),
+      );
     }
     // A refusal is still the envelope for a JSON client.
     const refused = await get(`/v1/interrupts/${tokenFor('run-p2', 'interrupt_expired')}`, '*/*');
@@ -446,7 +517,8 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('referrer-policy')).toBe('no-referrer');
-    for (const name of ['index.html', '..%2Fpackage.json', 'nope.js']) expect((await get(`/link/assets/${name}`)).status).toBe(404);
+    for (const name of ['index.html', '..%2Fpackage.json', 'nope.js'])
+      expect((await get(`/link/assets/${name}`)).status).toBe(404);
   });
 
   it('outcome: pending while the token works, with the run status', async () => {
@@ -454,14 +526,31 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     const res = await call('GET', `/v1/interrupts/${tokenFor('run-o1', 'ok')}/outcome`);
     expect(res).toEqual({
       status: 200,
-      json: { state: 'pending', runId: 'run-o1', nodeId: 'gate', interruptId: 'run-o1:gate:0', expiresAt: '2099-01-01T00:00:00.000Z', intent: 'resolve', runStatus: 'waiting-approval' },
+      json: {
+        state: 'pending',
+        runId: 'run-o1',
+        nodeId: 'gate',
+        interruptId: 'run-o1:gate:0',
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        intent: 'resolve',
+        runStatus: 'waiting-approval',
+      },
     });
   });
 
   it('outcome: answered (from the log) or run-ended once the token service says the token is used up', async () => {
     await seedRun('run-o2', 'completed');
-    await seedResolved('run-o2', { outcome: 'resolved', action: 'accept', resolvedAt: '2026-01-01T00:01:00.000Z', resumeValue: { action: 'accept', feedback: 'secret note' }, resolvedBy: 'key-t1' });
-    const answered = await call('GET', `/v1/interrupts/${claims('run-o2', 'interrupt_already_resolved')}/outcome`);
+    await seedResolved('run-o2', {
+      outcome: 'resolved',
+      action: 'accept',
+      resolvedAt: '2026-01-01T00:01:00.000Z',
+      resumeValue: { action: 'accept', feedback: 'secret note' },
+      resolvedBy: 'key-t1',
+    });
+    const answered = await call(
+      'GET',
+      `/v1/interrupts/${claims('run-o2', 'interrupt_already_resolved')}/outcome`,
+    );
     expect(answered).toEqual({
       status: 200,
       json: expect.objectContaining({
@@ -476,13 +565,19 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     expect(JSON.stringify(answered.json)).not.toMatch(/secret note|key-t1|"tag"/);
 
     await seedRun('run-o3', 'cancelled');
-    const ended = await call('GET', `/v1/interrupts/${claims('run-o3', 'interrupt_already_resolved')}/outcome`);
+    const ended = await call(
+      'GET',
+      `/v1/interrupts/${claims('run-o3', 'interrupt_already_resolved')}/outcome`,
+    );
     expect(ended.json).toEqual(expect.objectContaining({ state: 'run-ended', runStatus: 'cancelled' }));
     expect(ended.json).not.toHaveProperty('answer');
 
     // Used up while the run still goes on: answered, though the event is not projected yet.
     await seedRun('run-o4', 'running');
-    const racing = await call('GET', `/v1/interrupts/${claims('run-o4', 'interrupt_already_resolved')}/outcome`);
+    const racing = await call(
+      'GET',
+      `/v1/interrupts/${claims('run-o4', 'interrupt_already_resolved')}/outcome`,
+    );
     expect(racing.json).toEqual(expect.objectContaining({ state: 'answered', runStatus: 'running' }));
   });
 
@@ -500,7 +595,11 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
       `INSERT INTO conversations (conversation_id, run_id, node_id, tenant, status, turn_count, opened_at, last_sequence)
        VALUES ('run-t1:talk:0', 'run-t1', 'talk', 't1', 'open', 3, '2026-01-01T00:00:00.000Z', 5)`,
     );
-    for (const [i, role, content] of [[0, 'system', 'Plan a trip'], [1, 'agent', 'Where to?'], [2, 'user', 'Lisbon']] as const) {
+    for (const [i, role, content] of [
+      [0, 'system', 'Plan a trip'],
+      [1, 'agent', 'Where to?'],
+      [2, 'user', 'Lisbon'],
+    ] as const) {
       await platform.dataSource.query(
         `INSERT INTO conversation_turns (conversation_id, turn_index, message_id, run_id, role, from_id, content, ts)
          VALUES ('run-t1:talk:0', $1, $2, 'run-t1', $3, $3, $4, 1767225600000)`,
@@ -510,15 +609,27 @@ describe('the signed-link page (a browser) and its token-verified reads', () => 
     const token = claimsWithKind('run-t1', 'conversation.exchange');
     const all = await call('GET', `/v1/interrupts/${token}/conversation`);
     expect(all.status).toBe(200);
-    expect(all.json).toMatchObject({ conversationId: 'run-t1:talk:0', nodeId: 'talk', status: 'open', turnCount: 3 });
-    expect((all.json.turns as { content: string }[]).map((t) => t.content)).toEqual(['Plan a trip', 'Where to?', 'Lisbon']);
+    expect(all.json).toMatchObject({
+      conversationId: 'run-t1:talk:0',
+      nodeId: 'talk',
+      status: 'open',
+      turnCount: 3,
+    });
+    expect((all.json.turns as { content: string }[]).map((t) => t.content)).toEqual([
+      'Plan a trip',
+      'Where to?',
+      'Lisbon',
+    ]);
     const page = await call('GET', `/v1/interrupts/${token}/conversation?after=0&limit=1`);
     expect(page.json).toMatchObject({ turns: [{ turnIndex: 1, content: 'Where to?' }], nextCursor: 1 });
     expect((await call('GET', `/v1/interrupts/${token}/conversation?after=x`)).status).toBe(400);
 
     const none = await call('GET', `/v1/interrupts/${tokenFor('run-t2', 'ok')}/conversation`);
     expect({ status: none.status, error: none.json.error }).toEqual({ status: 404, error: 'not_found' });
-    const used = await call('GET', `/v1/interrupts/${tokenFor('run-t1', 'interrupt_already_resolved')}/conversation`);
+    const used = await call(
+      'GET',
+      `/v1/interrupts/${tokenFor('run-t1', 'interrupt_already_resolved')}/conversation`,
+    );
     expect(used.status).toBe(409);
   });
 

@@ -30,7 +30,13 @@ describe('tokenAuthorityOf', () => {
 
 describe('withInterruptTokens', () => {
   it('resolve authority: interruptToken, callbackUrl, inspectToken, inspectUrl and tokenExpiresAt', () => {
-    expect(withInterruptTokens(snapshot, tokens, { authority: 'resolve', publicUrl: 'http://host:8080/', now: before })).toEqual({
+    expect(
+      withInterruptTokens(snapshot, tokens, {
+        authority: 'resolve',
+        publicUrl: 'http://host:8080/',
+        now: before,
+      }),
+    ).toEqual({
       ...snapshot,
       interrupt: {
         ...snapshot.interrupt,
@@ -42,7 +48,11 @@ describe('withInterruptTokens', () => {
   });
 
   it('inspect authority: the inspect-only token and link, nothing that resolves', () => {
-    const shown = withInterruptTokens(snapshot, tokens, { authority: 'inspect', publicUrl: 'http://host:8080', now: before });
+    const shown = withInterruptTokens(snapshot, tokens, {
+      authority: 'inspect',
+      publicUrl: 'http://host:8080',
+      now: before,
+    });
     expect(shown).toEqual({ ...snapshot, interrupt: { ...snapshot.interrupt, ...inspectFields } });
     expect(JSON.stringify(shown)).not.toContain('RES.mac');
   });

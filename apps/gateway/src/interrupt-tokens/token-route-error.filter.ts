@@ -21,7 +21,11 @@ export class TokenRouteErrorFilter implements ExceptionFilter {
       /^(\/v1\/interrupts\/)([^/]+)/,
       (_m, prefix: string, token: string) => prefix + redactToken(token),
     );
-    const mapped = toErrorResponse(exception, { method: request.method, path, major: requestMajorOf(request) });
+    const mapped = toErrorResponse(exception, {
+      method: request.method,
+      path,
+      major: requestMajorOf(request),
+    });
     if (mapped.internal) {
       const { correlationId, cause } = mapped.internal;
       const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);

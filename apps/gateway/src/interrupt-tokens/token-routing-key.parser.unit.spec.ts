@@ -29,14 +29,19 @@ describe('tokenRoutingKey (unverified, routing only)', () => {
     ['null', `${b64(null)}.${mac}`],
     ['too long', `${'a'.repeat(5000)}.${mac}`],
     ['an opaque tok_ string', `tok_${Buffer.alloc(32, 9).toString('base64url')}`],
-  ])('%s is 404 interrupt_not_found (as any token that does not verify), without echoing the token', (_w, token) => {
-    expect(code(() => tokenRoutingKey(token))).toBe('interrupt_not_found');
-    try {
-      tokenRoutingKey(token);
-    } catch (e) {
-      expect(JSON.stringify({ m: (e as Error).message, d: (e as DomainError).details })).not.toContain(token);
-    }
-  });
+  ])(
+    '%s is 404 interrupt_not_found (as any token that does not verify), without echoing the token',
+    (_w, token) => {
+      expect(code(() => tokenRoutingKey(token))).toBe('interrupt_not_found');
+      try {
+        tokenRoutingKey(token);
+      } catch (e) {
+        expect(JSON.stringify({ m: (e as Error).message, d: (e as DomainError).details })).not.toContain(
+          token,
+        );
+      }
+    },
+  );
 
   it('redactToken keeps 8 characters', () => {
     expect(redactToken('abcdefghijklmnop')).toBe('abcdefgh…');

@@ -3,7 +3,10 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ConversationReadRepository, type ConversationSummary } from '../conversations/conversation-read.repository';
+import {
+  ConversationReadRepository,
+  type ConversationSummary,
+} from '../conversations/conversation-read.repository';
 import { RunReadRepository } from '../runs/run-read.repository';
 
 /** `GET /v1/runs/{runId}/conversations`: the run's conversations (RFC 0005), from the projection. */
@@ -22,7 +25,10 @@ export class ListConversationsController {
       '`{conversations: [{conversationId, nodeId, status: open|closed, turnCount, openedAt, closedAt?, participants?, outcome?}]}`, in the order they were opened.',
   })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  async list(@Param('runId') runId: string, @CurrentCaller() caller: Caller): Promise<{ conversations: ConversationSummary[] }> {
+  async list(
+    @Param('runId') runId: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<{ conversations: ConversationSummary[] }> {
     await this.runs.requireVisible(runId, caller.tenant);
     return { conversations: await this.conversations.listForRun(runId, caller.tenant) };
   }

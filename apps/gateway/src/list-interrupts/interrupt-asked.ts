@@ -13,7 +13,9 @@ function text(value: unknown): string | undefined {
 }
 
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 /**
@@ -31,7 +33,10 @@ export function askedOf(kind: string, data: unknown, nodeId: string): Asked {
   });
   if (kind === 'approval') {
     const artifact = text(d.artifactType);
-    return { title: text(d.title) ?? fallback, ...opt(text(d.description), artifact ? `Approve ${artifact}` : undefined) };
+    return {
+      title: text(d.title) ?? fallback,
+      ...opt(text(d.description), artifact ? `Approve ${artifact}` : undefined),
+    };
   }
   if (kind === 'clarification') {
     const questions = Array.isArray(d.questions) ? d.questions.map(record) : [];

@@ -2,7 +2,9 @@ import { askedOf } from './interrupt-asked';
 
 describe('askedOf: what an inbox row asks', () => {
   it('says an approval by its title and description', () => {
-    expect(askedOf('approval', { title: 'Publish?', description: 'The Q3 post', artifactType: 'doc' }, 'gate')).toEqual({
+    expect(
+      askedOf('approval', { title: 'Publish?', description: 'The Q3 post', artifactType: 'doc' }, 'gate'),
+    ).toEqual({
       title: 'Publish?',
       question: 'The Q3 post',
       summary: 'Approve doc',
@@ -10,7 +12,9 @@ describe('askedOf: what an inbox row asks', () => {
   });
 
   it('lists the questions of a clarification and counts them', () => {
-    expect(askedOf('clarification', { questions: [{ id: 'q1', question: 'Which region?' }, { id: 'q2' }] }, 'ask')).toEqual({
+    expect(
+      askedOf('clarification', { questions: [{ id: 'q1', question: 'Which region?' }, { id: 'q2' }] }, 'ask'),
+    ).toEqual({
       title: 'Clarification',
       question: 'Which region? · q2',
       summary: '2 questions',
@@ -18,7 +22,9 @@ describe('askedOf: what an inbox row asks', () => {
   });
 
   it('names the event an external-event waits for', () => {
-    expect(askedOf('external-event', { eventType: 'payment.settled' }, 'wait').title).toBe('Waits for payment.settled');
+    expect(askedOf('external-event', { eventType: 'payment.settled' }, 'wait').title).toBe(
+      'Waits for payment.settled',
+    );
   });
 
   it('falls back to the kind and node, and cuts long text', () => {

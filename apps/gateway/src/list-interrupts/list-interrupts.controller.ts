@@ -83,7 +83,9 @@ export class ListInterruptsController {
     if (q.cursor) {
       const { at, id } = decodeKeysetCursor(q.cursor);
       params.push(at, id);
-      where.push(`(p.requested_at, p.interrupt_id) ${oldestFirst ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
+      where.push(
+        `(p.requested_at, p.interrupt_id) ${oldestFirst ? '>' : '<'} ($${params.length - 1}, $${params.length})`,
+      );
     }
     params.push(limit + 1);
     const order = oldestFirst ? 'ASC' : 'DESC';
@@ -99,7 +101,10 @@ export class ListInterruptsController {
     const last = page[page.length - 1];
     return {
       interrupts: page.map((r) => {
-        const claimed = r.claimed_by !== null && r.claim_expires_at !== null && new Date(r.claim_expires_at).getTime() > now;
+        const claimed =
+          r.claimed_by !== null &&
+          r.claim_expires_at !== null &&
+          new Date(r.claim_expires_at).getTime() > now;
         const approvers = approversListOf(r.approvers, r.data);
         return {
           runId: r.run_id,
@@ -114,11 +119,16 @@ export class ListInterruptsController {
           ageMs: Math.max(0, now - new Date(r.requested_at).getTime()),
           ...(r.timeout_ms !== null ? { timeoutMs: r.timeout_ms } : {}),
           ...(approvers !== undefined ? { approversList: approvers } : {}),
-          ...(claimed ? { assignee: r.claimed_by, claimExpiresAt: new Date(r.claim_expires_at as Date).toISOString() } : {}),
+          ...(claimed
+            ? { assignee: r.claimed_by, claimExpiresAt: new Date(r.claim_expires_at as Date).toISOString() }
+            : {}),
           resolveUrl: `${this.config.publicUrl}/v1/runs/${r.run_id}/interrupts/${r.node_id}`,
         };
       }),
-      nextCursor: rows.length > limit && last ? encodeKeysetCursor(new Date(last.requested_at), last.interrupt_id) : null,
+      nextCursor:
+        rows.length > limit && last
+          ? encodeKeysetCursor(new Date(last.requested_at), last.interrupt_id)
+          : null,
     };
   }
 }

@@ -1,6 +1,12 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_INTERRUPT_AGE_MS, type InterruptKind } from '@openwop/contracts';
+import {
+  INTERRUPT_KINDS,
+  MAX_CURSOR_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_INTERRUPT_AGE_MS,
+  type InterruptKind,
+} from '@openwop/contracts';
 
 /** Query of `GET /v1/interrupts` (the approver's inbox, ADR 0035). */
 export class ListInterruptsQueryDto {

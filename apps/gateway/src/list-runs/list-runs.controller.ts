@@ -78,9 +78,7 @@ export class ListRunsController {
         updatedAt: new Date(r.updated_at).toISOString(),
       })),
       nextCursor:
-        rows.length > limit && last
-          ? encodeKeysetCursor(new Date(last.created_at), last.run_id)
-          : null,
+        rows.length > limit && last ? encodeKeysetCursor(new Date(last.created_at), last.run_id) : null,
     };
   }
 }

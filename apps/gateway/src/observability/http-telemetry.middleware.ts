@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type NestMiddleware } from '@nestjs/common';
-import { context, propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { recordHttpServerRequest, routeLabel, tracingEnabled } from '@openwop/observability';
 import type { NextFunction, Request, Response } from 'express';
 import { loggablePath, matchedRouteOf } from './loggable-path';
@@ -88,7 +97,8 @@ export function httpTelemetry(req: Request, res: Response, next: NextFunction): 
  */
 function untracedSpan(traceparent: string | string[] | undefined): Span {
   const caller = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim().toLowerCase()) : null;
-  const callerTraceId = caller && caller[1] !== 'ff' && caller[2] !== INVALID_TRACE_ID ? caller[2] : undefined;
+  const callerTraceId =
+    caller && caller[1] !== 'ff' && caller[2] !== INVALID_TRACE_ID ? caller[2] : undefined;
   return trace.wrapSpanContext({
     traceId: callerTraceId ?? randomBytes(16).toString('hex'),
     spanId: randomBytes(8).toString('hex'),

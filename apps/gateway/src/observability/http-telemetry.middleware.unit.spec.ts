@@ -10,14 +10,22 @@ const processor = new SimpleSpanProcessor({ exporter });
 const telemetry = startTelemetry('http-telemetry-test', { spanProcessors: [processor] });
 
 const lines: Record<string, unknown>[] = [];
-const json = new JsonLogger('test', (l) => lines.push(JSON.parse(l) as Record<string, unknown>), (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+const json = new JsonLogger(
+  'test',
+  (l) => lines.push(JSON.parse(l) as Record<string, unknown>),
+  (l) => lines.push(JSON.parse(l) as Record<string, unknown>),
+);
 Logger.overrideLogger(json);
 
 const TOKEN = 'eyJ2IjoxLCJhbGciOiJIUzI1NiIsImtpZCI6ImsxIn0.' + 'Q'.repeat(43);
 
 /** The routes of the app the requests reach (its router's route layers). */
 const app = {
-  router: { stack: ['/v1/runs', '/v1/runs/:runId', '/v1/interrupts/:token', '/{*path}'].map((path) => ({ route: { path } })) },
+  router: {
+    stack: ['/v1/runs', '/v1/runs/:runId', '/v1/interrupts/:token', '/{*path}'].map((path) => ({
+      route: { path },
+    })),
+  },
 };
 
 /**
@@ -32,7 +40,14 @@ async function served(
   headers: Record<string, string> = {},
   params: Record<string, string> = {},
 ) {
-  const req = { method, originalUrl, headers, protocol: 'http', app, route: undefined as { path: string } | undefined } as unknown as Request & { route?: { path: string } };
+  const req = {
+    method,
+    originalUrl,
+    headers,
+    protocol: 'http',
+    app,
+    route: undefined as { path: string } | undefined,
+  } as unknown as Request & { route?: { path: string } };
   const responseHeaders: Record<string, string> = {};
   const res = Object.assign(new EventEmitter(), {
     statusCode,
@@ -47,19 +62,35 @@ async function served(
   (res as unknown as EventEmitter).emit('finish');
   (res as unknown as EventEmitter).emit('close');
   await processor.forceFlush();
-  return { span: exporter.getFinishedSpans().at(-1)!, headers: responseHeaders, access: lines.filter((l) => l.context === 'http') };
+  return {
+    span: exporter.getFinishedSpans().at(-1)!,
+    headers: responseHeaders,
+    access: lines.filter((l) => l.context === 'http'),
+  };
 }
 
 function scrape(): Promise<string> {
   return new Promise((resolve) => {
-    const res = { statusCode: 0, writableEnded: false, setHeader: () => undefined, end: (body: string) => resolve(body) };
+    const res = {
+      statusCode: 0,
+      writableEnded: false,
+      setHeader: () => undefined,
+      end: (body: string) => resolve(body),
+    };
     telemetry.metricsHandler({} as never, res as never);
   });
 }
 
 describe('httpTelemetry', () => {
   it('names the span by the route and records the path with the token of a callback URL cut out', async () => {
-    const { span } = await served('POST', `/v1/interrupts/${TOKEN}?x=1`, '/v1/interrupts/:token', 500, {}, { token: TOKEN });
+    const { span } = await served(
+      'POST',
+      `/v1/interrupts/${TOKEN}?x=1`,
+      '/v1/interrupts/:token',
+      500,
+      {},
+      { token: TOKEN },
+    );
     expect(span.name).toBe('POST /v1/interrupts/:token');
     expect(span.attributes).toMatchObject({
       'url.path': '/v1/interrupts/[redacted]',
@@ -92,18 +123,41 @@ describe('httpTelemetry', () => {
   });
 
   it('keeps ordinary parameters, URL-encoded', async () => {
-    expect((await served('GET', '/v1/runs/r-1', '/v1/runs/:runId', 200, {}, { runId: 'r-1' })).span.attributes['url.path']).toBe('/v1/runs/r-1');
-    expect((await served('GET', '/v1/runs/a%2Fb', '/v1/runs/:runId', 200, {}, { runId: 'a/b' })).access[0]!.path).toBe('/v1/runs/a%2Fb');
+    expect(
+      (await served('GET', '/v1/runs/r-1', '/v1/runs/:runId', 200, {}, { runId: 'r-1' })).span.attributes[
+        'url.path'
+      ],
+    ).toBe('/v1/runs/r-1');
+    expect(
+      (await served('GET', '/v1/runs/a%2Fb', '/v1/runs/:runId', 200, {}, { runId: 'a/b' })).access[0]!.path,
+    ).toBe('/v1/runs/a%2Fb');
   });
 
-  it('records a route with a literal colon as written, without Express\' escape', async () => {
-    const { span, access } = await served('POST', '/v1/interrupts:bulk-resolve', '/v1/interrupts\\:bulk-resolve', 200, {}, {});
+  it("records a route with a literal colon as written, without Express' escape", async () => {
+    const { span, access } = await served(
+      'POST',
+      '/v1/interrupts:bulk-resolve',
+      '/v1/interrupts\\:bulk-resolve',
+      200,
+      {},
+      {},
+    );
     expect(span.attributes['http.route']).toBe('/v1/interrupts:bulk-resolve');
-    expect(access[0]).toMatchObject({ route: '/v1/interrupts:bulk-resolve', msg: 'POST /v1/interrupts:bulk-resolve 200 ' + String(access[0]!.duration_ms) + ' ms' });
+    expect(access[0]).toMatchObject({
+      route: '/v1/interrupts:bulk-resolve',
+      msg: 'POST /v1/interrupts:bulk-resolve 200 ' + String(access[0]!.duration_ms) + ' ms',
+    });
   });
 
   it('writes one access line per request with the trace id the response names, the route and no token', async () => {
-    const { span, headers, access } = await served('POST', `/v1/interrupts/${TOKEN}`, '/v1/interrupts/:token', 200, {}, { token: TOKEN });
+    const { span, headers, access } = await served(
+      'POST',
+      `/v1/interrupts/${TOKEN}`,
+      '/v1/interrupts/:token',
+      200,
+      {},
+      { token: TOKEN },
+    );
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       level: 'info',
@@ -120,7 +174,9 @@ describe('httpTelemetry', () => {
 
   it('continues the caller trace', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const { span, access } = await served('GET', '/v1/runs', '/v1/runs', 200, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const { span, access } = await served('GET', '/v1/runs', '/v1/runs', 200, {
+      traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+    });
     expect(span.spanContext().traceId).toBe(traceId);
     expect(access[0]!.trace_id).toBe(traceId);
   });

@@ -20,7 +20,11 @@ function served(headers: Record<string, string>, onHandler: () => void = () => u
   lines.length = 0;
   httpTelemetry(req, res, (() => onHandler()) as NextFunction);
   (res as unknown as EventEmitter).emit('finish');
-  return { traceparent: responseHeaders.traceparent!, access: lines.filter((l) => l.context === 'http'), handler: lines.filter((l) => l.context === 'handler') };
+  return {
+    traceparent: responseHeaders.traceparent!,
+    access: lines.filter((l) => l.context === 'http'),
+    handler: lines.filter((l) => l.context === 'handler'),
+  };
 }
 
 describe('httpTelemetry with tracing off', () => {
@@ -30,7 +34,10 @@ describe('httpTelemetry with tracing off', () => {
 
   it("keeps the caller's trace id in the access line, the handler's lines and the response, not sampled", () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const { traceparent, access, handler } = served({ traceparent: `00-${traceId}-00f067aa0ba902b7-01` }, () => new Logger('handler').log('inside'));
+    const { traceparent, access, handler } = served(
+      { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      () => new Logger('handler').log('inside'),
+    );
     expect(handler).toEqual([expect.objectContaining({ msg: 'inside', trace_id: traceId })]);
     expect(traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
     expect(traceparent).not.toContain('00f067aa0ba902b7');
@@ -38,7 +45,11 @@ describe('httpTelemetry with tracing off', () => {
   });
 
   it('mints a trace id when the caller sent none or an invalid one', () => {
-    const cases: Record<string, string>[] = [{}, { traceparent: 'garbage' }, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }];
+    const cases: Record<string, string>[] = [
+      {},
+      { traceparent: 'garbage' },
+      { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+    ];
     for (const headers of cases) {
       const { traceparent, access } = served(headers);
       const traceId = /^00-([0-9a-f]{32})-[0-9a-f]{16}-00$/.exec(traceparent)?.[1];

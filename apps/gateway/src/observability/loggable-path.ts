@@ -35,7 +35,9 @@ function literalsOf(app: Application | undefined): ReadonlySet<string> {
   const cached = literalsByApp.get(app);
   if (cached) return cached;
   const stack = (app as unknown as { router?: { stack?: readonly RouterLayer[] } }).router?.stack ?? [];
-  const templates = stack.flatMap((layer) => (typeof layer.route?.path === 'string' ? [layer.route.path] : []));
+  const templates = stack.flatMap((layer) =>
+    typeof layer.route?.path === 'string' ? [layer.route.path] : [],
+  );
   const literals = routeLiterals(templates);
   // Before the routes are registered there is nothing to keep yet; read again on the next request.
   if (templates.length > 0) literalsByApp.set(app, literals);

@@ -1,6 +1,11 @@
 import { Body, Controller, HttpCode, Inject, Logger, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiTags } from '@nestjs/swagger';
-import { Topics, type PauseRunCommand, type RunControlResult, type UnpauseRunCommand } from '@openwop/contracts';
+import {
+  Topics,
+  type PauseRunCommand,
+  type RunControlResult,
+  type UnpauseRunCommand,
+} from '@openwop/contracts';
 import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
@@ -41,7 +46,10 @@ export class PauseRunController {
       'Pause accepted. `pausedAt` when `run.paused` is in the run log; without it, a `drain-current-node` pause waits for the executing node to reach a terminal, then `run.paused` follows it (the run shows `running` until then).',
   })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  @ApiConflictResponse({ description: 'Already paused (`run_already_paused`, `details.pausedAt`) or terminal (`run_terminal`); `details.runStatus`.' })
+  @ApiConflictResponse({
+    description:
+      'Already paused (`run_already_paused`, `details.pausedAt`) or terminal (`run_terminal`); `details.runStatus`.',
+  })
   async pause(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: PauseRunRequestDto,
@@ -51,7 +59,11 @@ export class PauseRunController {
     const command: PauseRunCommand = this.commands.envelope(
       'run.pause',
       runId,
-      { runId, drainPolicy: body.drainPolicy ?? 'drain-current-node', ...(body.reason !== undefined ? { reason: body.reason } : {}) },
+      {
+        runId,
+        drainPolicy: body.drainPolicy ?? 'drain-current-node',
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+      },
       caller,
     );
     const result = await this.commands.send<RunControlResult>(Topics.engineCommands, runId, command);
@@ -65,7 +77,9 @@ export class PauseRunController {
   @RequireScope('runs:cancel')
   @ApiAcceptedResponse({ description: 'Resumed: `run.resumed` is in the run log and the run goes on.' })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  @ApiConflictResponse({ description: 'The run is not paused (`run_not_paused`); `details.runStatus` is its status.' })
+  @ApiConflictResponse({
+    description: 'The run is not paused (`run_not_paused`); `details.runStatus` is its status.',
+  })
   async resume(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: ResumeRunRequestDto,
@@ -84,6 +98,11 @@ export class PauseRunController {
   }
 
   private projected(runId: string, tenant: string, result: RunControlResult): Promise<string> {
-    return projectedStatus({ feed: this.feed, runs: this.runs, warn: (l) => this.logger.warn(l) }, runId, tenant, result);
+    return projectedStatus(
+      { feed: this.feed, runs: this.runs, warn: (l) => this.logger.warn(l) },
+      runId,
+      tenant,
+      result,
+    );
   }
 }

@@ -4,7 +4,10 @@ import { MAX_PAUSE_REASON_LENGTH, PAUSE_DRAIN_POLICIES, type PauseDrainPolicy } 
 
 /** Body of `POST /v1/runs/{runId}:pause` (optional; unknown fields are rejected). */
 export class PauseRunRequestDto {
-  @ApiPropertyOptional({ description: 'Why the run is paused; kept on the `run.paused` event.', maxLength: MAX_PAUSE_REASON_LENGTH })
+  @ApiPropertyOptional({
+    description: 'Why the run is paused; kept on the `run.paused` event.',
+    maxLength: MAX_PAUSE_REASON_LENGTH,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_PAUSE_REASON_LENGTH)
@@ -18,7 +21,10 @@ export class PauseRunRequestDto {
 
 /** Body of `POST /v1/runs/{runId}:resume` (optional; unknown fields are rejected). */
 export class ResumeRunRequestDto {
-  @ApiPropertyOptional({ description: 'Why the run is resumed; kept on the `run.resumed` event.', maxLength: MAX_PAUSE_REASON_LENGTH })
+  @ApiPropertyOptional({
+    description: 'Why the run is resumed; kept on the `run.resumed` event.',
+    maxLength: MAX_PAUSE_REASON_LENGTH,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_PAUSE_REASON_LENGTH)

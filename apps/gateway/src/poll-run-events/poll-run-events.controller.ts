@@ -24,7 +24,10 @@ export class PollRunEventsController {
 
   @Get('/v1/runs/:runId/events/poll')
   @RequireScope('runs:read')
-  @ApiOkResponse({ description: '`{events, nextAfter, runStatus, isComplete}`; waits up to the timeout when no event is past the cursor.' })
+  @ApiOkResponse({
+    description:
+      '`{events, nextAfter, runStatus, isComplete}`; waits up to the timeout when no event is past the cursor.',
+  })
   @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async poll(
     @Param('runId') runId: string,
@@ -39,7 +42,15 @@ export class PollRunEventsController {
     const onClose = (): void => gone.abort();
     res.on('close', onClose);
     try {
-      return await this.reader.page(runId, caller.tenant, after, selection, POLL_PAGE, waitMs, AbortSignal.any([gone.signal, this.shutdown.signal]));
+      return await this.reader.page(
+        runId,
+        caller.tenant,
+        after,
+        selection,
+        POLL_PAGE,
+        waitMs,
+        AbortSignal.any([gone.signal, this.shutdown.signal]),
+      );
     } finally {
       res.off('close', onClose);
     }

@@ -27,7 +27,10 @@ export class ResolveInterruptController {
   @Post('/v1/runs/:runId/interrupts/:nodeId')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).' })
+  @ApiOkResponse({
+    description:
+      '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).',
+  })
   resolve(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,
@@ -48,7 +51,10 @@ export class ResolveInterruptController {
   @Post(RESOLVE_INTERRUPT_ROUTE)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`accepted` — a conversation turn was recorded; `resolved` — the node resumes; `pending` — recorded, short of a decision.' })
+  @ApiOkResponse({
+    description:
+      '`accepted` — a conversation turn was recorded; `resolved` — the node resumes; `pending` — recorded, short of a decision.',
+  })
   async resolveRunScoped(
     @Param('runId') runId: string,
     @Body() body: unknown,
@@ -56,7 +62,10 @@ export class ResolveInterruptController {
     @RequestMajor() major: ProtocolMajor,
   ): Promise<ResolveInterruptResult> {
     const { nodeId, resumeValue: explicit, ...rest } = resolveBodyOf(body, major, ['nodeId']).fields;
-    if (nodeId !== undefined && (typeof nodeId !== 'string' || nodeId === '' || nodeId.length > MAX_ID_LENGTH)) {
+    if (
+      nodeId !== undefined &&
+      (typeof nodeId !== 'string' || nodeId === '' || nodeId.length > MAX_ID_LENGTH)
+    ) {
       throw ApiError.validation('nodeId must be a non-empty string.', [
         { path: '/nodeId', message: `must be a string of 1..${MAX_ID_LENGTH} characters` },
       ]);
@@ -69,7 +78,10 @@ export class ResolveInterruptController {
   @Post('/v1/runs/:runId/approvals/:nodeId')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: 'Legacy approval surface; `decision: approved|rejected` is normalized to the 5-action vocabulary.' })
+  @ApiOkResponse({
+    description:
+      'Legacy approval surface; `decision: approved|rejected` is normalized to the 5-action vocabulary.',
+  })
   approve(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,

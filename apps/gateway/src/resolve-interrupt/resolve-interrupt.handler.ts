@@ -83,7 +83,9 @@ export class ResolveInterruptHandler {
         await waitForProjectedRun(
           waiting,
           () => this.runs.findVisible(runId, caller.tenant),
-          (row) => (row.snapshot as { interrupt?: { interruptId?: string } }).interrupt?.interruptId !== result.interruptId,
+          (row) =>
+            (row.snapshot as { interrupt?: { interruptId?: string } }).interrupt?.interruptId !==
+            result.interruptId,
         );
       }
       return result;

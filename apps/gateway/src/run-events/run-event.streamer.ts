@@ -9,7 +9,13 @@ import { ShutdownSignal } from '../runs/shutdown-signal.service';
 import { snapshotEvent } from './run-events.reader';
 import { frameSinkFor, type SseFrameSink } from './sse-frame.sink';
 import { SseWriter } from './sse.writer';
-import { admittingMode, MESSAGE_CHUNK_EVENT, messageChunkOf, modeAdmits, type StreamMode } from './stream-mode.parser';
+import {
+  admittingMode,
+  MESSAGE_CHUNK_EVENT,
+  messageChunkOf,
+  modeAdmits,
+  type StreamMode,
+} from './stream-mode.parser';
 
 /** Comment interval that keeps proxies from closing an idle stream (spec: at most 30 s). */
 export const KEEPALIVE_MS = 15_000;
@@ -24,7 +30,9 @@ export function keepaliveMsFrom(env: Readonly<Record<string, string | undefined>
   if (raw === undefined || raw === '') return KEEPALIVE_MS;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 1 || value > 30_000) {
-    throw new Error(`SSE_KEEPALIVE_MS must be an integer from 1 to 30000 (the spec's bound), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `SSE_KEEPALIVE_MS must be an integer from 1 to 30000 (the spec's bound), got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -89,7 +97,9 @@ export class RunEventStreamer {
       await this.pump(writer, sink, notices, run, request, signal);
       await sink.flush();
     } catch (error) {
-      this.logger.error(`SSE stream of run ${run.runId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(
+        `SSE stream of run ${run.runId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
     } finally {
       clearInterval(keepalive);
       notices.close();
@@ -110,7 +120,11 @@ export class RunEventStreamer {
     let cursor = after;
     if (values) {
       const baseline = snapshotEvent(run);
-      await sink.add({ id: run.lastSequence, event: 'state.snapshot', data: baseline }, baseline, isTerminalRunStatus(run.status));
+      await sink.add(
+        { id: run.lastSequence, event: 'state.snapshot', data: baseline },
+        baseline,
+        isTerminalRunStatus(run.status),
+      );
       cursor = Math.max(cursor, run.lastSequence);
       if (isTerminalRunStatus(run.status)) return;
     }
@@ -131,13 +145,18 @@ export class RunEventStreamer {
         cursor = Math.max(cursor, current.lastSequence);
         terminal ||= isTerminalRunStatus(current.status);
         const snapshot = snapshotEvent({ ...current, lastSequence: cursor });
-        await sink.add({ id: cursor, event: 'state.snapshot', data: snapshot }, snapshot, terminal || batch.some((e) => forcesFlush(e.type)));
+        await sink.add(
+          { id: cursor, event: 'state.snapshot', data: snapshot },
+          snapshot,
+          terminal || batch.some((e) => forcesFlush(e.type)),
+        );
       }
       if (terminal) return;
       await sink.flushIfDue();
       if (batch.length === PAGE) continue;
       // Live since before the read: every notice after it arrives, so the re-read is only a backstop.
-      const fallback = liveSince !== undefined && this.feed.liveSince === liveSince ? LIVE_FALLBACK_MS : FALLBACK_MS;
+      const fallback =
+        liveSince !== undefined && this.feed.liveSince === liveSince ? LIVE_FALLBACK_MS : FALLBACK_MS;
       await notices.wait(Math.min(fallback, sink.msUntilDue() ?? fallback), signal);
     }
   }

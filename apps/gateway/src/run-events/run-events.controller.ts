@@ -55,9 +55,15 @@ export class RunEventsController {
     // stream-modes.md §Resumption looks the event up: a cursor past the run's log names no event,
     // and a stream waiting after it would never see the terminal event, so it would never close.
     if (after > run.lastSequence) {
-      throw ApiError.validation(`Run ${runId} has no event ${after}: its last sequence is ${run.lastSequence}.`, [
-        { path: lastEventId?.trim() ? '/headers/last-event-id' : '/query/after', message: `must be at most ${run.lastSequence}` },
-      ]);
+      throw ApiError.validation(
+        `Run ${runId} has no event ${after}: its last sequence is ${run.lastSequence}.`,
+        [
+          {
+            path: lastEventId?.trim() ? '/headers/last-event-id' : '/query/after',
+            message: `must be at most ${run.lastSequence}`,
+          },
+        ],
+      );
     }
     await this.streamer.stream(res, run, {
       modes: selection === 'all' ? ['debug'] : selection,

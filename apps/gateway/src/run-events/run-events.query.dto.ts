@@ -8,7 +8,10 @@ export const MAX_BUFFER_MS = 5_000;
 
 /** Query of `GET /v1/runs/{runId}/events`. */
 export class RunEventsQueryDto {
-  @ApiPropertyOptional({ description: 'Return events with a sequence greater than this; `Last-Event-ID` wins for SSE.', minimum: -1 })
+  @ApiPropertyOptional({
+    description: 'Return events with a sequence greater than this; `Last-Event-ID` wins for SSE.',
+    minimum: -1,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -17,7 +20,8 @@ export class RunEventsQueryDto {
   after?: number;
 
   @ApiPropertyOptional({
-    description: 'updates | values | messages | debug, or a comma-separated mix (values alone). Default updates for SSE; all events for JSON.',
+    description:
+      'updates | values | messages | debug, or a comma-separated mix (values alone). Default updates for SSE; all events for JSON.',
     type: String,
   })
   @Allow()
@@ -39,7 +43,10 @@ export class RunEventsQueryDto {
 
 /** Query of `GET /v1/runs/{runId}/events/poll`. */
 export class PollRunEventsQueryDto {
-  @ApiPropertyOptional({ description: 'Return events with a sequence greater than this (default -1: from the first event).', minimum: -1 })
+  @ApiPropertyOptional({
+    description: 'Return events with a sequence greater than this (default -1: from the first event).',
+    minimum: -1,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -47,7 +54,10 @@ export class PollRunEventsQueryDto {
   @Max(MAX_SEQUENCE)
   after?: number;
 
-  @ApiPropertyOptional({ description: 'Spec name of `after` (exclusive cursor); `after` wins when both are given.', minimum: 0 })
+  @ApiPropertyOptional({
+    description: 'Spec name of `after` (exclusive cursor); `after` wins when both are given.',
+    minimum: 0,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -55,7 +65,11 @@ export class PollRunEventsQueryDto {
   @Max(MAX_SEQUENCE)
   lastSequence?: number;
 
-  @ApiPropertyOptional({ description: 'How long to wait for a new event, in ms (default 0).', minimum: 0, maximum: 30000 })
+  @ApiPropertyOptional({
+    description: 'How long to wait for a new event, in ms (default 0).',
+    minimum: 0,
+    maximum: 30000,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -63,7 +77,11 @@ export class PollRunEventsQueryDto {
   @Max(30_000)
   timeoutMs?: number;
 
-  @ApiPropertyOptional({ description: 'Spec form of the wait, in seconds (0..60); `timeoutMs` wins when both are given.', minimum: 0, maximum: 60 })
+  @ApiPropertyOptional({
+    description: 'Spec form of the wait, in seconds (0..60); `timeoutMs` wins when both are given.',
+    minimum: 0,
+    maximum: 60,
+  })
   @IsOptional()
   @IntQuery()
   @IsInt()
@@ -71,7 +89,10 @@ export class PollRunEventsQueryDto {
   @Max(60)
   timeout?: number;
 
-  @ApiPropertyOptional({ description: 'Optional filter, as on /events; absent means every event.', type: String })
+  @ApiPropertyOptional({
+    description: 'Optional filter, as on /events; absent means every event.',
+    type: String,
+  })
   @Allow()
   streamMode?: unknown;
 }

@@ -71,7 +71,9 @@ export class RunEventsReader {
         found =
           (await waitForRun(waitOptions, async () => {
             const next = await read();
-            return next && (next.events.length > 0 || isTerminalRunStatus(next.run.status)) ? next : undefined;
+            return next && (next.events.length > 0 || isTerminalRunStatus(next.run.status))
+              ? next
+              : undefined;
           })) ?? found;
       }
     } finally {

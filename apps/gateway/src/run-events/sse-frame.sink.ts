@@ -85,5 +85,7 @@ export class BatchingFrameSink implements SseFrameSink {
 
 /** The sink for a `bufferMs` query value (absent or 0: unbuffered). */
 export function frameSinkFor(out: FrameOutput, bufferMs: number | undefined): SseFrameSink {
-  return bufferMs !== undefined && bufferMs > 0 ? new BatchingFrameSink(out, bufferMs) : new DirectFrameSink(out);
+  return bufferMs !== undefined && bufferMs > 0
+    ? new BatchingFrameSink(out, bufferMs)
+    : new DirectFrameSink(out);
 }

@@ -7,7 +7,11 @@ function recorder(): { frames: SseFrame[]; frame(f: SseFrame): Promise<void> } {
 }
 
 const doc = (sequence: number, type = 'node.completed') => ({ sequence, type });
-const frameOf = (d: { sequence: number; type: string }): SseFrame => ({ id: d.sequence, event: d.type, data: d });
+const frameOf = (d: { sequence: number; type: string }): SseFrame => ({
+  id: d.sequence,
+  event: d.type,
+  data: d,
+});
 
 describe('the unbuffered sink', () => {
   it('writes each frame as it comes', async () => {
@@ -53,7 +57,9 @@ describe('the bufferMs sink', () => {
     const sink = new BatchingFrameSink(out, 4_000, now);
     await sink.add(frameOf(doc(0, 'run.started')), doc(0, 'run.started'), false);
     await sink.add(frameOf(doc(2, 'run.completed')), doc(2, 'run.completed'), true);
-    expect(out.frames).toEqual([{ id: 2, event: 'batch', data: [doc(0, 'run.started'), doc(2, 'run.completed')] }]);
+    expect(out.frames).toEqual([
+      { id: 2, event: 'batch', data: [doc(0, 'run.started'), doc(2, 'run.completed')] },
+    ]);
   });
 
   it('a new window opens with the next frame after a flush; flush sends what is left, and nothing when empty', async () => {

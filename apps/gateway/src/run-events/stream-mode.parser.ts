@@ -74,7 +74,11 @@ export const MESSAGE_CHUNK_EVENT = 'ai.message.chunk';
  * The `ai.message.chunk` data of an `output.chunk` run event: its `outputChunk` payload, with the
  * run id and (when the payload lacks it) the node id filled from the event.
  */
-export function messageChunkOf(event: { readonly runId: string; readonly nodeId?: string; readonly payload: unknown }): Record<string, unknown> {
+export function messageChunkOf(event: {
+  readonly runId: string;
+  readonly nodeId?: string;
+  readonly payload: unknown;
+}): Record<string, unknown> {
   const payload = (event.payload ?? {}) as Record<string, unknown>;
   return { ...payload, nodeId: payload.nodeId ?? event.nodeId, runId: event.runId };
 }
@@ -98,14 +102,19 @@ export function modeAdmits(mode: StreamMode, type: string): boolean {
  *
  * @throws {@link ApiError} `unsupported_stream_mode` (400) with `details.supported`.
  */
-export function parseStreamModes(raw: unknown, fallback: StreamMode = DEFAULT_STREAM_MODE): readonly StreamMode[] {
+export function parseStreamModes(
+  raw: unknown,
+  fallback: StreamMode = DEFAULT_STREAM_MODE,
+): readonly StreamMode[] {
   if (raw === undefined) return [fallback];
   if (typeof raw !== 'string') throw unsupported('streamMode must be given once, as a string');
   const names = raw.split(',').map((s) => s.trim());
   const unknown = names.filter((n) => !(STREAM_MODES as readonly string[]).includes(n));
-  if (unknown.length > 0) throw unsupported(`Server does not implement streamMode='${unknown.join(',') || raw}'`);
+  if (unknown.length > 0)
+    throw unsupported(`Server does not implement streamMode='${unknown.join(',') || raw}'`);
   const modes = [...new Set(names as StreamMode[])];
-  if (modes.length > 1 && modes.includes('values')) throw unsupported("streamMode 'values' cannot be combined with another mode");
+  if (modes.length > 1 && modes.includes('values'))
+    throw unsupported("streamMode 'values' cannot be combined with another mode");
   return modes;
 }
 

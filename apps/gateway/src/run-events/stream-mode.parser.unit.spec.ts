@@ -21,15 +21,20 @@ describe('parseStreamModes', () => {
     ['updates,updates', ['updates']],
   ])('accepts %j', (raw, modes) => expect(parseStreamModes(raw)).toEqual(modes));
 
-  it.each([['bogus'], [''], ['updates,'], ['values,updates'], ['debug,values'], [['updates', 'debug']], ['UPDATES']])(
-    'refuses %j with 400 unsupported_stream_mode and details.supported',
-    (raw) => {
-      const error = rejection(raw);
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error.code).toBe('unsupported_stream_mode');
-      expect(error.details).toEqual({ supported: ['updates', 'values', 'messages', 'debug'] });
-    },
-  );
+  it.each([
+    ['bogus'],
+    [''],
+    ['updates,'],
+    ['values,updates'],
+    ['debug,values'],
+    [['updates', 'debug']],
+    ['UPDATES'],
+  ])('refuses %j with 400 unsupported_stream_mode and details.supported', (raw) => {
+    const error = rejection(raw);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.code).toBe('unsupported_stream_mode');
+    expect(error.details).toEqual({ supported: ['updates', 'values', 'messages', 'debug'] });
+  });
 
   it('names the unknown mode in the message', () => {
     expect(rejection('messages,tokens').message).toBe("Server does not implement streamMode='tokens'");
@@ -57,7 +62,11 @@ describe('the mode → event table', () => {
     ['interrupt.released', true, false, true],
     ['x-vendor.custom', false, false, true],
   ])('%s: updates %s, messages %s, debug %s', (type, updates, messages, debug) => {
-    expect([modeAdmits('updates', type), modeAdmits('messages', type), modeAdmits('debug', type)]).toEqual([updates, messages, debug]);
+    expect([modeAdmits('updates', type), modeAdmits('messages', type), modeAdmits('debug', type)]).toEqual([
+      updates,
+      messages,
+      debug,
+    ]);
     expect(modeAdmits('values', type)).toBe(updates);
   });
 
@@ -71,13 +80,19 @@ describe('the mode → event table', () => {
 describe('messageChunkOf', () => {
   it('sends the outputChunk payload with the run id, filling the node id from the event', () => {
     const meta = { conversationId: 'r:chat:0', messageId: 'm1', turnIndex: 1 };
-    expect(messageChunkOf({ runId: 'r', nodeId: 'chat', payload: { chunk: 'Hel', isLast: false, meta } })).toEqual({
+    expect(
+      messageChunkOf({ runId: 'r', nodeId: 'chat', payload: { chunk: 'Hel', isLast: false, meta } }),
+    ).toEqual({
       nodeId: 'chat',
       runId: 'r',
       chunk: 'Hel',
       isLast: false,
       meta,
     });
-    expect(messageChunkOf({ runId: 'r', payload: { nodeId: 'n2', runId: 'other', chunk: '' } })).toEqual({ nodeId: 'n2', runId: 'r', chunk: '' });
+    expect(messageChunkOf({ runId: 'r', payload: { nodeId: 'n2', runId: 'other', chunk: '' } })).toEqual({
+      nodeId: 'n2',
+      runId: 'r',
+      chunk: '',
+    });
   });
 });

@@ -63,7 +63,11 @@ describe('waitForRun with notices watched before the caller read', () => {
 });
 
 describe('waiting for a run whose projection is held (ADR 0019)', () => {
-  const held = { status: 'running', lastSequence: 3, snapshot: { projectionError: { sequence: 4, reason: 'x' } } };
+  const held = {
+    status: 'running',
+    lastSequence: 3,
+    snapshot: { projectionError: { sequence: 4, reason: 'x' } },
+  };
   const whole = { status: 'running', lastSequence: 3, snapshot: {} };
 
   it('stops at once instead of waiting out the deadline for a row that cannot move', async () => {

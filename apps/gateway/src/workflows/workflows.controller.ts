@@ -1,6 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Topics, workflowLimitProblems, type GetWorkflowCommand, type RegisterWorkflowCommand } from '@openwop/contracts';
+import {
+  Topics,
+  workflowLimitProblems,
+  type GetWorkflowCommand,
+  type RegisterWorkflowCommand,
+} from '@openwop/contracts';
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -32,13 +37,20 @@ export class WorkflowsController {
   ): Promise<{ workflowId: string }> {
     const parsed = typeof body === 'string' ? parseYamlBody(body) : body;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw ApiError.validation('The body must be a workflow definition object.', [{ path: '', message: 'must be an object' }]);
+      throw ApiError.validation('The body must be a workflow definition object.', [
+        { path: '', message: 'must be an object' },
+      ]);
     }
     const definition = parsed as Record<string, unknown>;
     const bounds = workflowLimitProblems(definition);
     if (bounds.length > 0) throw ApiError.validation('The workflow is outside the host limits.', bounds);
     const key = typeof definition.id === 'string' ? definition.id : 'workflow';
-    const command: RegisterWorkflowCommand = this.commands.envelope('workflow.register', key, { definition }, caller);
+    const command: RegisterWorkflowCommand = this.commands.envelope(
+      'workflow.register',
+      key,
+      { definition },
+      caller,
+    );
     const result = await this.commands.send<{ workflowId: string }>(Topics.engineCommands, key, command);
     res.setHeader('Location', `/v1/workflows/${encodeURIComponent(result.workflowId)}`);
     return result;
@@ -48,7 +60,12 @@ export class WorkflowsController {
   @RequireScope('manifest:read')
   @ApiOkResponse({ description: 'The workflow definition.' })
   async get(@Param('workflowId') workflowId: string, @CurrentCaller() caller: Caller): Promise<unknown> {
-    const command: GetWorkflowCommand = this.commands.envelope('workflow.get', workflowId, { workflowId }, caller);
+    const command: GetWorkflowCommand = this.commands.envelope(
+      'workflow.get',
+      workflowId,
+      { workflowId },
+      caller,
+    );
     return this.commands.send<unknown>(Topics.engineCommands, workflowId, command);
   }
 }

@@ -58,10 +58,14 @@ export class ClaimInterruptHandler {
     );
     if (!events.ok) return events.reply;
     const next = events.value.reduce(evolveInterrupt, state);
-    if (next.status !== 'pending') throw new Error(`claim of ${runId}/${nodeId} decided on no pending interrupt`);
+    if (next.status !== 'pending')
+      throw new Error(`claim of ${runId}/${nodeId} decided on no pending interrupt`);
     if (events.value.length) {
       await this.interrupts.save(manager, next);
-      await appendToOutbox(manager, claimMessages(next, events.value, context, { id: command.id, correlationId: command.correlationId }));
+      await appendToOutbox(
+        manager,
+        claimMessages(next, events.value, context, { id: command.id, correlationId: command.correlationId }),
+      );
     }
     const claim = liveClaim(next, context.now);
     return {
@@ -80,8 +84,16 @@ export class ClaimInterruptHandler {
    * transaction: a lapsed claim still in the state ends with an `expired` release (saved, and told
    * to the run log); a renewed or ended claim decides nothing. Returns whether it decided.
    */
-  async expireLapsed(manager: EntityManager, state: PendingInterrupt, context: CommandContext, cause: Cause): Promise<boolean> {
-    const events = decideInterrupt({ type: 'ExpireClaim', interruptId: state.interrupt.interruptId, context }, state);
+  async expireLapsed(
+    manager: EntityManager,
+    state: PendingInterrupt,
+    context: CommandContext,
+    cause: Cause,
+  ): Promise<boolean> {
+    const events = decideInterrupt(
+      { type: 'ExpireClaim', interruptId: state.interrupt.interruptId, context },
+      state,
+    );
     const next = events.reduce(evolveInterrupt, state);
     // Nothing decided: saving rewrites the claim columns from the state (a stale column stops being due).
     if (next.status === 'none') return false;

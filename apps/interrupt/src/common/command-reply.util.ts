@@ -5,7 +5,13 @@ import { DomainError } from '@openwop/kernel';
 /** The decider's inputs from an envelope: its id, the authenticated actor (and its groups), and the handler's clock. */
 export function contextOf(command: CommandEnvelope, now: string): CommandContext {
   const { tenant, principal, groups } = command.actor;
-  return { commandId: command.id, now, tenant, principal, ...(groups !== undefined && groups.length > 0 ? { groups } : {}) };
+  return {
+    commandId: command.id,
+    now,
+    tenant,
+    principal,
+    ...(groups !== undefined && groups.length > 0 ? { groups } : {}),
+  };
 }
 
 /** Runs a decision; a domain rejection becomes the refusal reply (the caller writes nothing). */

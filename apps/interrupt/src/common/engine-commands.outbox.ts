@@ -44,7 +44,11 @@ export function forwardedCancel(command: CancelRunAtInterruptCommand, now: strin
     correlationId: command.correlationId,
     causationId: command.id,
     actor: command.actor,
-    data: { runId, ...(reason !== undefined ? { reason } : {}), ...(parentRunId !== undefined ? { parentRunId } : {}) },
+    data: {
+      runId,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(parentRunId !== undefined ? { parentRunId } : {}),
+    },
   };
   return toEngine(runId, forward);
 }

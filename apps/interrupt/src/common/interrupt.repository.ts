@@ -251,7 +251,20 @@ async function writeStates(manager: EntityManager, states: readonly HeldInterrup
   }
 }
 
-const STATE_CASTS = ['', '', '', '', '', '', '', '::jsonb', '::timestamptz', '', '::timestamptz', '::timestamptz'];
+const STATE_CASTS = [
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '::jsonb',
+  '::timestamptz',
+  '',
+  '::timestamptz',
+  '::timestamptz',
+];
 
 function stateRow(state: HeldInterrupt): unknown[] {
   const i = state.interrupt;

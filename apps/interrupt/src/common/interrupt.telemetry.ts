@@ -28,13 +28,21 @@ export function interruptOpened(facts: InterruptFacts): void {
 }
 
 /** An interrupt ended at `now` (ISO): its duration from the request. */
-export function interruptEnded(facts: InterruptFacts, status: 'resolved' | 'timeout' | 'cancelled', now: string): void {
+export function interruptEnded(
+  facts: InterruptFacts,
+  status: 'resolved' | 'timeout' | 'cancelled',
+  now: string,
+): void {
   annotateInterrupt(facts);
   recordInterruptDuration(facts.kind, status, (Date.parse(now) - Date.parse(facts.requestedAt)) / 1000);
 }
 
 /** A conversation turn was recorded on a conversation interrupt (`turnIndex` absent: a close without one). */
-export function conversationTurnRecorded(facts: InterruptFacts, conversationId: string, turnIndex: number | undefined): void {
+export function conversationTurnRecorded(
+  facts: InterruptFacts,
+  conversationId: string,
+  turnIndex: number | undefined,
+): void {
   annotateInterrupt(facts);
   annotateConversation(conversationId, turnIndex);
   if (turnIndex !== undefined) countConversationTurn(facts.kind);

@@ -76,7 +76,10 @@ export class ConversationGate {
     );
     if (!parsed.ok) return parsed.reply;
     const resolve = parsed.value;
-    if (interrupt.status === 'none' || !conversationAddressed(interrupt, { runId, nodeId, tenant: context.tenant })) {
+    if (
+      interrupt.status === 'none' ||
+      !conversationAddressed(interrupt, { runId, nodeId, tenant: context.tenant })
+    ) {
       // The interrupt's own refusal: not found (or another tenant's), or cancelled with its run.
       const refused = decided(() =>
         decideInterrupt({ type: 'ResolveInterrupt', runId, nodeId, resumeValue: null, context }, interrupt),
@@ -108,7 +111,10 @@ export class ConversationGate {
     if (events.value.length === 0) {
       // A retried turn: answer with the turn first recorded under its messageId.
       const turn = resolve.turn ? recordedTurn(state, resolve.turn.messageId) : undefined;
-      return { ok: true, data: conversationResolveResult(base, resolve.operation === 'close', conversationId, turn) };
+      return {
+        ok: true,
+        data: conversationResolveResult(base, resolve.operation === 'close', conversationId, turn),
+      };
     }
     const next = events.value.reduce(evolveConversation, state) as HeldConversation;
     const messages = events.value.map((e) => converse(e, interrupt, now, command));
@@ -130,7 +136,10 @@ export class ConversationGate {
     await appendToOutbox(manager, messages);
     const turn = lastRecordedTurn(events.value);
     conversationTurnRecorded(interrupt.interrupt, conversationId, turn?.turnIndex);
-    return { ok: true, data: conversationResolveResult(base, next.status === 'closed', conversationId, turn) };
+    return {
+      ok: true,
+      data: conversationResolveResult(base, next.status === 'closed', conversationId, turn),
+    };
   }
 
   /**

@@ -40,7 +40,10 @@ export class EscalateInterruptHandler {
     const next = events.reduce(evolveInterrupt, state);
     if (next.status === 'none') return false;
     await this.interrupts.save(manager, next);
-    await appendToOutbox(manager, escalationStepMessages(state.interrupt, events, context.principal, context.now, cause));
+    await appendToOutbox(
+      manager,
+      escalationStepMessages(state.interrupt, events, context.principal, context.now, cause),
+    );
     return true;
   }
 }

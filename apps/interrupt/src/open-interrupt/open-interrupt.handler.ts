@@ -32,7 +32,8 @@ export class OpenInterruptHandler {
     const { interruptId, runId, nodeId, kind, key, resumeSchema, timeoutMs, requestedAt, hostData } =
       command.data;
     // Host extensions the wire's data of this kind does not allow join the service's own copy (ADR 0034).
-    const data = hostData && isRecord(command.data.data) ? { ...command.data.data, ...hostData } : command.data.data;
+    const data =
+      hostData && isRecord(command.data.data) ? { ...command.data.data, ...hostData } : command.data.data;
     const held = await this.interrupts.lockByIdForOpen(manager, interruptId, runId, command.actor.tenant);
     const state = held.state;
     const runCancelled = state.status === 'none' && held.runCancelled;

@@ -34,7 +34,11 @@ export class ResolveInterruptHandler {
     const state = interruptId
       ? await this.interrupts.lockById(manager, interruptId)
       : await this.interrupts.lockForResolve(manager, runId, nodeId);
-    if (state.status !== 'none' && state.interrupt.kind.startsWith('conversation.') && isConversationResolve(resumeValue)) {
+    if (
+      state.status !== 'none' &&
+      state.interrupt.kind.startsWith('conversation.') &&
+      isConversationResolve(resumeValue)
+    ) {
       return this.conversations.resolve(manager, state, command, contextOf(command, this.clock.now()));
     }
     const context = contextOf(command, this.clock.now());
@@ -72,7 +76,9 @@ export class ResolveInterruptHandler {
         nodeId,
         interruptId: next.interrupt.interruptId,
         status: next.status === 'resolved' ? 'resolved' : 'pending',
-        ...(claimedByOther ? { claimedBy: claimedByOther.claimedBy, claimExpiresAt: claimedByOther.expiresAt } : {}),
+        ...(claimedByOther
+          ? { claimedBy: claimedByOther.claimedBy, claimExpiresAt: claimedByOther.expiresAt }
+          : {}),
       },
     };
   }

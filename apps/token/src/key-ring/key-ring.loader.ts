@@ -37,7 +37,11 @@ export function loadKeyRing(
   return ring;
 }
 
-function readKeyRing(config: Pick<HostConfig, 'mode' | 'dataDir'>, env: NodeJS.ProcessEnv, log: KeyRingLog): KeyRing {
+function readKeyRing(
+  config: Pick<HostConfig, 'mode' | 'dataDir'>,
+  env: NodeJS.ProcessEnv,
+  log: KeyRingLog,
+): KeyRing {
   const raw = env.WOP_TOKEN_KEYS;
   if (raw !== undefined && raw.trim() !== '') {
     const ring = parseTokenKeys(raw, 'WOP_TOKEN_KEYS');
@@ -58,7 +62,10 @@ function readKeyRing(config: Pick<HostConfig, 'mode' | 'dataDir'>, env: NodeJS.P
     return ring;
   }
   const file = embeddedKeyFile(config.dataDir);
-  const ring = parseTokenKeys(readOrCreateKeyFile(file, () => JSON.stringify(generateTokenKeys(), null, 2) + '\n'), file);
+  const ring = parseTokenKeys(
+    readOrCreateKeyFile(file, () => JSON.stringify(generateTokenKeys(), null, 2) + '\n'),
+    file,
+  );
   log.log(`token keys from ${file}: ${describeKeyRing(ring)}`);
   return ring;
 }

@@ -56,7 +56,8 @@ export class ResolveByTokenHandler {
     const reply = await this.forward(command, authorized);
     // The run was cancelled and its run.cancelled event is not in the store yet. On the token
     // surface an invalidated token is 409, not the run-scoped 422 (`interrupt.md` §Error responses).
-    if (!reply.ok && reply.error.code === 'interrupt_cancelled') throw new InvalidatedToken(authorized.payload.interruptId);
+    if (!reply.ok && reply.error.code === 'interrupt_cancelled')
+      throw new InvalidatedToken(authorized.payload.interruptId);
     return reply;
   }
 

@@ -56,8 +56,12 @@ export class TokenCommandsConsumer implements OnApplicationBootstrap, OnApplicat
       parse: (value) => assertCommand<TokenCommand>(value, TOKEN_COMMAND_DATA),
       warn: (line) => this.logger.warn(line),
       routes: {
-        'token.inspect': { run: (c) => this.logged(c, async () => ({ ok: true, data: await inspect.handle(c) })) },
-        'token.authorize': { run: (c) => this.logged(c, async () => ({ ok: true, data: await authorize.handle(c) })) },
+        'token.inspect': {
+          run: (c) => this.logged(c, async () => ({ ok: true, data: await inspect.handle(c) })),
+        },
+        'token.authorize': {
+          run: (c) => this.logged(c, async () => ({ ok: true, data: await authorize.handle(c) })),
+        },
         'token.resolve': { run: (c) => this.logged(c, () => resolve.handle(c)) },
         // Names an interrupt, carries no token: nothing to log per snapshot read.
         'token.mint': { run: async (c) => ({ ok: true, data: await mint.handle(c) }) },
@@ -95,7 +99,8 @@ export class TokenCommandsConsumer implements OnApplicationBootstrap, OnApplicat
       this.logger.log(`${command.type} with token ${token}: ${reply.ok ? 'ok' : reply.error.code}`);
       return reply;
     } catch (e) {
-      if (e instanceof DomainError) this.logger.log(`${command.type} with token ${token}: refused (${e.code})`);
+      if (e instanceof DomainError)
+        this.logger.log(`${command.type} with token ${token}: refused (${e.code})`);
       throw e;
     }
   }

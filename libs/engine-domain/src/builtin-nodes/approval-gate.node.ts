@@ -68,7 +68,15 @@ function approvalData(ctx: NodeContext): Record<string, unknown> {
     artifactData: c.artifactData !== undefined ? c.artifactData : ctx.inputs,
     actions: c.actions ?? ['accept', 'reject'],
     // Host extensions (ADR 0025): who a vote counts for; whether only a bearer may resolve; its escalation (ADR 0034).
-    ...pick(c, ['requiredApprovals', 'approversList', 'rejectionPolicy', 'voterAttribution', 'resolveAuth', 'escalation', 'approverPolicy']),
+    ...pick(c, [
+      'requiredApprovals',
+      'approversList',
+      'rejectionPolicy',
+      'voterAttribution',
+      'resolveAuth',
+      'escalation',
+      'approverPolicy',
+    ]),
   };
 }
 

@@ -12,11 +12,22 @@ export const artifactEmitNode = defineNode({
   async execute(ctx) {
     const artifactType = ctx.config.artifactType;
     if (typeof artifactType !== 'string' || artifactType === '') {
-      throw new NodeError('validation_error', `node ${ctx.nodeId} needs config.artifactType, a non-empty string`);
+      throw new NodeError(
+        'validation_error',
+        `node ${ctx.nodeId} needs config.artifactType, a non-empty string`,
+      );
     }
     const configured = ctx.config.artifactId;
-    const artifactId = typeof configured === 'string' && configured !== '' ? configured : `${ctx.nodeId}-artifact-${ctx.visit}`;
-    ctx.emit('artifact.created', { artifactId, artifactType, nodeId: ctx.nodeId, data: ctx.config.data ?? null });
+    const artifactId =
+      typeof configured === 'string' && configured !== ''
+        ? configured
+        : `${ctx.nodeId}-artifact-${ctx.visit}`;
+    ctx.emit('artifact.created', {
+      artifactId,
+      artifactType,
+      nodeId: ctx.nodeId,
+      data: ctx.config.data ?? null,
+    });
     return { artifactId };
   },
 });

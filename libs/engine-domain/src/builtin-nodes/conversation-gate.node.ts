@@ -36,7 +36,8 @@ export const conversationGateNode = defineNode({
     });
     // A session closed with `{operation: 'close', outcome}` (RFC 0005); a plain answer is the outcome itself.
     const closure = outcome as { operation?: unknown; outcome?: unknown } | null;
-    if (closure && typeof closure === 'object' && closure.operation === 'close') return { outcome: closure.outcome ?? null };
+    if (closure && typeof closure === 'object' && closure.operation === 'close')
+      return { outcome: closure.outcome ?? null };
     return { outcome };
   },
 });

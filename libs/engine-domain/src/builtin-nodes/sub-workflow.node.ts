@@ -16,12 +16,20 @@ export const subWorkflowNode = defineNode({
       throw new NodeError('validation_error', `core.subWorkflow ${ctx.nodeId} needs config.workflowId`);
     if (waitForCompletion === false)
       throw new NodeError('validation_error', 'core.subWorkflow supports waitForCompletion: true only');
-    const childInputs = typeof inputs === 'object' && inputs !== null && !Array.isArray(inputs) ? (inputs as Record<string, unknown>) : ctx.inputs;
+    const childInputs =
+      typeof inputs === 'object' && inputs !== null && !Array.isArray(inputs)
+        ? (inputs as Record<string, unknown>)
+        : ctx.inputs;
     const outcome = await ctx.startChild({ workflowId, inputs: childInputs });
-    if (outcome.status === 'completed') return { result: outcome.outputs ?? {}, childRunId: outcome.childRunId };
-    throw new NodeError(`child_run_${outcome.status}`, `child run ${outcome.childRunId} of ${workflowId} ${outcome.status}`, {
-      childRunId: outcome.childRunId,
-      ...(outcome.error ? { childError: outcome.error } : {}),
-    });
+    if (outcome.status === 'completed')
+      return { result: outcome.outputs ?? {}, childRunId: outcome.childRunId };
+    throw new NodeError(
+      `child_run_${outcome.status}`,
+      `child run ${outcome.childRunId} of ${workflowId} ${outcome.status}`,
+      {
+        childRunId: outcome.childRunId,
+        ...(outcome.error ? { childError: outcome.error } : {}),
+      },
+    );
   },
 });

@@ -58,9 +58,10 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
       `resumeValue is not an approval answer: unknown field${unknown.length === 1 ? '' : 's'} ` +
         `${unknown.slice(0, MAX_NAMED_FIELDS).join(', ')}${unknown.length > MAX_NAMED_FIELDS ? ', …' : ''} ` +
         `(allowed: ${[...FIELDS].join(', ')})`,
-      unknown
-        .slice(0, MAX_NAMED_FIELDS)
-        .map((k) => ({ path: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'is not a field of an approval answer' })),
+      unknown.slice(0, MAX_NAMED_FIELDS).map((k) => ({
+        path: `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        message: 'is not a field of an approval answer',
+      })),
     );
   const action = value.action === undefined ? legacyAction(value, gate) : value.action;
   if (typeof action !== 'string' || !ACTIONS.includes(action)) {
@@ -77,7 +78,10 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
   const feedback = optionalString(value, 'feedback', problems);
   const voter = gate.voterAttribution === 'attested' ? optionalString(value, 'voter', problems) : undefined;
   if (voter !== undefined && (voter.trim() === '' || voter.length > MAX_VOTER_LENGTH))
-    problems.push({ path: '/voter', message: `must be a non-blank string of at most ${MAX_VOTER_LENGTH} characters` });
+    problems.push({
+      path: '/voter',
+      message: `must be a non-blank string of at most ${MAX_VOTER_LENGTH} characters`,
+    });
   const by = decidedBy !== undefined ? { decidedBy } : {};
   const attested = voter !== undefined ? { voter } : {};
   let submission: ApprovalSubmission;
@@ -102,7 +106,12 @@ export function parseApprovalSubmission(value: unknown, gate: ApprovalGate): App
     case 'edit-accept':
       if (value.editedArtifactData === undefined)
         problems.push({ path: '/editedArtifactData', message: 'edit-accept requires editedArtifactData' });
-      submission = { action: 'edit-accept', editedArtifactData: value.editedArtifactData, ...by, ...attested };
+      submission = {
+        action: 'edit-accept',
+        editedArtifactData: value.editedArtifactData,
+        ...by,
+        ...attested,
+      };
       break;
     case 'accept':
     case 'reject':

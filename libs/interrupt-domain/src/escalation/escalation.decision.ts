@@ -1,7 +1,13 @@
 import { readApprovalGate } from '../approval/approval-gate';
 import type { InterruptReassigned, InterruptReminded } from '../interrupt.events';
 import { evolveInterrupt, type PendingInterrupt } from '../interrupt.state';
-import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy, type DueEscalationStep } from './escalation.policy';
+import {
+  isDue,
+  nextEscalationStep,
+  openedAtMs,
+  readEscalationPolicy,
+  type DueEscalationStep,
+} from './escalation.policy';
 
 /**
  * Every escalation step of a pending interrupt that is due at `now` and not done yet, in order,
@@ -11,7 +17,10 @@ import { isDue, nextEscalationStep, openedAtMs, readEscalationPolicy, type DueEs
  * event is folded into the state before the next is decided, so a reminder after a reassignment
  * names the new approvers. Empty when no step is due.
  */
-export function dueEscalationEvents(state: PendingInterrupt, now: string): (InterruptReminded | InterruptReassigned)[] {
+export function dueEscalationEvents(
+  state: PendingInterrupt,
+  now: string,
+): (InterruptReminded | InterruptReassigned)[] {
   const policy = readEscalationPolicy(state.interrupt.data);
   const openedAt = openedAtMs(state.interrupt.requestedAt, now);
   const events: (InterruptReminded | InterruptReassigned)[] = [];
@@ -38,7 +47,12 @@ function stepEvent(
   if (due.step.kind === 'remind') {
     return {
       type: 'interrupt.reminded',
-      data: { step: due.index, ageMs, ...(current !== undefined ? { approvers: [...current] } : {}), remindedAt: now },
+      data: {
+        step: due.index,
+        ageMs,
+        ...(current !== undefined ? { approvers: [...current] } : {}),
+        remindedAt: now,
+      },
     };
   }
   return {

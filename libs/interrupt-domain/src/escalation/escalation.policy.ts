@@ -46,7 +46,8 @@ export function readEscalationPolicy(data: unknown): EscalationPolicy | undefine
   const e = data.escalation;
   const steps: EscalationStep[] = [];
   if (Array.isArray(e.reminders)) {
-    for (const r of e.reminders) if (isJsonObject(r) && isAge(r.afterMs)) steps.push({ kind: 'remind', afterMs: r.afterMs });
+    for (const r of e.reminders)
+      if (isJsonObject(r) && isAge(r.afterMs)) steps.push({ kind: 'remind', afterMs: r.afterMs });
   }
   if (isJsonObject(e.reassign) && isAge(e.reassign.afterMs)) {
     const { approvers, group } = e.reassign;

@@ -69,7 +69,11 @@ export class InProcessBroker {
    * being handled: a group commits a message's offset only after its handler resolved), leaving out
    * the record at `except` (the message whose handler asks). 0 when no group reads the topic.
    */
-  unsettled(topic: string, key: string, except?: { readonly partition: number; readonly offset: number }): number {
+  unsettled(
+    topic: string,
+    key: string,
+    except?: { readonly partition: number; readonly offset: number },
+  ): number {
     const log = this.topics.get(topic);
     if (!log) return 0;
     const partition = partitionOf(key, log.partitions.length);
@@ -106,7 +110,11 @@ export class InProcessBroker {
   publish(topic: string, messages: readonly OutgoingMessage[]): void {
     const records: StoredRecord[] = messages.map((m) => {
       if (typeof m.key !== 'string') throw new TypeError(`message key must be a string on ${topic}`);
-      const record = { key: m.key, value: encodeJson(m.value), headers: Object.freeze(copyHeaders(withTraceHeaders(m.headers))) };
+      const record = {
+        key: m.key,
+        value: encodeJson(m.value),
+        headers: Object.freeze(copyHeaders(withTraceHeaders(m.headers))),
+      };
       assertBusMessageSize(topic, record.key, record.value, record.headers);
       return record;
     });

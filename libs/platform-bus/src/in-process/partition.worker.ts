@@ -73,7 +73,9 @@ export class PartitionWorker {
       // Never deliver inside publish()'s call stack, and let other partitions take turns.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!this.active || !log.at(offset)) return;
-      const settled = member.batch ? await this.deliverWaiting(offset, member.batch) : await this.deliverOne(offset);
+      const settled = member.batch
+        ? await this.deliverWaiting(offset, member.batch)
+        : await this.deliverOne(offset);
       if (settled === 0 || member.crashed) return;
       this.ctx.commit(offset + settled);
     }

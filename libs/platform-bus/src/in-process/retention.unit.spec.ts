@@ -19,7 +19,10 @@ describe('in-process retention', () => {
       },
     });
     const n = 2_000;
-    await bus.publish('t', Array.from({ length: n }, (_, i) => ({ key: 'k', value: i })));
+    await bus.publish(
+      't',
+      Array.from({ length: n }, (_, i) => ({ key: 'k', value: i })),
+    );
     await waitFor(() => fast === n, { timeoutMs: 10_000 });
     const log = bus.broker.topic('t').partition(0);
     expect(log.start).toBe(0);

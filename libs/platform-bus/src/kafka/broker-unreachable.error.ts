@@ -19,7 +19,12 @@ export class BrokerUnreachableError extends Error {
 /** True when an error (or one of its causes) is a kafkajs connection failure. */
 export function isConnectionFailure(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e.name === 'KafkaJSConnectionError' || e.name === 'KafkaJSConnectionClosedError' || e.name === 'KafkaJSBrokerNotFound') return true;
+    if (
+      e.name === 'KafkaJSConnectionError' ||
+      e.name === 'KafkaJSConnectionClosedError' ||
+      e.name === 'KafkaJSBrokerNotFound'
+    )
+      return true;
     if (e.name === 'KafkaJSNonRetriableError' && /ECONNREFUSED|Connection (error|timeout)/.test(e.message))
       return true;
   }
@@ -37,5 +42,7 @@ function rootCause(error: unknown): unknown {
  * or moving leaders (the caller may answer "unavailable, retry later"), else the error itself.
  */
 export function publishFailure(brokers: readonly string[], error: unknown): unknown {
-  return isConnectionFailure(error) || isTransientKafkaError(error) ? new BrokerUnreachableError(brokers, error) : error;
+  return isConnectionFailure(error) || isTransientKafkaError(error)
+    ? new BrokerUnreachableError(brokers, error)
+    : error;
 }

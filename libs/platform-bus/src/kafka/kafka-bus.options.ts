@@ -68,7 +68,9 @@ export const CONSUMER_TUNING: Omit<ConsumerConfig, 'groupId'> = {
  * holds each fetch until 256 KiB arrived or `gatherMs` passed, instead of answering at the first
  * message. Capped at `MAX_GATHER_MS`, well under `heartbeatInterval` + `sessionTimeout`.
  */
-export function gatherTuning(gatherMs: number | undefined): Pick<ConsumerConfig, 'maxWaitTimeInMs' | 'minBytes'> {
+export function gatherTuning(
+  gatherMs: number | undefined,
+): Pick<ConsumerConfig, 'maxWaitTimeInMs' | 'minBytes'> {
   if (gatherMs === undefined || !(gatherMs > 0)) return {};
   return { maxWaitTimeInMs: Math.min(Math.round(gatherMs), MAX_GATHER_MS), minBytes: GATHER_MIN_BYTES };
 }

@@ -31,8 +31,20 @@ export const TRANSIENT_KAFKA_ERRORS: ReadonlySet<string> = new Set([
 export const kafkaLogCreator: logCreator = () => (entry) => {
   if (isRoutineRebalance(entry)) return;
   const prefix = entry.namespace ? `[${entry.namespace}] ` : '';
-  const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry.log as LogEntry['log'] & { timestamp?: unknown; logger?: unknown };
-  const level = entry.level === logLevel.ERROR ? (isTransient(entry) ? 'warn' : 'error') : entry.level === logLevel.WARN ? 'warn' : 'log';
+  const {
+    message,
+    timestamp: _timestamp,
+    logger: _logger,
+    ...fields
+  } = entry.log as LogEntry['log'] & { timestamp?: unknown; logger?: unknown };
+  const level =
+    entry.level === logLevel.ERROR
+      ? isTransient(entry)
+        ? 'warn'
+        : 'error'
+      : entry.level === logLevel.WARN
+        ? 'warn'
+        : 'log';
   logLine(level, 'kafkajs', `${prefix}${message}`, fields);
 };
 
@@ -55,7 +67,8 @@ export function isTransient(entry: LogEntry): boolean {
   }
   if (entry.namespace === 'Consumer') {
     if (message.startsWith('Restarting the consumer in ')) return true;
-    if (message.startsWith('Crash: ')) return [...TRANSIENT_KAFKA_ERRORS].some((text) => message.endsWith(`: ${text}`));
+    if (message.startsWith('Crash: '))
+      return [...TRANSIENT_KAFKA_ERRORS].some((text) => message.endsWith(`: ${text}`));
   }
   return false;
 }

@@ -63,7 +63,8 @@ export class KafkaTopicRegistry {
       } catch (error) {
         if (Date.now() > deadline) throw error;
       }
-      if (Date.now() > deadline) throw new Error(`topic ${topic} has no leader for every partition after ${LEADER_WAIT_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`topic ${topic} has no leader for every partition after ${LEADER_WAIT_MS} ms`);
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 500);
     }

@@ -280,10 +280,21 @@ async function handle(
   } catch (error) {
     undecodable = error;
   }
-  const deadLetter = { publish: args.publish, deadLetterTopic, group: args.options.group, onDeadLetter: args.options.onDeadLetter };
+  const deadLetter = {
+    publish: args.publish,
+    deadLetterTopic,
+    group: args.options.group,
+    onDeadLetter: args.options.onDeadLetter,
+  };
   if (undecodable !== undefined) {
     // Not JSON: retrying cannot help. Dead-letter the text as it came (a request is answered).
-    await sendToDeadLetter({ ...deadLetter, message: asText(raw), cause: 'undecodable', error: undecodable, attempts: 0 });
+    await sendToDeadLetter({
+      ...deadLetter,
+      message: asText(raw),
+      cause: 'undecodable',
+      error: undecodable,
+      attempts: 0,
+    });
     return true;
   }
   const message = (attempt: number): IncomingMessage => {

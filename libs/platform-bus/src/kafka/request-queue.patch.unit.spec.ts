@@ -16,9 +16,18 @@ type Queue = RequestQueueInternals & {
 };
 const RequestQueue = load('kafkajs/src/network/requestQueue/index.js') as new (options: object) => Queue;
 
-const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
-function queue(maxInFlightRequests: number): { queue: Queue; sent: number[]; request: (id: number) => Promise<unknown> } {
+function queue(maxInFlightRequests: number): {
+  queue: Queue;
+  sent: number[];
+  request: (id: number) => Promise<unknown>;
+} {
   const q = new RequestQueue({
     maxInFlightRequests,
     requestTimeout: 30_000,
@@ -39,7 +48,8 @@ function queue(maxInFlightRequests: number): { queue: Queue; sent: number[]; req
   return { queue: q, sent, request };
 }
 
-const answer = (q: Queue, correlationId: number) => q.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
+const answer = (q: Queue, correlationId: number) =>
+  q.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
 
 /** Resolves once `condition` holds; fails the spec after `ms`. */
 async function until(condition: () => boolean, ms = 2_000): Promise<void> {

@@ -115,7 +115,8 @@ export function resolveMaxAttempts(maxAttempts: number | undefined): number {
 /** Validates a subscription's `maxBatch` (an integer >= 1). */
 export function resolveMaxBatch(maxBatch: number | undefined): number {
   const value = maxBatch ?? DEFAULT_MAX_BATCH;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`maxBatch must be an integer >= 1, got ${value}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`maxBatch must be an integer >= 1, got ${value}`);
   return value;
 }
 

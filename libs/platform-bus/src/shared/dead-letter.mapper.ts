@@ -37,13 +37,17 @@ export function describeError(error: unknown): string {
 }
 
 /** The id and type of a message, from its headers or, for a command or event envelope, its value. */
-export function identify(message: Pick<IncomingMessage, 'headers' | 'value'>): { id?: string; type?: string } {
+export function identify(message: Pick<IncomingMessage, 'headers' | 'value'>): {
+  id?: string;
+  type?: string;
+} {
   const value = (typeof message.value === 'object' && message.value !== null ? message.value : {}) as Record<
     string,
     unknown
   >;
   const id = message.headers[Headers.messageId] ?? (typeof value.id === 'string' ? value.id : undefined);
-  const type = message.headers[Headers.messageType] ?? (typeof value.type === 'string' ? value.type : undefined);
+  const type =
+    message.headers[Headers.messageType] ?? (typeof value.type === 'string' ? value.type : undefined);
   return { ...(id !== undefined ? { id } : {}), ...(type !== undefined ? { type } : {}) };
 }
 
@@ -56,7 +60,8 @@ export function deadLetterLine(
   reason: string,
 ): string {
   const { id, type } = identify(message);
-  const short = reason.length > MAX_LOGGED_REASON_LENGTH ? `${reason.slice(0, MAX_LOGGED_REASON_LENGTH)}…` : reason;
+  const short =
+    reason.length > MAX_LOGGED_REASON_LENGTH ? `${reason.slice(0, MAX_LOGGED_REASON_LENGTH)}…` : reason;
   return (
     `dead-lettered ${type ?? 'message'} ${id ?? '(no id)'} of key ${JSON.stringify(message.key)} ` +
     `from ${message.topic} (group ${group}, ${cause}, ${attempts} attempt${attempts === 1 ? '' : 's'}): ${short}`

@@ -1,6 +1,12 @@
 import { Headers } from '@openwop/contracts';
 import type { IncomingMessage, OutgoingMessage } from '../bus.port';
-import { deadLetterLine, deadLetterLog, deadLetterOf, identify, sendToDeadLetter } from './dead-letter.mapper';
+import {
+  deadLetterLine,
+  deadLetterLog,
+  deadLetterOf,
+  identify,
+  sendToDeadLetter,
+} from './dead-letter.mapper';
 
 const message = (over: Partial<IncomingMessage> = {}): IncomingMessage => ({
   topic: 'engine.commands',
@@ -31,7 +37,9 @@ describe('dead-letter mapper', () => {
   });
 
   it('names a message by its headers, else by its envelope, else not at all', () => {
-    expect(identify(message({ headers: { [Headers.messageId]: 'h-id', [Headers.messageType]: 'h-type' } }))).toEqual({
+    expect(
+      identify(message({ headers: { [Headers.messageId]: 'h-id', [Headers.messageType]: 'h-type' } })),
+    ).toEqual({
       id: 'h-id',
       type: 'h-type',
     });
@@ -41,10 +49,16 @@ describe('dead-letter mapper', () => {
 
   it('logs one line naming the message, the key, where it came from and a bounded reason', () => {
     const line = deadLetterLine(message(), 'engine', 'exhausted', 5, `QueryFailedError: ${'x'.repeat(1000)}`);
-    expect(line.startsWith('dead-lettered run.resume cmd-1 of key "run-1" from engine.commands (group engine, exhausted, 5 attempts): QueryFailedError: x')).toBe(true);
+    expect(
+      line.startsWith(
+        'dead-lettered run.resume cmd-1 of key "run-1" from engine.commands (group engine, exhausted, 5 attempts): QueryFailedError: x',
+      ),
+    ).toBe(true);
     expect(line.length).toBeLessThan(500);
     expect(line.endsWith('…')).toBe(true);
-    expect(deadLetterLine(message({ value: 42 }), 'g', 'undecodable', 0, 'SyntaxError')).toContain('message (no id)');
+    expect(deadLetterLine(message({ value: 42 }), 'g', 'undecodable', 0, 'SyntaxError')).toContain(
+      'message (no id)',
+    );
   });
 
   it('sends, counts, logs and reports in that order; a failed send reports nothing', async () => {
@@ -63,7 +77,8 @@ describe('dead-letter mapper', () => {
         error: 'refused run_terminal: done',
         attempts: 1,
         code: 'run_terminal',
-        onDeadLetter: async (_m, notice) => void reported.push(`${notice.cause}/${notice.code}/${notice.reason}`),
+        onDeadLetter: async (_m, notice) =>
+          void reported.push(`${notice.cause}/${notice.code}/${notice.reason}`),
       });
       expect(sent.map((m) => m.headers?.[Headers.deadLetterCause])).toEqual(['refused']);
       expect(lines).toHaveLength(1);

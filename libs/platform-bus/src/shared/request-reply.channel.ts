@@ -107,7 +107,8 @@ export class ReplyChannel {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
         this.timedOut.set(correlationId, { topic, at: Date.now() });
-        if (this.timedOut.size > MAX_REMEMBERED_TIMEOUTS) this.timedOut.delete(this.timedOut.keys().next().value!);
+        if (this.timedOut.size > MAX_REMEMBERED_TIMEOUTS)
+          this.timedOut.delete(this.timedOut.keys().next().value!);
         reject(new RequestTimeoutError(topic, timeoutMs));
       }, timeoutMs);
       this.pending.set(correlationId, { resolve, reject, timer });
@@ -155,7 +156,8 @@ function replyAddress(message: IncomingMessage): { replyTo: string; correlationI
 
 /** A `{ ok: false, error: { code } }` command reply. */
 function refusalOf(result: unknown): { code: string; message?: unknown } | undefined {
-  if (typeof result !== 'object' || result === null || (result as { ok?: unknown }).ok !== false) return undefined;
+  if (typeof result !== 'object' || result === null || (result as { ok?: unknown }).ok !== false)
+    return undefined;
   const error = (result as { error?: { code?: unknown; message?: unknown } }).error;
   return typeof error?.code === 'string' ? { code: error.code, message: error.message } : undefined;
 }
@@ -170,7 +172,11 @@ function refusalOf(result: unknown): { code: string; message?: unknown } | undef
 export function replyingHandler(
   handler: RequestHandler,
   publish: Publish,
-  deadLetters?: { readonly group: string; readonly topic: string; readonly onDeadLetter?: DeadLetterHook | undefined },
+  deadLetters?: {
+    readonly group: string;
+    readonly topic: string;
+    readonly onDeadLetter?: DeadLetterHook | undefined;
+  },
 ): MessageHandler {
   return async (message) => {
     const result = await handler(message);
@@ -193,7 +199,11 @@ export function replyingHandler(
       return;
     }
     await publish(address.replyTo, [
-      { key: message.key, value: result ?? null, headers: { [Headers.correlationId]: address.correlationId } },
+      {
+        key: message.key,
+        value: result ?? null,
+        headers: { [Headers.correlationId]: address.correlationId },
+      },
     ]);
   };
 }

@@ -16,7 +16,9 @@ export class PendingInterrupts1700000000300 implements MigrationInterface {
       data jsonb,
       timeout_ms integer,
       requested_at timestamptz NOT NULL)`);
-    await q.query('CREATE INDEX pending_interrupts_tenant_requested ON pending_interrupts (tenant, requested_at DESC, interrupt_id DESC)');
+    await q.query(
+      'CREATE INDEX pending_interrupts_tenant_requested ON pending_interrupts (tenant, requested_at DESC, interrupt_id DESC)',
+    );
     await q.query('CREATE INDEX pending_interrupts_run ON pending_interrupts (run_id)');
   }
 

@@ -9,8 +9,12 @@ export class InterruptInbox1700000001610 implements MigrationInterface {
   name = 'InterruptInbox1700000001610';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE interrupts ADD COLUMN IF NOT EXISTS claimed_by text, ADD COLUMN IF NOT EXISTS claim_expires_at timestamptz');
-    await q.query(`CREATE INDEX IF NOT EXISTS interrupts_pending_claimed ON interrupts (claimed_by, claim_expires_at) WHERE status = 'pending'`);
+    await q.query(
+      'ALTER TABLE interrupts ADD COLUMN IF NOT EXISTS claimed_by text, ADD COLUMN IF NOT EXISTS claim_expires_at timestamptz',
+    );
+    await q.query(
+      `CREATE INDEX IF NOT EXISTS interrupts_pending_claimed ON interrupts (claimed_by, claim_expires_at) WHERE status = 'pending'`,
+    );
     await q.query(
       `CREATE INDEX IF NOT EXISTS interrupts_pending_approvers ON interrupts USING gin ((state->'interrupt'->'data'->'approversList')) WHERE status = 'pending'`,
     );
@@ -27,6 +31,8 @@ export class InterruptInbox1700000001610 implements MigrationInterface {
     await q.query('DROP INDEX IF EXISTS pending_interrupts_tenant_kind');
     await q.query('DROP INDEX IF EXISTS interrupts_pending_approvers');
     await q.query('DROP INDEX IF EXISTS interrupts_pending_claimed');
-    await q.query('ALTER TABLE interrupts DROP COLUMN IF EXISTS claim_expires_at, DROP COLUMN IF EXISTS claimed_by');
+    await q.query(
+      'ALTER TABLE interrupts DROP COLUMN IF EXISTS claim_expires_at, DROP COLUMN IF EXISTS claimed_by',
+    );
   }
 }

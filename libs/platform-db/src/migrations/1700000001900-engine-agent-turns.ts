@@ -22,7 +22,9 @@ export class EngineAgentTurns1700000001900 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
     await q.query('CREATE INDEX engine_agent_turns_due_at ON engine_agent_turns (due_at)');
-    await q.query('CREATE INDEX engine_agent_turns_conversation ON engine_agent_turns (conversation_id, after_turn_index)');
+    await q.query(
+      'CREATE INDEX engine_agent_turns_conversation ON engine_agent_turns (conversation_id, after_turn_index)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

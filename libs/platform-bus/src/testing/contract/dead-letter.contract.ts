@@ -84,7 +84,11 @@ export function serveDeadLetterContract(ctx: ContractContext): void {
   const watchDeadLetters = async (topic: string) => {
     const dead = new MessageRecorder();
     ctx.track(
-      await ctx.bus().subscribe({ group: uniqueName('dlq-watch'), topics: [Topics.deadLetter], handler: dead.handler('dlq') }),
+      await ctx.bus().subscribe({
+        group: uniqueName('dlq-watch'),
+        topics: [Topics.deadLetter],
+        handler: dead.handler('dlq'),
+      }),
     );
     return () => dead.by('dlq').filter((m) => m.headers[Headers.deadLetterTopic] === topic);
   };
@@ -119,26 +123,39 @@ export function serveDeadLetterContract(ctx: ContractContext): void {
             },
           }),
         );
-        const reply = await ctx.bus().request(
-          topic,
-          { key: 'run-poison', value: { id: 'cmd-1', type: 'thing.do' } },
-          { timeoutMs: ctx.options.deliveryTimeoutMs },
-        );
+        const reply = await ctx
+          .bus()
+          .request(
+            topic,
+            { key: 'run-poison', value: { id: 'cmd-1', type: 'thing.do' } },
+            { timeoutMs: ctx.options.deliveryTimeoutMs },
+          );
         expect(reply).toMatchObject({
           ok: false,
           error: {
             code: COMMAND_NOT_APPLIED,
-            details: { messageId: 'cmd-1', messageType: 'thing.do', cause: 'exhausted', attempts: MAX_ATTEMPTS },
+            details: {
+              messageId: 'cmd-1',
+              messageType: 'thing.do',
+              cause: 'exhausted',
+              attempts: MAX_ATTEMPTS,
+            },
           },
         });
-        await waitFor(() => dead().length === 1, { timeoutMs: ctx.options.deliveryTimeoutMs, what: 'the dead letter' });
+        await waitFor(() => dead().length === 1, {
+          timeoutMs: ctx.options.deliveryTimeoutMs,
+          what: 'the dead letter',
+        });
         expect(dead()[0]!.headers).toMatchObject({
           [Headers.deadLetterCause]: 'exhausted',
           [Headers.attempts]: String(MAX_ATTEMPTS),
         });
         expect(dead()[0]!.headers[Headers.deadLetterReason]).toContain('cannot apply this one');
         // The serve's own hook runs after the reply is published, so the requester can see the reply first.
-        await waitFor(() => notices.length > 0, { timeoutMs: ctx.options.deliveryTimeoutMs, what: 'the dead-letter notice' });
+        await waitFor(() => notices.length > 0, {
+          timeoutMs: ctx.options.deliveryTimeoutMs,
+          what: 'the dead-letter notice',
+        });
         expect(notices.map((n) => [n.message.key, n.notice.cause, n.notice.attempts])).toEqual([
           ['run-poison', 'exhausted', MAX_ATTEMPTS],
         ]);

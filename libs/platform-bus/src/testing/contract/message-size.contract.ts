@@ -21,14 +21,12 @@ export function messageSizeContract(ctx: ContractContext): void {
       const topic = uniqueName('size');
       const recorder = new MessageRecorder();
       ctx.track(
-        await ctx
-          .bus()
-          .subscribe({
-            group: uniqueName('size-g'),
-            topics: [topic],
-            fromBeginning: true,
-            handler: recorder.handler('only'),
-          }),
+        await ctx.bus().subscribe({
+          group: uniqueName('size-g'),
+          topics: [topic],
+          fromBeginning: true,
+          handler: recorder.handler('only'),
+        }),
       );
       await ctx.bus().publish(
         topic,
@@ -51,14 +49,12 @@ export function messageSizeContract(ctx: ContractContext): void {
       const topic = uniqueName('size-big');
       const recorder = new MessageRecorder();
       ctx.track(
-        await ctx
-          .bus()
-          .subscribe({
-            group: uniqueName('size-big-g'),
-            topics: [topic],
-            fromBeginning: true,
-            handler: recorder.handler('only'),
-          }),
+        await ctx.bus().subscribe({
+          group: uniqueName('size-big-g'),
+          topics: [topic],
+          fromBeginning: true,
+          handler: recorder.handler('only'),
+        }),
       );
       const huge = { seq: 1, filler: 'y'.repeat(MAX_BUS_MESSAGE_BYTES) };
       await expect(
