@@ -10,3 +10,10 @@ export {
   upcast,
   type VersionedShape,
 } from './schema-version';
+export {
+  loadHostSecret,
+  type HostSecretConfig,
+  type HostSecretKind,
+  type HostSecretSource,
+  type LoadedHostSecret,
+} from './host-secret';

@@ -1,5 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import {
+  loadHostSecret,
+  type HostSecretConfig,
+  type HostSecretKind,
+  type HostSecretSource,
+} from '@openwop/kernel';
 
 /**
  * Webhook signing secrets at rest (docs/adr/0028): AES-256-GCM under an operator key ring.
@@ -199,7 +205,7 @@ export function openWebhookSecret(
 }
 
 /** Where the ring came from, for the startup log line. */
-export type WebhookKeyRingSource = 'env' | 'file' | 'process' | 'none';
+export type WebhookKeyRingSource = HostSecretSource;
 
 /** The ring a process uses, and where it came from (`ring` undefined only for `none`). */
 export interface LoadedWebhookKeyRing {
@@ -214,56 +220,30 @@ export function embeddedWebhookKeyFile(dataDir: string): string {
   return join(dirname(dataDir), 'webhook-secret-keys');
 }
 
-let processRing: WebhookSecretKeyRing | undefined;
+const WEBHOOK_SECRET_KEYS: HostSecretKind<WebhookSecretKeyRing> = {
+  env: WEBHOOK_SECRET_KEYS_ENV,
+  parse: parseWebhookSecretKeys,
+  generate: () => `${generateWebhookSecretKeys()}\n`,
+  file: embeddedWebhookKeyFile,
+  processValue: { current: undefined },
+};
 
 /**
- * Which ring a process uses (decided here; the file access is the caller's, through `readOrCreate`):
- * - `OPENWOP_WEBHOOK_SECRET_KEYS` when set, in any mode;
- * - embedded without it: the key file next to the data folder, generated (mode 0600) on first start
- *   so secrets survive restarts; with an in-memory data folder and PGlite in memory, one key for the
- *   life of the process, like the data (the gateway and notifier modules of the host share it);
- * - distributed without it, or embedded on an external Postgres with no data folder: none (the data
- *   outlives the process, a generated key would not). The gateway then refuses registrations and
- *   the notifier refuses to start while subscriptions exist (instances must share one ring).
+ * Which ring a process uses, chosen as every host secret is ({@link loadHostSecret}):
+ * `OPENWOP_WEBHOOK_SECRET_KEYS`; embedded without it, the key file next to the data folder (so
+ * secrets survive restarts) or, with an in-memory data folder and PGlite in memory, a key for the
+ * life of the process (the gateway and notifier modules of the host share it); distributed without
+ * it, none: the gateway then refuses registrations and the notifier refuses to start while
+ * subscriptions exist (instances must share one ring).
  * @throws Error when the ring is malformed, naming the entry.
  */
 export function loadWebhookSecretKeys(
-  config: {
-    readonly mode: 'embedded' | 'distributed';
-    readonly dataDir: string | undefined;
-    readonly databaseUrl: string | undefined;
-  },
+  config: HostSecretConfig,
   env: NodeJS.ProcessEnv,
   readOrCreate: (file: string, create: () => string) => string,
 ): LoadedWebhookKeyRing {
-  const raw = env[WEBHOOK_SECRET_KEYS_ENV];
-  if (raw !== undefined && raw.trim() !== '')
-    return {
-      ring: parseWebhookSecretKeys(raw, WEBHOOK_SECRET_KEYS_ENV),
-      source: 'env',
-      from: WEBHOOK_SECRET_KEYS_ENV,
-    };
-  if (config.mode === 'distributed')
-    return { ring: undefined, source: 'none', from: `${WEBHOOK_SECRET_KEYS_ENV} is not set` };
-  if (config.dataDir === undefined && config.databaseUrl !== undefined)
-    return {
-      ring: undefined,
-      source: 'none',
-      from: `${WEBHOOK_SECRET_KEYS_ENV} is not set and there is no data folder to keep a generated key beside the database`,
-    };
-  if (config.dataDir === undefined) {
-    processRing ??= parseWebhookSecretKeys(generateWebhookSecretKeys(), 'generated key');
-    return { ring: processRing, source: 'process', from: 'a process-lifetime key (in-memory data folder)' };
-  }
-  const file = embeddedWebhookKeyFile(config.dataDir);
-  return {
-    ring: parseWebhookSecretKeys(
-      readOrCreate(file, () => `${generateWebhookSecretKeys()}\n`),
-      file,
-    ),
-    source: 'file',
-    from: file,
-  };
+  const { value, source, from } = loadHostSecret(WEBHOOK_SECRET_KEYS, config, env, readOrCreate);
+  return { ring: value, source, from };
 }
 
 /** The encodings of every key in `ring`, for the log redaction. */
