@@ -571,6 +571,14 @@ describe('startup key handling', () => {
     }
   });
 
+  it('a host without an audit signing key has no signed heads: 404 with the reason, never a 5xx', async () => {
+    // This platform keeps its data in an external database and has no data folder: no key is generated.
+    // (The head route answers the same to a key with audit:read; the key route needs no key at all.)
+    const body = expectEnvelope(await call('GET', '/v1/audit/public-key', {}), 404, 'not_found');
+    expect(body.details).toEqual({ reason: 'audit_signing_key_missing' });
+    expect(body.message).toMatch(/does not sign audit heads.*OPENWOP_AUDIT_SIGNING_KEY/);
+  });
+
   it('distributed without keys: the app refuses to start', async () => {
     delete process.env.WOP_API_KEYS;
     try {

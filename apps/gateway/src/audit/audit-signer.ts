@@ -25,7 +25,8 @@ export interface AuditPublicKeyBody {
 /**
  * Signs a tenant chain's head with the host's audit key (ADR 0032, signed heads): the operator's
  * `OPENWOP_AUDIT_SIGNING_KEY`, or the embedded host's generated key file. Without a key (distributed
- * mode without the variable) nothing is signed and the head and key routes are `503 unavailable`.
+ * mode without the variable) nothing is signed and the head and key routes are `404 not_found`: the
+ * host, as configured, has no signed heads (not a passing outage, which a 503 would say).
  */
 @Injectable()
 export class AuditSigner {
@@ -48,7 +49,7 @@ export class AuditSigner {
       );
       logger.log(`audit heads signed with Ed25519 key ${loaded.key.kid} from ${loaded.from}`);
     } else {
-      logger.warn(`${loaded.from}: audit heads are not signed (GET /v1/audit/head answers 503) until it is`);
+      logger.warn(`${loaded.from}: audit heads are not signed (GET /v1/audit/head answers 404) until it is`);
     }
   }
 
@@ -57,12 +58,12 @@ export class AuditSigner {
     return this.key !== undefined;
   }
 
-  /** `head` signed now. @throws ApiError `unavailable` without a key. */
+  /** `head` signed now. @throws ApiError `not_found` without a key. */
   sign(head: Omit<AuditHead, 'signedAt'>, now = new Date()): SignedAuditHead {
     return signAuditHead({ ...head, signedAt: now.toISOString() }, this.requireKey());
   }
 
-  /** @throws ApiError `unavailable` without a key. */
+  /** @throws ApiError `not_found` without a key. */
   publicKey(): AuditPublicKeyBody {
     const key = this.requireKey();
     return {
@@ -76,8 +77,8 @@ export class AuditSigner {
   private requireKey(): AuditSigningKey {
     if (!this.key)
       throw new ApiError(
-        'unavailable',
-        `Signed audit heads need ${AUDIT_SIGNING_KEY_ENV} (the host's Ed25519 audit key) on this host.`,
+        'not_found',
+        `This host does not sign audit heads: signed heads need ${AUDIT_SIGNING_KEY_ENV} (the host's Ed25519 audit key) on this host.`,
         {
           reason: 'audit_signing_key_missing',
         },
