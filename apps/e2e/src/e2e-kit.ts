@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { OpenWopApiError, type OpenWopClient, type RunSnapshotBody } from '@openwop/sdk';
-import { REPO_ROOT, waitFor } from '@openwop/testing';
+import { REPO_ROOT, TEST_KEYS, waitFor } from '@openwop/testing';
 
 /** Waits until the run's snapshot shows one of `statuses` (a status or a list), and returns it. */
 export function waitStatus(
@@ -83,4 +83,33 @@ export function chromiumExecutable(): string {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
+}
+
+/** One HTTP answer with its parsed body. */
+export interface Answer {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+}
+
+/**
+ * A JSON request to a gateway as `apiKey` (t1's by default): the status and the parsed body,
+ * whatever the status (the specs assert refusals as often as answers).
+ */
+export async function callGateway(
+  gateway: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  apiKey: string = TEST_KEYS.t1,
+): Promise<Answer> {
+  const res = await fetch(`${gateway}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { TEST_KEYS, waitFor } from '@openwop/testing';
-import { query, workflowDefinition } from './e2e-kit';
+import { waitFor } from '@openwop/testing';
+import { callGateway as call, query, workflowDefinition } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // Escalation policies on an interrupt (issue 21 item 4, ADR 0034), both modes, real Kafka and
@@ -12,24 +12,6 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // the rest; a bad policy is refused at registration with the path of each problem. A timer that is
 // down past the whole chain (issue 29 item 6) still fires every step, in order, each once, before
 // the default.
-
-interface Answer {
-  readonly status: number;
-  readonly json: Record<string, unknown>;
-}
-
-async function call(gateway: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${gateway}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TEST_KEYS.t1}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
 
 /** A local plain-HTTP receiver: records each delivery's body and answers 204. */
 class Receiver {

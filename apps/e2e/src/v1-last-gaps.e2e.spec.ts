@@ -1,31 +1,6 @@
 import { TEST_KEYS, waitFor } from '@openwop/testing';
-import { query } from './e2e-kit';
+import { callGateway as call, query } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
-
-/** One HTTP answer with its parsed body. */
-interface Answer {
-  readonly status: number;
-  readonly json: Record<string, unknown>;
-}
-
-async function call(
-  gateway: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-  apiKey: string = TEST_KEYS.t1,
-): Promise<Answer> {
-  const res = await fetch(`${gateway}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
 
 /** The delay the drained node waits: long enough to pause during it, short enough to keep the suite quick. */
 const DELAY_MS = 2_000;

@@ -2,33 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
-import { query } from './e2e-kit';
+import { callGateway as call, query } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
-
-/** One HTTP answer with its parsed body. */
-interface Answer {
-  readonly status: number;
-  readonly json: Record<string, unknown>;
-}
-
-async function call(
-  gateway: string,
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  body?: unknown,
-  apiKey: string = TEST_KEYS.t1,
-): Promise<Answer> {
-  const res = await fetch(`${gateway}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
 
 /** A request the receiver got: path, headers (lower case) and the raw body. */
 interface Received {
