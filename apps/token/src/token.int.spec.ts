@@ -112,10 +112,10 @@ async function record(
 }
 
 /** A run of tenant t1 waiting on one interrupt, and the tokens the snapshot is shown for it. */
-async function waitingRun(options: { timeoutMs?: number; kind?: string } = {}) {
+async function waitingRun(options: { timeoutMs?: number; kind?: string; requestedAgoMs?: number } = {}) {
   const runId = `run-${randomUUID().slice(0, 8)}`;
   const interruptId = `${runId}:gate:0`;
-  const requestedAt = new Date().toISOString();
+  const requestedAt = new Date(Date.now() - (options.requestedAgoMs ?? 0)).toISOString();
   await record(runId, 'run.started', {
     workflowId: 'wf',
     owner: { tenant: 't1', principal: 'p1' },
@@ -291,7 +291,8 @@ describe('minting on demand (token.mint)', () => {
   });
 
   it('expired tokens are still returned (the snapshot says they expired and shows none)', async () => {
-    const { runId, interruptId, expiresAt } = await waitingRun({ timeoutMs: 1 });
+    // Requested a second ago with a 1 ms timeout: expired before the mint, however fast the mint is.
+    const { runId, interruptId, expiresAt } = await waitingRun({ timeoutMs: 1, requestedAgoMs: 1_000 });
     expect(Date.parse(expiresAt)).toBeLessThan(clock.now());
     const reply = await mint(runId, interruptId);
     expect(reply).toMatchObject({ ok: true, data: { tokens: { expiresAt } } });
