@@ -930,7 +930,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       "The caller's tenant's chain head (last seq and hash) signed now with the host's Ed25519 audit key: an export that holds that record with that hash was not rewritten up to it (`wop audit verify --public-key`).",
     tag: 'audit',
     responses: { 200: { description: 'The signed head.', schema: ref('SignedAuditHead') } },
-    errors: ['unavailable'],
+    // 404 (details.reason audit_signing_key_missing): this host, as configured, signs no heads.
+    errors: ['not_found'],
   },
   {
     method: 'GET',
@@ -939,7 +940,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: "The host's Ed25519 audit public key, which signs chain heads; served without credentials.",
     tag: 'audit',
     responses: { 200: { description: 'The public key.', schema: ref('AuditPublicKey') } },
-    errors: ['unavailable'],
+    errors: ['not_found'],
   },
   {
     method: 'POST',
