@@ -8,6 +8,7 @@ import { DecisionPace } from './common/decision-pace';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { RecordEscalationHandler } from './escalate/record-escalation.handler';
 import { EngineCommandsConsumer } from './engine-commands.consumer';
+import { CLOCK, systemClock } from './engine.di-tokens';
 import { FailRunHandler } from './fail-run/fail-run.handler';
 import { ForkRunHandler } from './fork-run/fork-run.handler';
 import { GetWorkflowHandler } from './get-workflow/get-workflow.handler';
@@ -22,6 +23,7 @@ import { WorkflowRegistry } from './workflow-registry';
 /** The engine: runs workflow definitions, single writer of the run event log. `WORKFLOWS_DIR` seeds global workflows at boot. */
 @Module({
   providers: [
+    { provide: CLOCK, useValue: systemClock },
     { provide: WorkflowRegistry, useFactory: () => new WorkflowRegistry(process.env.WORKFLOWS_DIR) },
     DecisionPace,
     StartRunHandler,

@@ -14,6 +14,7 @@ import type { ChatMessage } from '@openwop/llm';
 import { appendToOutbox, storedReply, type OutboxMessage, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { commandContext } from '../common/command-context';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 import { commitDecision, loadRunForUpdate } from '../common/run.store';
 import { AgentProviders } from './agent-providers';
 import { oweAgentTurns, type ClaimedTurn } from './agent-turn.store';
@@ -58,6 +59,7 @@ export class AgentTurnHandler {
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     private readonly providers: AgentProviders,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** `agent.turn` over the bus (sent by an engine of the previous release): owes the turn to the workers. */
@@ -230,7 +232,7 @@ export class AgentTurnHandler {
         nodeId: d.nodeId,
         conversationId: d.conversationId,
         chunks: [chunk],
-        context: { ...commandContext(command), commandId: `${command.id}#${seq}` },
+        context: { ...commandContext(command, this.clock), commandId: `${command.id}#${seq}` },
       },
       state,
     );
@@ -242,7 +244,7 @@ export class AgentTurnHandler {
     const resolve: ResolveInterruptCommand = {
       id: `agent-reply:${command.id}`,
       type: 'interrupt.resolve',
-      occurredAt: new Date().toISOString(),
+      occurredAt: this.clock.now(),
       correlationId: command.correlationId,
       causationId: command.id,
       actor: { tenant: run.tenant, principal: `agent:${d.speakerId}` },

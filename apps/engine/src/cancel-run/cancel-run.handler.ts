@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CancelRunEngineCommand, CommandReply } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /**
  * `run.cancel` (forwarded by the interrupt service once it cancelled the run's interrupts): the
@@ -13,6 +14,8 @@ import { commitDecision, lastSequenceOf, loadRunForUpdate } from '../common/run.
  */
 @Injectable()
 export class CancelRunHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(
     manager: EntityManager,
     command: CancelRunEngineCommand,
@@ -26,7 +29,7 @@ export class CancelRunHandler {
           runId,
           ...(reason ? { reason } : {}),
           ...(parentRunId ? { parentRunId } : {}),
-          context: commandContext(command),
+          context: commandContext(command, this.clock),
         },
         state,
       ),

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ChildRunChangedCommand, CommandReply, InterruptKind } from '@openwop/contracts';
 import { decideRun, type ChildRunChange } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /** The reply to `run.child`; `applied: false` when the run no longer waited on that child (nothing written). */
 export interface ChildRunChangedResult {
@@ -21,6 +22,8 @@ export interface ChildRunChangedResult {
  */
 @Injectable()
 export class ChildRunChangedHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(
     manager: EntityManager,
     command: ChildRunChangedCommand,
@@ -36,7 +39,10 @@ export class ChildRunChangedHandler {
       ...(d.error !== undefined ? { error: d.error } : {}),
     };
     const decided = await refusingDomainErrors(() =>
-      decideRun({ type: 'ChildRunChanged', runId: d.runId, change, context: commandContext(command) }, state),
+      decideRun(
+        { type: 'ChildRunChanged', runId: d.runId, change, context: commandContext(command, this.clock) },
+        state,
+      ),
     );
     if (!decided.ok) return decided.reply;
     await commitDecision(manager, state, decided.value, command);

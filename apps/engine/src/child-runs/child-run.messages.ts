@@ -11,6 +11,7 @@ import {
 } from '@openwop/contracts';
 import { publicRunStatus, type RunDecision, type RunRecord, type RunState } from '@openwop/engine-domain';
 import type { OutboxMessage } from '@openwop/platform-db';
+import { decidedAt } from '../common/command-context';
 
 /** Why a child run is cancelled when its parent is (`run.cancelled.reason`, interrupt-profiles.md). */
 export const PARENT_CANCELLED = 'parent-cancelled';
@@ -33,7 +34,7 @@ export function childRunMessages(
 ): OutboxMessage[] {
   const run = decision.state as RunRecord;
   const base = {
-    occurredAt: new Date().toISOString(),
+    occurredAt: decidedAt(decision),
     correlationId: cause.correlationId,
     causationId: cause.id,
     actor: { tenant: run.tenant, principal: run.principal },

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, RecordConversationCommand, RecordEscalationCommand } from '@openwop/contracts';
 import { decideRun, type RecordConversation, type RecordEscalation } from '@openwop/engine-domain';
+import type { Clock } from '../engine.di-tokens';
 import { commandContext } from './command-context';
 import { refusingDomainErrors } from './domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate } from './run.store';
@@ -24,6 +25,7 @@ export type RecordBase = Omit<RecordConversation, 'type' | 'eventType'>;
 export async function recordOnRun(
   manager: EntityManager,
   command: RecordConversationCommand | RecordEscalationCommand,
+  clock: Clock,
   toDecision: (base: RecordBase) => RecordConversation | RecordEscalation,
 ): Promise<CommandReply<RecordedOnRun>> {
   const d = command.data;
@@ -33,7 +35,7 @@ export async function recordOnRun(
     nodeId: d.nodeId,
     interruptId: d.interruptId,
     payload: d.payload,
-    context: commandContext(command),
+    context: commandContext(command, clock),
   };
   const decided = await refusingDomainErrors(() => decideRun(toDecision(base), state));
   if (!decided.ok) return decided.reply;

@@ -29,6 +29,7 @@ import {
   type OutboxMessage,
 } from '@openwop/platform-db';
 import { childRunMessages } from '../child-runs/child-run.messages';
+import { decidedAt } from './command-context';
 import { syncRunTimer } from '../timers/run-timer.store';
 import { oweAgentTurns } from '../agent-turn/agent-turn.store';
 
@@ -136,7 +137,7 @@ export async function commitDecision(
   }
   const owed: AgentTurnCommand[] = [];
   for (const f of decision.followUps ?? []) {
-    const m = followUpMessage(next, f, command);
+    const m = followUpMessage(next, f, command, decidedAt(decision));
     if (m.topic === Topics.engineCommands) owed.push(m.value as AgentTurnCommand);
     else messages.push(m);
   }
@@ -151,10 +152,10 @@ export async function commitDecision(
  * the turn workers, ADR 0037), or a close to the interrupt service (the node's policy ended the
  * talk). Ids derive from the conversation and turn, so a re-decided follow-up dedupes downstream.
  */
-function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand): OutboxMessage {
+function followUpMessage(run: RunRecord, f: FollowUp, cause: EngineCommand, at: string): OutboxMessage {
   const actor = { tenant: run.tenant, principal: run.principal };
   const base = {
-    occurredAt: new Date().toISOString(),
+    occurredAt: at,
     correlationId: cause.correlationId,
     causationId: cause.id,
     actor,

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, RecordConversationCommand } from '@openwop/contracts';
 import { annotateConversation } from '@openwop/observability';
 import { recordOnRun, type RecordedOnRun } from '../common/record-on-run';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 export type RecordConversationResult = RecordedOnRun;
 
@@ -12,6 +13,8 @@ export type RecordConversationResult = RecordedOnRun;
  */
 @Injectable()
 export class RecordConversationHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   handle(
     manager: EntityManager,
     command: RecordConversationCommand,
@@ -19,7 +22,7 @@ export class RecordConversationHandler {
     const d = command.data;
     const turn = (d.payload.turn ?? d.payload.finalTurn) as { turnIndex?: unknown } | undefined;
     annotateConversation(d.payload.conversationId, d.payload.turnIndex ?? turn?.turnIndex);
-    return recordOnRun(manager, command, (base) => ({
+    return recordOnRun(manager, command, this.clock, (base) => ({
       ...base,
       type: 'RecordConversation',
       eventType: command.data.type,

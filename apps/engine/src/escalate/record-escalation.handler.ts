@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, RecordEscalationCommand } from '@openwop/contracts';
 import { recordOnRun, type RecordedOnRun } from '../common/record-on-run';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 export type RecordEscalationResult = RecordedOnRun;
 
@@ -12,11 +13,13 @@ export type RecordEscalationResult = RecordedOnRun;
  */
 @Injectable()
 export class RecordEscalationHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   handle(
     manager: EntityManager,
     command: RecordEscalationCommand,
   ): Promise<CommandReply<RecordEscalationResult>> {
-    return recordOnRun(manager, command, (base) => ({
+    return recordOnRun(manager, command, this.clock, (base) => ({
       ...base,
       type: 'RecordEscalation',
       eventType: command.data.type,

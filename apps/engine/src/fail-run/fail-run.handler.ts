@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { COMMAND_NOT_APPLIED, type CommandReply, type FailRunCommand } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /**
  * `run.fail`: a command that carried the run forward was set aside (dead-lettered) by the service
@@ -14,6 +15,8 @@ import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '
  */
 @Injectable()
 export class FailRunHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(
     manager: EntityManager,
     command: FailRunCommand,
@@ -35,7 +38,7 @@ export class FailRunHandler {
               ...(d.failedCommandType !== undefined ? { commandType: d.failedCommandType } : {}),
             },
           },
-          context: commandContext(command),
+          context: commandContext(command, this.clock),
         },
         state,
       ),

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, ForkRunCommand, ForkRunData, ForkRunResult } from '@openwop/contracts';
 import {
@@ -20,6 +20,7 @@ import {
   loadRunLog,
   publicStatus,
 } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 type Refused = { ok: false; reply: CommandReply<never> };
 
@@ -36,6 +37,8 @@ type Refused = { ok: false; reply: CommandReply<never> };
  */
 @Injectable()
 export class ForkRunHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(manager: EntityManager, command: ForkRunCommand): Promise<CommandReply<ForkRunResult>> {
     const d = command.data;
     const source = await loadRun(manager, d.sourceRunId);
@@ -65,7 +68,11 @@ export class ForkRunHandler {
           workflow: source.workflow,
           ...forkParts,
           // replay.md §Fork ownership: the fork belongs to the source's owner, not to whoever forked it.
-          context: { ...commandContext(command), tenant: source.tenant, principal: source.principal },
+          context: {
+            ...commandContext(command, this.clock),
+            tenant: source.tenant,
+            principal: source.principal,
+          },
         },
         state,
       ),

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, PauseRunCommand, RunControlResult, UnpauseRunCommand } from '@openwop/contracts';
 import { decideRun, initialRunState, type RunState } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /**
  * `run.pause` and `run.unpause` (`POST /v1/runs/{runId}:pause` / `:resume`): an operator pauses a
@@ -13,9 +14,11 @@ import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '
  */
 @Injectable()
 export class PauseRunHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async pause(manager: EntityManager, command: PauseRunCommand): Promise<CommandReply<RunControlResult>> {
     const { runId, reason, drainPolicy } = command.data;
-    const context = commandContext(command);
+    const context = commandContext(command, this.clock);
     const state = visibleTo(await loadRunForUpdate(manager, runId), context.tenant);
     const decided = await refusingDomainErrors(() =>
       decideRun(
@@ -34,7 +37,7 @@ export class PauseRunHandler {
 
   async unpause(manager: EntityManager, command: UnpauseRunCommand): Promise<CommandReply<RunControlResult>> {
     const { runId, reason } = command.data;
-    const context = commandContext(command);
+    const context = commandContext(command, this.clock);
     const state = visibleTo(await loadRunForUpdate(manager, runId), context.tenant);
     const decided = await refusingDomainErrors(() =>
       decideRun({ type: 'UnpauseRun', runId, ...(reason !== undefined ? { reason } : {}), context }, state),

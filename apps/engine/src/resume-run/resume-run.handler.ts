@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, ResumeRunCommand } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /** The reply to `run.resume`; `resumed: false` when the run was not waiting on that interrupt (nothing written). */
 export interface ResumeRunResult {
@@ -21,6 +22,8 @@ export interface ResumeRunResult {
  */
 @Injectable()
 export class ResumeRunHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(manager: EntityManager, command: ResumeRunCommand): Promise<CommandReply<ResumeRunResult>> {
     const d = command.data;
     const state = await loadRunForUpdate(manager, d.runId);
@@ -35,7 +38,7 @@ export class ResumeRunHandler {
           resolvedBy: d.resolvedBy,
           resolvedAt: d.resolvedAt,
           ...(d.notes ? { notes: d.notes } : {}),
-          context: commandContext(command),
+          context: commandContext(command, this.clock),
         },
         state,
       ),

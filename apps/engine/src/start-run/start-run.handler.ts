@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   conversationRefusal,
@@ -11,6 +11,7 @@ import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRun, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 import { WorkflowRegistry } from '../workflow-registry';
 
 /**
@@ -20,7 +21,10 @@ import { WorkflowRegistry } from '../workflow-registry';
  */
 @Injectable()
 export class StartRunHandler {
-  constructor(private readonly workflows: WorkflowRegistry) {}
+  constructor(
+    private readonly workflows: WorkflowRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async handle(manager: EntityManager, command: StartRunCommand): Promise<CommandReply<StartRunResult>> {
     const { runId, workflowId } = command.data;
@@ -61,7 +65,7 @@ export class StartRunHandler {
           ...(command.data.metadata ? { metadata: command.data.metadata } : {}),
           ...(parent ? { parent: { runId: parent.runId, nodeId: parent.nodeId } } : {}),
           ...(command.data.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
-          context: commandContext(command),
+          context: commandContext(command, this.clock),
         },
         state,
       ),

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { CommandReply, FireTimerCommand } from '@openwop/contracts';
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
 import { commitDecision, lastSequenceOf, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 
 /** The reply to `run.timer`; `fired: false` when the run no longer waited on that timer (nothing written). */
 export interface FireTimerResult {
@@ -20,11 +21,13 @@ export interface FireTimerResult {
  */
 @Injectable()
 export class FireTimerHandler {
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {}
+
   async handle(manager: EntityManager, command: FireTimerCommand): Promise<CommandReply<FireTimerResult>> {
     const { runId, timerKey } = command.data;
     const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>
-      decideRun({ type: 'FireTimer', runId, timerKey, context: commandContext(command) }, state),
+      decideRun({ type: 'FireTimer', runId, timerKey, context: commandContext(command, this.clock) }, state),
     );
     if (!decided.ok) return decided.reply;
     await commitDecision(manager, state, decided.value, command);

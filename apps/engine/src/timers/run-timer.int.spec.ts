@@ -12,10 +12,12 @@ describe('run timers (Postgres)', () => {
   let db: TestDatabase;
   let ds: DataSource;
   const relay = { kick: () => Promise.resolve() } as unknown as OutboxRelay;
-  const poller = (batchSize = 50) => new RunTimerService(ds, relay, { intervalMs: 60_000, batchSize });
+  const poller = (batchSize = 50) => new RunTimerService(ds, relay, { intervalMs: 60_000, batchSize }, clock);
 
   const DUE = '2026-01-01T00:00:00.000Z';
   const AFTER = '2026-01-01T00:00:05.000Z';
+  /** The poller's injected clock: a poll without an explicit time polls at its time. */
+  const clock = { now: () => AFTER };
   /** A run record waiting (or not) on a timer: only the fields the store reads. */
   const run = (runId: string, timer?: { key: string; dueAt: string }): RunRecord =>
     ({

@@ -15,6 +15,7 @@ import {
 } from '@openwop/contracts';
 import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
+import { CLOCK, type Clock } from '../engine.di-tokens';
 import { anyTimerDue, claimDueTimers, type RunTimerRow } from './run-timer.store';
 
 /** DI token of {@link RunTimerOptions}. */
@@ -57,6 +58,7 @@ export class RunTimerService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     @Inject(RUN_TIMER_OPTIONS) private readonly options: RunTimerOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.loop = new PollLoop(
       () => this.tick(),
@@ -77,7 +79,7 @@ export class RunTimerService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** Sends the firing of every timer due at `now`, batch by batch; returns how many it claimed. */
-  async tick(now: string = new Date().toISOString()): Promise<number> {
+  async tick(now: string = this.clock.now()): Promise<number> {
     let total = 0;
     for (;;) {
       if (!(await anyTimerDue(this.ds.manager, now))) return total;
