@@ -6,6 +6,7 @@ import {
   deliveryBody,
   deliveryIdOf,
   runTagsOf,
+  STANDARD_WEBHOOKS_ALGORITHM,
   subscriptionMatches,
   type BreakerState,
   type RunScope,
@@ -19,6 +20,8 @@ export interface SubscriptionRow extends SubscriptionFilter {
   readonly storedSecret: string;
   readonly fingerprint: string;
   readonly durable: boolean;
+  /** Opted into `standard-webhooks-1` at registration (RFC 0201): the secret is `whsec_…`. */
+  readonly standardWebhooks: boolean;
   readonly status: string;
   readonly createdAtMs: number;
   readonly breaker: BreakerState;
@@ -352,6 +355,7 @@ const SUBSCRIPTION_COLUMNS = (t: string) =>
     'breaker_since',
     'window_started_at',
     'window_failures',
+    'signature_algorithms',
   ]
     .map((c) => `${t}.${c}`)
     .join(', ');
@@ -374,6 +378,7 @@ interface RawSubscription {
   breaker_since: Date | string | null;
   window_started_at: Date | string | null;
   window_failures: number;
+  signature_algorithms: string[] | null;
 }
 
 interface RawClaim {
@@ -396,6 +401,7 @@ function subscriptionOf(r: RawSubscription): SubscriptionRow {
     storedSecret: r.secret,
     fingerprint: r.secret_fingerprint,
     durable: r.durable,
+    standardWebhooks: (r.signature_algorithms ?? []).includes(STANDARD_WEBHOOKS_ALGORITHM),
     status: r.status,
     createdAtMs: new Date(r.created_at).getTime(),
     breaker: {

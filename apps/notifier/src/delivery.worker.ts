@@ -311,6 +311,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       attempt: d.attempt,
       nowSeconds: Math.floor(Date.now() / 1000),
       userAgent: this.options.userAgent,
+      standardWebhooks: gate.standardWebhooks,
     });
     let outcome: AttemptOutcome;
     try {

@@ -21,4 +21,5 @@ export {
   type ReadinessDependencies,
 } from './readiness';
 export { createHostResolver, TEST_DNS_ENV, type HostResolver, type ResolvePurpose } from './host-resolver';
+export { postPinned, type PinnedAnswer, type PinnedPost } from './pinned-post';
 export { readOrCreateKeyFile } from './key-file';

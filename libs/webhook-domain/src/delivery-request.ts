@@ -1,4 +1,5 @@
 import { SIGNATURE_ALGORITHM, signDelivery } from './signature';
+import { standardWebhooksHeaders } from './standard-webhooks';
 
 /** The request header names of a delivery (webhooks.md §Headers). */
 export const DeliveryHeaders = {
@@ -30,7 +31,12 @@ export function deliveryBody(event: { readonly runId: string }, tenant: string):
   return JSON.stringify({ runId: event.runId, workspaceId: tenant, event });
 }
 
-/** The headers of one attempt, signed at `nowSeconds`. */
+/**
+ * The headers of one attempt, signed at `nowSeconds`. A subscription that opted into
+ * `standard-webhooks-1` (`standardWebhooks: true`; its secret is then `whsec_…`) also gets
+ * `webhook-id` (the delivery id: the same on every attempt of the delivery, after a restart too),
+ * `webhook-timestamp` (= `OpenWOP-Timestamp`) and `webhook-signature` (RFC 0201 §C).
+ */
 export function deliveryHeaders(input: {
   readonly webhookId: string;
   readonly deliveryId: string;
@@ -40,6 +46,7 @@ export function deliveryHeaders(input: {
   readonly attempt: number;
   readonly nowSeconds: number;
   readonly userAgent: string;
+  readonly standardWebhooks?: boolean;
 }): Record<string, string> {
   // One value per spec header, written under both names: the families cannot disagree.
   const spec: Record<keyof typeof OpenWopDeliveryHeaders, string> = {
@@ -59,6 +66,16 @@ export function deliveryHeaders(input: {
   }
   headers[DeliveryHeaders.deliveryId] = input.deliveryId;
   headers[DeliveryHeaders.attempt] = String(input.attempt);
+  if (input.standardWebhooks === true)
+    Object.assign(
+      headers,
+      standardWebhooksHeaders({
+        secret: input.secret,
+        messageId: input.deliveryId,
+        nowSeconds: input.nowSeconds,
+        body: input.body,
+      }),
+    );
   return headers;
 }
 

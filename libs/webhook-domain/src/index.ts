@@ -83,3 +83,18 @@ export {
   type WebhookSecretKeyRing,
 } from './secret-box';
 export { DEFAULT_RETENTION, type RetentionPolicy } from './retention';
+export {
+  checkSignatureAlgorithms,
+  newVerificationChallenge,
+  SIGNATURE_ALGORITHMS,
+  signStandardWebhooks,
+  STANDARD_WEBHOOKS_ALGORITHM,
+  StandardWebhooksHeaders,
+  standardWebhooksHeaders,
+  standardWebhooksKey,
+  verificationAnswered,
+  verificationBody,
+  verifyStandardWebhooks,
+  WEBHOOK_MESSAGE_ID_PATTERN,
+  type SignatureAlgorithmsCheck,
+} from './standard-webhooks';

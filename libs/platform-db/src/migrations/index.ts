@@ -20,6 +20,7 @@ import { WebhookDeliveryRetention1700000001800 } from './1700000001800-webhook-d
 import { EngineAgentTurns1700000001900 } from './1700000001900-engine-agent-turns';
 import { InterruptClaimExpiry1700000002010 } from './1700000002010-interrupt-claim-expiry';
 import { IdempotencyShownOnce1700000002120 } from './1700000002120-idempotency-shown-once';
+import { WebhookSignatureAlgorithms1700000002210 } from './1700000002210-webhook-signature-algorithms';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   EngineAgentTurns1700000001900,
   InterruptClaimExpiry1700000002010,
   IdempotencyShownOnce1700000002120,
+  WebhookSignatureAlgorithms1700000002210,
 ];
