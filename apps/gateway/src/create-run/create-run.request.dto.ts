@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_ID_LENGTH, MAX_NODE_EXECUTIONS } from '@openwop/contracts';
 import {
   ArrayMaxSize,
@@ -9,6 +8,7 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
+import { Describe } from '../common/describe.decorator';
 import { WithinRunLimits } from '../common/limits.validators';
 
 /** Longest `callbackUrl` (the common URL length limit of browsers and proxies). */
@@ -17,51 +17,46 @@ export const MAX_CALLBACK_URL_LENGTH = 2048;
 export const MAX_TAGS = 100;
 
 /** Body of `POST /v1/runs` (rest-endpoints.md §POST /v1/runs request). Unknown fields are rejected. */
+@Describe('WorkflowId + inputs + RunOptions (`schemas/run-options.schema.json`).')
 export class CreateRunRequestDto {
-  @ApiProperty({
-    description: 'Id of a registered workflow (see `fixtures` in discovery).',
-    maxLength: MAX_ID_LENGTH,
-  })
+  @Describe('Id of a registered workflow (see `fixtures` in discovery).')
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_ID_LENGTH)
   workflowId!: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Workflow inputs.' })
+  @Describe('Workflow inputs.')
   @IsOptional()
   @IsObject()
   inputs?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: 'Must equal the API key tenant when given (it defaults to it).' })
+  @Describe('Must equal the API key tenant when given (it defaults to it).')
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_ID_LENGTH)
   tenantId?: string;
 
-  @ApiPropertyOptional({ description: 'Opaque correlation scope.' })
+  @Describe('Opaque correlation scope.')
   @IsOptional()
   @IsString()
   @MaxLength(MAX_ID_LENGTH)
   scopeId?: string;
 
-  @ApiPropertyOptional({ description: 'Signed-token HITL callback URL.' })
+  @Describe('Signed-token HITL callback URL.')
   @IsOptional()
   @IsString()
   @MaxLength(MAX_CALLBACK_URL_LENGTH)
   callbackUrl?: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: `Per-run parameter overlay (RunOptions.configurable); \`recursionLimit\` 1..${MAX_NODE_EXECUTIONS} (limits.maxNodeExecutions).`,
-  })
+  @Describe(
+    `Per-run parameter overlay (RunOptions.configurable); \`recursionLimit\` 1..${MAX_NODE_EXECUTIONS} (limits.maxNodeExecutions).`,
+  )
   @IsOptional()
   @IsObject()
   @WithinRunLimits()
   configurable?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [String] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_TAGS)
@@ -69,7 +64,6 @@ export class CreateRunRequestDto {
   @MaxLength(MAX_ID_LENGTH, { each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;

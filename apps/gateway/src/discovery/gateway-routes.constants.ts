@@ -1,14 +1,14 @@
-import {
-  FORK_MODES,
-  INTERRUPT_KINDS,
-  MAX_CURSOR_LENGTH,
-  MAX_ID_LENGTH,
-  MAX_SEQUENCE,
-  PAUSE_DRAIN_POLICIES,
-} from '@openwop/contracts';
+import { INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE } from '@openwop/contracts';
+import { BulkCancelRunsRequestDto } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { BULK_DECISION_ROUTES } from '../bulk-decide-interrupts/bulk-decision.routes';
+import { CancelRunRequestDto } from '../cancel-run/cancel-run.request.dto';
 import { CLAIM_ROUTES } from '../claim-interrupt/claim-interrupt.routes';
 import type { ErrorCode } from '../common/error-status.table';
+import { CreateRunRequestDto } from '../create-run/create-run.request.dto';
+import { ForkRunRequestDto } from '../fork-run/fork-run.request.dto';
+import { PauseRunRequestDto, ResumeRunRequestDto } from '../pause-run/pause-run.request.dto';
+import { RegisterWebhookRequestDto } from '../webhooks/register-webhook.request.dto';
+import type { DtoClass } from './class-schema';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 takes it). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -32,6 +32,15 @@ export interface RouteResponse {
   readonly alternate?: { readonly mediaType: string; readonly schema: JsonSchema };
 }
 
+/**
+ * A route's request body: the DTO class its validation pipe checks (the document's schema is generated
+ * from that class, see `class-schema.ts`), or, for a body a handler checks by hand, its JSON Schema.
+ */
+export type RouteBody = { readonly required: boolean; readonly mediaTypes?: readonly string[] } & (
+  | { readonly dto: DtoClass; readonly schema?: never }
+  | { readonly schema: JsonSchema; readonly dto?: never }
+);
+
 /** One route the gateway serves: discovery lists it, the OpenAPI document describes it. */
 export interface GatewayRoute {
   readonly method: 'GET' | 'POST' | 'DELETE';
@@ -53,11 +62,7 @@ export interface GatewayRoute {
     | 'audit'
     | 'operations';
   readonly parameters?: readonly RouteParameter[];
-  readonly body?: {
-    readonly required: boolean;
-    readonly schema: JsonSchema;
-    readonly mediaTypes?: readonly string[];
-  };
+  readonly body?: RouteBody;
   /** Success answers by status. */
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Error codes of `ERROR_STATUS` the route answers besides the ones every route of its kind does. */
@@ -256,7 +261,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'createRun',
     summary: 'Start a run of a registered workflow.',
     tag: 'runs',
-    body: { required: true, schema: ref('CreateRunRequest') },
+    body: { required: true, dto: CreateRunRequestDto },
     responses: { 201: { description: 'Run accepted.', schema: ref('CreateRunResponse') } },
     errors: ['validation_error', 'capability_required', 'run_already_exists', 'unavailable'],
   },
@@ -463,14 +468,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Cancel a run; idempotent (an ended run answers its terminal status).',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: {
-      required: false,
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { reason: { type: 'string', maxLength: 1000 } },
-      },
-    },
+    body: { required: false, dto: CancelRunRequestDto },
     responses: {
       200: {
         description: 'Cancelled, cancelling, or the terminal status the run already had.',
@@ -486,7 +484,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'bulkCancelRuns',
     summary: 'Cancel up to 100 runs, answered per id in order.',
     tag: 'runs',
-    body: { required: true, schema: ref('BulkCancelRequest') },
+    body: { required: true, dto: BulkCancelRunsRequestDto },
     responses: { 200: { description: 'One result per id.', schema: ref('BulkCancelResponse') } },
     errors: ['validation_error', 'unavailable'],
   },
@@ -499,7 +497,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       'Fork a run from an event sequence, in replay or branch mode (replay.md). A fork that reuses a recorded interrupt resolution also needs approvals:respond (403 otherwise).',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: { required: true, schema: ref('ForkRequest') },
+    body: { required: true, dto: ForkRunRequestDto },
     responses: {
       201: {
         description: 'The new run.',
@@ -520,17 +518,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Pause a run: it executes nothing until resumed.',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: {
-      required: false,
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          reason: { type: 'string' },
-          drainPolicy: { type: 'string', enum: [...PAUSE_DRAIN_POLICIES] },
-        },
-      },
-    },
+    body: { required: false, dto: PauseRunRequestDto },
     responses: {
       202: {
         description:
@@ -556,10 +544,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary: 'Resume a paused run.',
     tag: 'runs',
     parameters: [RUN_ID],
-    body: {
-      required: false,
-      schema: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string' } } },
-    },
+    body: { required: false, dto: ResumeRunRequestDto },
     responses: {
       202: {
         description: 'Resumed.',
@@ -759,7 +744,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'registerWebhook',
     summary: 'Register a webhook subscription (webhooks.md); the secret is returned once.',
     tag: 'webhooks',
-    body: { required: true, schema: ref('RegisterWebhookRequest') },
+    body: { required: true, dto: RegisterWebhookRequestDto },
     responses: {
       201: {
         description:
@@ -1029,6 +1014,3 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
 export function servedGatewayRoutes(testSeams: boolean): readonly GatewayRoute[] {
   return testSeams ? GATEWAY_ROUTES : GATEWAY_ROUTES.filter((r) => r.testSeam !== true);
 }
-
-/** `ForkRequest.mode` values, for the components. */
-export const FORK_MODE_VALUES: readonly string[] = FORK_MODES;

@@ -1,20 +1,19 @@
 import { AUDIT_ACTIONS, AUDIT_ROUTES } from '@openwop/audit-chain';
 import {
   APPROVAL_RESOLVE_ACTIONS,
-  FORK_MODES,
   MAX_ID_LENGTH,
   MAX_REQUEST_BODY_BYTES,
   MAX_SEQUENCE,
-  RUN_EVENT_TYPES,
   RUN_STATUSES,
 } from '@openwop/contracts';
-import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
 import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
+import { classSchema, componentNameOf } from './class-schema';
 import {
   GATEWAY_ROUTES,
   type GatewayRoute,
   type JsonSchema,
+  type RouteBody,
   type RouteParameter,
 } from './gateway-routes.constants';
 
@@ -121,24 +120,6 @@ function componentSchemas(): Record<string, JsonSchema> {
       required: ['runId', 'status'],
       properties: { runId: { type: 'string' }, status: { type: 'string', enum: [...RUN_STATUSES] } },
     },
-    CreateRunRequest: {
-      type: 'object',
-      description: 'WorkflowId + inputs + RunOptions (`schemas/run-options.schema.json`).',
-      required: ['workflowId'],
-      properties: {
-        workflowId: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
-        inputs: { type: 'object' },
-        tenantId: { type: 'string', description: 'Must equal the API key tenant when given.' },
-        scopeId: { type: 'string' },
-        callbackUrl: { type: 'string', maxLength: 2048 },
-        configurable: {
-          type: 'object',
-          description: 'Per-run overlay; `recursionLimit` at most `limits.maxNodeExecutions`.',
-        },
-        tags: { type: 'array', items: { type: 'string', maxLength: MAX_ID_LENGTH }, maxItems: 100 },
-        metadata: { type: 'object' },
-      },
-    },
     CreateRunResponse: {
       type: 'object',
       required: ['runId', 'status', 'eventsUrl'],
@@ -148,32 +129,6 @@ function componentSchemas(): Record<string, JsonSchema> {
         eventsUrl: { type: 'string' },
         statusUrl: { type: 'string' },
       },
-    },
-    ForkRequest: {
-      type: 'object',
-      required: ['mode'],
-      properties: {
-        mode: { type: 'string', enum: [...FORK_MODES] },
-        fromSeq: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
-        runOptionsOverlay: { type: 'object', description: '`branch` only.' },
-      },
-    },
-    RegisterWebhookRequest: {
-      type: 'object',
-      description: "webhooks.md §Register; `durable` is this host's opt-in to RFC 0083 durable delivery.",
-      required: ['url', 'events'],
-      properties: {
-        url: { type: 'string', format: 'uri', maxLength: 2048 },
-        events: { type: 'array', minItems: 1, items: { type: 'string', enum: [...RUN_EVENT_TYPES] } },
-        tenantId: { type: 'string', maxLength: MAX_ID_LENGTH },
-        tags: {
-          type: 'array',
-          maxItems: 50,
-          items: { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH },
-        },
-        durable: { type: 'boolean' },
-      },
-      additionalProperties: false,
     },
     Webhook: {
       type: 'object',
@@ -317,19 +272,6 @@ function componentSchemas(): Record<string, JsonSchema> {
         deliveredAt: { type: ['string', 'null'], format: 'date-time' },
       },
     },
-    BulkCancelRequest: {
-      type: 'object',
-      required: ['runIds'],
-      properties: {
-        runIds: {
-          type: 'array',
-          minItems: 1,
-          maxItems: MAX_BULK_CANCEL_RUN_IDS,
-          items: { type: 'string', minLength: 1, maxLength: 128 },
-        },
-        reason: { type: 'string', maxLength: 512 },
-      },
-    },
     BulkCancelResponse: {
       type: 'object',
       required: ['results'],
@@ -447,6 +389,23 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   return out;
 }
 
+/** A route's request body schema: a reference to its DTO's generated component, or its own schema. */
+function bodySchemaOf(body: RouteBody): JsonSchema {
+  return body.dto ? { $ref: `#/components/schemas/${componentNameOf(body.dto)}` } : body.schema;
+}
+
+/** The generated schemas of the DTO bodies `routes` take, by component name. */
+export function requestBodySchemas(routes: readonly GatewayRoute[]): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const { body } of routes) {
+    if (!body?.dto) continue;
+    const name = componentNameOf(body.dto);
+    if (name in out) continue;
+    out[name] = classSchema(body.dto);
+  }
+  return out;
+}
+
 function operationObject(route: GatewayRoute): Record<string, unknown> {
   const keyed = route.scope !== undefined;
   const post = route.method === 'POST';
@@ -491,6 +450,7 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
     };
   }
   Object.assign(responses, errorResponses(codes));
+  const bodySchema = route.body ? bodySchemaOf(route.body) : undefined;
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -510,7 +470,7 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
           requestBody: {
             required: route.body.required,
             content: Object.fromEntries(
-              (route.body.mediaTypes ?? ['application/json']).map((m) => [m, { schema: route.body?.schema }]),
+              (route.body.mediaTypes ?? ['application/json']).map((m) => [m, { schema: bodySchema }]),
             ),
           },
         }
@@ -564,7 +524,7 @@ export function buildOpenApiDocument(
             'An opaque API key (`Authorization: Bearer <key>`) carrying scopes and a tenant (auth.md). Not a JWT.',
         },
       },
-      schemas: componentSchemas(),
+      schemas: { ...componentSchemas(), ...requestBodySchemas(routes) },
     },
   };
 }

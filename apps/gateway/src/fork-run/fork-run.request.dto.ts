@@ -1,35 +1,26 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FORK_MODES, MAX_SEQUENCE, type ForkMode } from '@openwop/contracts';
 import { IsIn, IsInt, IsObject, IsOptional, Max, Min } from 'class-validator';
+import { Describe } from '../common/describe.decorator';
 import { OverlayWithinRunLimits } from '../common/limits.validators';
 
 /** Body of `POST /v1/runs/{runId}:fork` (replay.md §Endpoint). Unknown fields are rejected. */
 export class ForkRunRequestDto {
-  @ApiProperty({
-    enum: FORK_MODES,
-    description: '`replay` re-executes deterministically; `branch` re-executes with a `runOptionsOverlay`.',
-  })
+  @Describe('`replay` re-executes deterministically; `branch` re-executes with a `runOptionsOverlay`.')
   @IsIn(FORK_MODES)
   mode!: ForkMode;
 
-  @ApiPropertyOptional({
-    minimum: 0,
-    maximum: MAX_SEQUENCE,
-    description:
-      'Inclusive: events `< fromSeq` are fixed history, `>= fromSeq` re-executed. Required for `branch`; `0` by default for `replay`.',
-  })
+  @Describe(
+    'Inclusive: events `< fromSeq` are fixed history, `>= fromSeq` re-executed. Required for `branch`; `0` by default for `replay`.',
+  )
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(MAX_SEQUENCE)
   fromSeq?: number;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      "`branch` only: RunOptions (`configurable`, `tags`, `metadata`) over the source run's. Must be omitted or empty for `replay`.",
-  })
+  @Describe(
+    "`branch` only: RunOptions (`configurable`, `tags`, `metadata`) over the source run's. Must be omitted or empty for `replay`.",
+  )
   @IsOptional()
   @IsObject()
   @OverlayWithinRunLimits()

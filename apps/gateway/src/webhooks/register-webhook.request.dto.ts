@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { RUN_EVENT_TYPES, MAX_ID_LENGTH } from '@openwop/contracts';
 import {
   ArrayMaxSize,
@@ -11,6 +10,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
+import { Describe } from '../common/describe.decorator';
 
 /** Longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -22,30 +22,28 @@ export const MAX_WEBHOOK_TAGS = 50;
  * and must be it when given; `durable` (host extension, RFC 0083) asks for retries with backoff
  * and dead letters instead of the best-effort single attempt. Unknown fields are refused.
  */
+@Describe("webhooks.md §Register; `durable` is this host's opt-in to RFC 0083 durable delivery.")
 export class RegisterWebhookRequestDto {
-  @ApiProperty({
-    maxLength: MAX_WEBHOOK_URL_LENGTH,
-    description: '`https://` URL (SSRF-checked); `http://` only for allow-listed hosts.',
-  })
+  @Describe('`https://` URL (SSRF-checked); `http://` only for allow-listed hosts.')
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_WEBHOOK_URL_LENGTH)
   url!: string;
 
-  @ApiProperty({ type: [String], minItems: 1, description: 'Run event types to deliver (`RunEventType`).' })
+  @Describe('Run event types to deliver (`RunEventType`).')
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(RUN_EVENT_TYPES.length)
   @IsIn(RUN_EVENT_TYPES, { each: true })
   events!: string[];
 
-  @ApiPropertyOptional({ description: "The tenant of the subscription: the API key's own (the default)." })
+  @Describe("The tenant of the subscription: the API key's own (the default).")
   @IsOptional()
   @IsString()
   @MaxLength(MAX_ID_LENGTH)
   tenantId?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Only runs whose tags overlap these.' })
+  @Describe('Only runs whose tags overlap these.')
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_WEBHOOK_TAGS)
@@ -54,10 +52,7 @@ export class RegisterWebhookRequestDto {
   @MaxLength(MAX_ID_LENGTH, { each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({
-    description:
-      'Durable delivery (RFC 0083): retries with backoff, then a dead letter. Default: best effort.',
-  })
+  @Describe('Durable delivery (RFC 0083): retries with backoff, then a dead letter. Default: best effort.')
   @IsOptional()
   @IsBoolean()
   durable?: boolean;
