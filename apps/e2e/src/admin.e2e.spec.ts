@@ -333,11 +333,11 @@ describe.each(['embedded', 'distributed'] as const)('admin page, %s mode', (mode
     }
     await page.screenshot({ path: resolve(SHOTS, `approval-five-actions-${mode}.png`), fullPage: true });
 
-    // Refine without feedback is stopped in the page; nothing reaches the host.
+    // Request changes (refine) without a note is stopped in the page; nothing reaches the host.
     await page.locator('button[data-action=refine]').click();
     expect(
       await page.locator('[data-testid=resolve-card] [data-state=error] .error-message').textContent(),
-    ).toContain('Refine needs feedback');
+    ).toContain('Say what should change');
 
     // Ask records the question and the gate stays open.
     await page.locator('button[data-action=ask]').click();

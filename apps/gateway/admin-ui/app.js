@@ -4,7 +4,8 @@
 
 import { api, forgetApiKey, getApiKey, paths, setApiKey } from './api.js';
 import { errorState, h, mount } from './dom.js';
-import { interruptView, pendingListView } from './views.js';
+import { interruptView } from './interrupt-view.js';
+import { pendingListView } from './pending-list.js';
 
 const main = document.getElementById('main');
 const keyStatus = document.getElementById('key-status');

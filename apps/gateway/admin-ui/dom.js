@@ -60,6 +60,11 @@ export function jsonBlock(value, attrs = {}) {
   );
 }
 
+/** One `<dt>`/`<dd>` pair of a `<dl class="meta">`. */
+export function metaItem(label, value) {
+  return h('div', { class: 'meta-item' }, h('dt', {}, label), h('dd', {}, value));
+}
+
 export function loadingState(text = 'Loading…') {
   return h(
     'div',
@@ -156,50 +161,4 @@ export function uuid() {
 /** A status pill: `waiting-approval`, `completed`, `open`… */
 export function badge(text, kind = text) {
   return h('span', { class: `badge badge-${String(kind).replace(/[^a-z0-9-]/gi, '-')}` }, text);
-}
-
-/**
- * The input for one clarification question, from its schema (`enum` or `choices`, boolean,
- * number or integer, object or array as JSON, else text), and how to read its answer. Shared by the
- * admin page and the signed-link page.
- */
-export function answerInput(q, id) {
-  const s = q.schema && typeof q.schema === 'object' ? q.schema : {};
-  const choices = Array.isArray(s.enum) ? s.enum : Array.isArray(q.choices) ? q.choices : undefined;
-  if (choices) {
-    const el = h(
-      'select',
-      { id, name: q.id },
-      choices.map((c, i) => h('option', { value: String(i) }, typeof c === 'string' ? c : JSON.stringify(c))),
-    );
-    return { id, el, read: () => choices[Number(el.value)] };
-  }
-  if (s.type === 'boolean') {
-    const el = h('input', { id, name: q.id, type: 'checkbox' });
-    return { id, el, read: () => el.checked };
-  }
-  if (s.type === 'number' || s.type === 'integer') {
-    const el = h('input', {
-      id,
-      name: q.id,
-      type: 'number',
-      inputmode: s.type === 'integer' ? 'numeric' : 'decimal',
-      step: s.type === 'integer' ? '1' : 'any',
-      required: true,
-    });
-    return {
-      id,
-      el,
-      read: () => {
-        if (el.value === '') throw new Error('needs a number');
-        return Number(el.value);
-      },
-    };
-  }
-  if (s.type === 'object' || s.type === 'array') {
-    const el = h('textarea', { id, name: q.id, rows: 4, class: 'mono', placeholder: 'JSON' });
-    return { id, el, read: () => JSON.parse(el.value) };
-  }
-  const el = h('input', { id, name: q.id, type: 'text', required: true, autocomplete: 'off' });
-  return { id, el, read: () => el.value };
 }

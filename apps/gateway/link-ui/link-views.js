@@ -1,8 +1,16 @@
-// What the page shows for one interrupt: the approval, the clarification form, any other kind as
-// JSON, read-only for an inspect-only link; and the plain states of a link that can no longer be
-// used. Built as DOM nodes and text, never parsed as markup: a payload is data.
+// What the page shows for one interrupt: the approval, the clarification, any other kind as JSON,
+// with the answer forms the admin page uses too (`/admin/assets/answer-forms.js`), or read-only for
+// an inspect-only link; and the plain states of a link that can no longer be used. Built as DOM
+// nodes and text, never parsed as markup: a payload is data.
 
-import { answerInput, formatAge, h, jsonBlock, mount } from '/admin/assets/dom.js';
+import {
+  approvalActions,
+  approvalForm,
+  clarificationForm,
+  genericForm,
+  questionsOf,
+} from '/admin/assets/answer-forms.js';
+import { formatAge, h, jsonBlock, mount } from '/admin/assets/dom.js';
 import { LinkFailure } from './link-api.js';
 
 const str = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -191,15 +199,6 @@ function meta(label, value) {
     : h('div', { class: 'meta-item' }, h('dt', {}, label), h('dd', {}, value));
 }
 
-/** The approval actions in the order the page offers them; `edit` sends `edit-accept`. */
-const APPROVAL_ACTIONS = [
-  { id: 'accept', label: 'Accept', style: 'btn-primary' },
-  { id: 'reject', label: 'Reject', style: 'btn-danger' },
-  { id: 'refine', label: 'Request changes', style: '' },
-  { id: 'edit', label: 'Edit & accept', style: '' },
-  { id: 'ask', label: 'Ask a question', style: '' },
-];
-
 /** Why a link to a gate that needs several approvals offers no vote. */
 export function quorumNote(required) {
   return h(
@@ -210,25 +209,21 @@ export function quorumNote(required) {
   );
 }
 
-/** The actions the gate allows (`data.actions`; none listed = accept and reject). */
-export function allowedActions(data) {
-  const listed = new Set(
-    (Array.isArray(data.actions) ? data.actions : []).map((a) =>
-      a === 'edit-accept' ? 'edit' : a === 'request-changes' ? 'refine' : a,
-    ),
-  );
-  const known = APPROVAL_ACTIONS.filter((a) => listed.has(a.id));
-  return known.length ? known : APPROVAL_ACTIONS.filter((a) => a.id === 'accept' || a.id === 'reject');
+/** The answer forms' hooks (answer-forms.js): `submit` is the page's; a mistake shows inline. */
+function hooksOf(submit) {
+  return {
+    submit,
+    showError: (out, message) => mount(out, inlineError(new LinkFailure(0, 'validation_error', message))),
+  };
 }
 
 /**
  * The approval: title, description, the artifact, and — for a resolving link — only the actions
- * the gate allows: accept and reject (an optional note), request changes (feedback required, sent
- * as `refine`), edit & accept (a JSON editor on the artifact), ask (the gate stays open).
+ * the gate allows (answer-forms.js). A gate that needs several people counts each person once: a
+ * shared link names nobody, so it can ask a question but not vote (ADR 0005).
  */
 export function approvalView(interrupt, { canAnswer, submit }) {
   const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
-  const out = h('div', { class: 'result' });
   const parts = [
     str(d.description) ? h('p', { class: 'lead', 'data-testid': 'description' }, d.description) : null,
     h(
@@ -246,114 +241,16 @@ export function approvalView(interrupt, { canAnswer, submit }) {
       : null,
   ];
   if (!canAnswer) return h('div', {}, parts, readOnlyNote());
-
-  // A gate that needs several people counts each person once: a shared link names nobody, so it
-  // can ask a question but not vote (ADR 0005).
   const quorum = d.requiredApprovals > 1;
-  const actions = allowedActions(d).filter((a) => !quorum || a.id === 'ask');
+  const actions = approvalActions(d).filter((a) => a.offered && (!quorum || a.id === 'ask'));
   if (quorum) parts.push(quorumNote(d.requiredApprovals));
   if (actions.length === 0) return h('div', {}, parts);
-  const feedback = h('textarea', {
-    id: 'feedback',
-    rows: 3,
-    placeholder: 'A note for the requester (required to request changes)',
-  });
-  const edited = h(
-    'textarea',
-    { id: 'edited-artifact', rows: 10, class: 'mono', spellcheck: 'false' },
-    JSON.stringify(d.artifactData ?? null, null, 2),
-  );
-  const editBox = h(
-    'div',
-    { class: 'field', hidden: true },
-    h('label', { for: 'edited-artifact' }, 'Your edited version (JSON)'),
-    edited,
-  );
-  const question = h('input', {
-    id: 'ask-question',
-    type: 'text',
-    autocomplete: 'off',
-    placeholder: 'Your question',
-  });
-  const askBox = h(
-    'div',
-    { class: 'field', hidden: true },
-    h('label', { for: 'ask-question' }, 'Question'),
-    question,
-  );
-  const buttons = actions.map((a) =>
-    h(
-      'button',
-      { type: 'button', class: `btn ${a.style}`, 'data-action': a.id, onclick: () => void act(a.id) },
-      a.label,
-    ),
-  );
-  const fail = (message) => mount(out, inlineError(new LinkFailure(0, 'validation_error', message)));
-
-  async function act(action) {
-    const note = feedback.value.trim();
-    let value;
-    let done;
-    if (action === 'accept' || action === 'reject') {
-      value = { action, ...(note ? { feedback: note } : {}) };
-      done = action === 'accept' ? 'You accepted.' : 'You rejected.';
-    } else if (action === 'refine') {
-      if (!note) return fail('Say what should change in the note above, then press Request changes again.');
-      value = { action: 'refine', refineFeedback: { scope: 'whole', text: note } };
-      done = 'You asked for changes.';
-    } else if (action === 'edit') {
-      if (editBox.hidden) {
-        editBox.hidden = false;
-        edited.focus();
-        return mount(
-          out,
-          h('p', { class: 'muted' }, 'Edit the artifact above, then press Edit & accept again.'),
-        );
-      }
-      try {
-        value = {
-          action: 'edit-accept',
-          editedArtifactData: JSON.parse(edited.value),
-          ...(note ? { feedback: note } : {}),
-        };
-      } catch (e) {
-        return fail(`Your edited version is not valid JSON: ${e.message}`);
-      }
-      done = 'You accepted your edited version.';
-    } else if (action === 'ask') {
-      if (askBox.hidden || !question.value.trim()) {
-        askBox.hidden = false;
-        question.focus();
-        return mount(out, h('p', { class: 'muted' }, 'Type your question, then press Ask a question again.'));
-      }
-      value = { action: 'ask', question: question.value.trim() };
-      done = 'Your question was sent.';
-    }
-    const result = await submit(value, { buttons, out, done });
-    if (result && action === 'ask') question.value = '';
-  }
-
-  return h(
-    'div',
-    {},
-    parts,
-    // The note goes with a decision; a question alone has its own field.
-    actions.some((a) => a.id !== 'ask')
-      ? h('div', { class: 'field' }, h('label', { for: 'feedback' }, 'Note'), feedback)
-      : null,
-    editBox,
-    askBox,
-    h('div', { class: 'actions', 'data-testid': 'approval-actions' }, buttons),
-    out,
-  );
+  return h('div', {}, parts, approvalForm(d, actions, hooksOf(submit)));
 }
 
 /** The clarification: a form built from its questions (or, read-only, the questions alone). */
 export function clarificationView(interrupt, { canAnswer, submit }) {
-  const d = interrupt.data && typeof interrupt.data === 'object' ? interrupt.data : {};
-  const questions = Array.isArray(d.questions)
-    ? d.questions.filter((q) => q && typeof q.id === 'string')
-    : [];
+  const questions = questionsOf(interrupt.data);
   if (!canAnswer) {
     return h(
       'div',
@@ -366,40 +263,7 @@ export function clarificationView(interrupt, { canAnswer, submit }) {
       readOnlyNote(),
     );
   }
-  const out = h('div', { class: 'result' });
-  const inputs = questions.map((q, i) => ({ q, ...answerInput(q, `answer-${i}`) }));
-  const send = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Send answers');
-  return h(
-    'div',
-    {},
-    h(
-      'form',
-      {
-        class: 'form',
-        'data-testid': 'clarification-form',
-        onsubmit: (e) => {
-          e.preventDefault();
-          const answers = [];
-          for (const { q, read } of inputs) {
-            try {
-              answers.push({ id: q.id, answer: read() });
-            } catch (err) {
-              return mount(
-                out,
-                inlineError(new LinkFailure(0, 'validation_error', `${q.question ?? q.id}: ${err.message}`)),
-              );
-            }
-          }
-          void submit({ answers }, { buttons: [send], out, done: 'Your answers were sent.' });
-        },
-      },
-      inputs.map(({ q, el, id }) =>
-        h('div', { class: 'field' }, h('label', { for: id }, q.question ?? q.id), el),
-      ),
-      h('div', { class: 'actions' }, send),
-    ),
-    out,
-  );
+  return h('div', {}, clarificationForm(questions, hooksOf(submit)));
 }
 
 /** Any other kind: its payload as JSON and, for a resolving link, a JSON box for the answer. */
@@ -410,27 +274,5 @@ export function genericView(interrupt, { canAnswer, submit }) {
   ];
   if (interrupt.resumeSchema) parts.push(h('h2', {}, 'Expected answer'), jsonBlock(interrupt.resumeSchema));
   if (!canAnswer) return h('div', {}, parts, readOnlyNote());
-  const area = h('textarea', { id: 'resume-value', rows: 6, class: 'mono', spellcheck: 'false' }, '{}');
-  const out = h('div', { class: 'result' });
-  const send = h('button', { type: 'button', class: 'btn btn-primary' }, 'Send answer');
-  send.addEventListener('click', () => {
-    let value;
-    try {
-      value = JSON.parse(area.value);
-    } catch (e) {
-      return mount(
-        out,
-        inlineError(new LinkFailure(0, 'validation_error', `The answer is not valid JSON: ${e.message}`)),
-      );
-    }
-    void submit(value, { buttons: [send], out, done: 'Your answer was sent.' });
-  });
-  return h(
-    'div',
-    {},
-    parts,
-    h('div', { class: 'field' }, h('label', { for: 'resume-value' }, 'Your answer (JSON)'), area),
-    h('div', { class: 'actions' }, send),
-    out,
-  );
+  return h('div', {}, parts, genericForm(interrupt, hooksOf(submit)));
 }

@@ -29,7 +29,12 @@ export const ADMIN_ASSET_NAMES = [
   'app.js',
   'api.js',
   'dom.js',
-  'views.js',
+  'pending-list.js',
+  'interrupt-view.js',
+  'interrupt-links.js',
+  'claims.js',
+  'answer-card.js',
+  'answer-forms.js',
   'conversation.js',
   'favicon.svg',
 ] as const;

@@ -23,14 +23,24 @@ describe('signed-link page assets', () => {
       for (const m of text(name).matchAll(/import \{([^}]+)\} from '([^']+)'/g)) {
         const from = m[2]!;
         if (from.startsWith('./')) own.add(from.slice(2));
-        else shared.push({ names: m[1]!.split(',').map((s) => s.trim()), file: from });
+        else
+          shared.push({
+            names: m[1]!
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+            file: from,
+          });
       }
     }
     expect(own.size).toBeGreaterThan(3);
     expect([...own].filter((r) => !assets.has(r))).toEqual([]);
-    // The page shares the admin page's DOM helpers read-only: each import must still be there.
+    // The page shares the admin page's DOM helpers and answer forms read-only: each import must
+    // still be there.
     const admin = loadAdminAssets();
-    expect(shared.length).toBeGreaterThan(0);
+    expect(shared.map((s) => s.file)).toEqual(
+      expect.arrayContaining(['/admin/assets/dom.js', '/admin/assets/answer-forms.js']),
+    );
     for (const { names, file } of shared) {
       const name = /^\/admin\/assets\/(.+)$/.exec(file)?.[1];
       expect(ADMIN_ASSET_NAMES).toContain(name);
@@ -45,6 +55,17 @@ describe('signed-link page assets', () => {
     for (const asset of assets.values()) expect(asset.body.toString('utf8')).not.toMatch(/https?:\/\//);
     for (const name of LINK_ASSET_NAMES) {
       expect(text(name)).not.toMatch(/innerHTML|localStorage|sessionStorage|document\.cookie|authorization/i);
+    }
+    // The admin page's modules the page runs too (and what they import) hold no credential either.
+    const admin = loadAdminAssets();
+    for (const name of ['answer-forms.js', 'dom.js']) {
+      const code = admin
+        .get(name)!
+        .body.toString('utf8')
+        .replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(code).not.toMatch(
+        /innerHTML|localStorage|sessionStorage|document\.cookie|authorization|from '\.\/api\.js'/i,
+      );
     }
     expect(text('link-api.js')).toContain("credentials: 'omit'");
     expect(text('link-api.js')).toContain("referrerPolicy: 'no-referrer'");
