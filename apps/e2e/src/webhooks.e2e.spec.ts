@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { callGateway as call, query } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
@@ -98,16 +101,24 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
   const receiver = new Receiver();
   const gw = () => hut.host.gateways[0]!;
 
+  // The names the host processes resolve through the test's DNS (fake-dns.preload.cjs).
+  const dnsDir = mkdtempSync(join(tmpdir(), 'webhooks-dns-'));
+  const dnsFile = join(dnsDir, 'dns.json');
+  const setDns = (names: Record<string, string[]>) => writeFileSync(dnsFile, JSON.stringify(names));
+  // rebind.test is public until the test rebinds it to loopback, after registration (RFC 0093 §A.1).
+  const NAMES = {
+    'rebind.test': ['93.184.216.34'],
+    'internal.test': ['10.1.2.3'],
+    'bench.test': ['93.184.216.34', '198.18.0.9'],
+  };
+
   beforeAll(async () => {
     await receiver.start();
+    setDns(NAMES);
     hut = await MODES[mode]({
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${resolve(__dirname, 'fake-dns.preload.cjs')}`,
+      FAKE_DNS_FILE: dnsFile,
       WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      // rebind.test is public when registered and loopback when delivered to (RFC 0093 §A.1).
-      WEBHOOK_TEST_DNS: JSON.stringify({
-        'rebind.test': { register: ['93.184.216.34'], deliver: ['127.0.0.1'] },
-        'internal.test': { register: ['10.1.2.3'] },
-        'bench.test': { register: ['93.184.216.34', '198.18.0.9'] },
-      }),
       WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT: '4',
       WEBHOOK_DELIVERY_TIMEOUT_MS: '2000',
       WEBHOOK_LEASE_MS: '3500',
@@ -120,6 +131,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
   afterAll(async () => {
     await hut?.stop();
     await receiver.stop();
+    rmSync(dnsDir, { recursive: true, force: true });
   }, 60_000);
 
   const register = (payload: Record<string, unknown>, key: string = TEST_KEYS.t1) =>
@@ -359,6 +371,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('webhooks, %s mode',
     });
     expect(reg.status).toBe(201); // public at registration
     const webhookId = reg.json.webhookId as string;
+    // The name's owner points it at loopback once it is registered.
+    setDns({ ...NAMES, 'rebind.test': ['127.0.0.1'] });
     const connectionsBefore = receiver.connections;
     const runId = await completedRun();
     const dead = await waitFor(

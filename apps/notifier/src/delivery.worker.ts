@@ -51,10 +51,10 @@ import { deliverPinned } from './webhook-http.client';
 /** DI token of the host resolver (tests swap it). */
 export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
 
-/** The default resolver: the system's, with `WEBHOOK_TEST_DNS` overrides. */
+/** The default resolver: the system's. */
 export const hostResolverProvider = {
   provide: HOST_RESOLVER,
-  useFactory: (): HostResolver => createHostResolver(process.env),
+  useFactory: (): HostResolver => createHostResolver(),
 };
 
 /** DI token of the notifier's {@link LoadedWebhookKeyRing} (ADR 0028). */

@@ -42,7 +42,7 @@ describe('notifier: sealed secrets and delivery retention (real Postgres)', () =
     new DeliveryWorker(
       ds,
       notifierOptionsFromEnv({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_PRUNE_EVERY_MS: '3600000', ...env }),
-      createHostResolver({}),
+      createHostResolver(),
       { instanceId: id } as HostConfig,
       keys,
     );

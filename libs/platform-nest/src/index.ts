@@ -20,6 +20,6 @@ export {
   type PlatformReadiness,
   type ReadinessDependencies,
 } from './readiness';
-export { createHostResolver, TEST_DNS_ENV, type HostResolver, type ResolvePurpose } from './host-resolver';
+export { createHostResolver, type HostResolver, type ResolvePurpose } from './host-resolver';
 export { postPinned, type PinnedAnswer, type PinnedPost } from './pinned-post';
 export { readOrCreateKeyFile } from './key-file';

@@ -19,7 +19,7 @@ export const WEBHOOK_ALLOW_HOSTS_ENV = 'WEBHOOK_ALLOW_HOSTS';
 @Injectable()
 export class WebhookEgressCheck {
   private readonly allowed: AllowedHosts = parseAllowedHosts(process.env[WEBHOOK_ALLOW_HOSTS_ENV]);
-  private readonly resolve: HostResolver = createHostResolver(process.env);
+  private readonly resolve: HostResolver = createHostResolver();
 
   /**
    * @throws {@link ApiError} `webhook_url_rejected` (400) with `details.reason` when the URL may not be
