@@ -1,5 +1,4 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
@@ -11,7 +10,6 @@ import { ADMIN_SECURITY_HEADERS, loadAdminAssets, type AdminAsset } from './admi
  * it in `sessionStorage` and sends it as `Authorization: Bearer` on every API call, so everything it
  * shows or changes goes through the same auth and scopes as any client.
  */
-@ApiExcludeController()
 @Controller()
 @Public()
 export class AdminPageController {

@@ -1,5 +1,4 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { lineText, type SignedAuditHead } from '@openwop/audit-chain';
 import type { Caller } from '../auth/api-key.registry';
@@ -27,7 +26,6 @@ export const AUDIT_HEAD_HEADER = 'OpenWOP-Audit-Head';
  * `GET /v1/audit/head` answers the same alone and `GET /v1/audit/public-key` (no credentials) the
  * key to check it with.
  */
-@ApiTags('audit')
 @Controller()
 export class AuditController {
   constructor(
@@ -37,21 +35,18 @@ export class AuditController {
 
   @Get('/v1/audit/head')
   @RequireScope('audit:read')
-  @ApiOkResponse({ description: "The caller's tenant's chain head, signed now with the host's audit key." })
   async head(@CurrentCaller() caller: Caller): Promise<SignedAuditHead> {
     return this.signedHead(caller.tenant);
   }
 
   @Get('/v1/audit/public-key')
   @Public()
-  @ApiOkResponse({ description: "The host's Ed25519 audit public key." })
   publicKey(): AuditPublicKeyBody {
     return this.signer.publicKey();
   }
 
   @Get('/v1/audit')
   @RequireScope('audit:read')
-  @ApiOkResponse({ description: 'NDJSON audit records of the caller’s tenant, in seq order.' })
   async export(
     @Query(createValidationPipe()) q: AuditQueryDto,
     @CurrentCaller() caller: Caller,

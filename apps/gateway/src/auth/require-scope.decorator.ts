@@ -1,5 +1,4 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { SetMetadata } from '@nestjs/common';
 import type { Scope } from './scopes.constants';
 
 /** Metadata key of the scopes a route requires (all of them). */
@@ -19,15 +18,7 @@ export const PUBLIC_ROUTE = 'openwop:public-route';
  * ```
  */
 export function RequireScope(...scopes: [Scope, ...Scope[]]): MethodDecorator & ClassDecorator {
-  const scope = scopes.join('` and `');
-  return applyDecorators(
-    SetMetadata(REQUIRED_SCOPE, scopes),
-    ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'Missing, malformed or unknown API key (`unauthenticated`).' }),
-    ApiForbiddenResponse({
-      description: `The key lacks the \`${scope}\` scope (\`forbidden\`, \`details.scopeRequired\`).`,
-    }),
-  );
+  return SetMetadata(REQUIRED_SCOPE, scopes);
 }
 
 /** The route is served without credentials (health, discovery, the OpenAPI document). */

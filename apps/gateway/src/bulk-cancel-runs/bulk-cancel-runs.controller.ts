@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Post, type PipeTransform } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -39,7 +38,6 @@ const refuseOverCap: PipeTransform = {
  * one result per requested id, in order, even when every one failed. A run of another tenant answers
  * `not_found` in its entry, exactly as an unknown one.
  */
-@ApiTags('runs')
 @Controller()
 export class BulkCancelRunsController {
   constructor(private readonly handler: CancelRunHandler) {}
@@ -47,11 +45,6 @@ export class BulkCancelRunsController {
   @Post(BULK_CANCEL_RUNS_ROUTE)
   @HttpCode(200)
   @RequireScope('runs:cancel')
-  @ApiOkResponse({ description: 'Per-id results `{runId, ok, status?, error?}` in request order.' })
-  @ApiBadRequestResponse({
-    description:
-      '`runIds` missing, empty, over the cap (`details.maxRunIds`) or not strings (`validation_error`).',
-  })
   async bulkCancel(
     @Body(refuseOverCap, createValidationPipe()) body: BulkCancelRunsRequestDto,
     @CurrentCaller() caller: Caller,

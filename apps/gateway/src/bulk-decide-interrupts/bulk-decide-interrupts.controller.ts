@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
 import type { Caller } from '../auth/api-key.registry';
@@ -54,7 +53,6 @@ export interface BulkDecisionAnswer {
  * retried request cannot decide an item twice; first-resolve-wins answers any other duplicate with
  * `interrupt_already_resolved`. Every command says `via: bulk` (the audit log's route).
  */
-@ApiTags('interrupts')
 @Controller()
 export class BulkDecideInterruptsController {
   constructor(
@@ -67,14 +65,6 @@ export class BulkDecideInterruptsController {
   @Post(BULK_RESOLVE_INTERRUPTS_ROUTE)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({
-    description:
-      '`{bulkId, selected?, truncated?, results: [{runId, nodeId, ok, status | error}]}` in order.',
-  })
-  @ApiBadRequestResponse({
-    description:
-      'Malformed selection, over the cap (`details.maxItems`), or no `resumeValue` (`validation_error`).',
-  })
   async bulkResolve(
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -113,12 +103,6 @@ export class BulkDecideInterruptsController {
   @Post(BULK_CANCEL_INTERRUPTS_ROUTE)
   @HttpCode(200)
   @RequireScope('runs:cancel')
-  @ApiOkResponse({
-    description: 'Cancels the runs waiting on the selected interrupts; results as bulk-resolve.',
-  })
-  @ApiBadRequestResponse({
-    description: 'Malformed selection or over the cap (`details.maxItems`) (`validation_error`).',
-  })
   async bulkCancel(
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,

@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -12,7 +11,6 @@ import { CancelRunRequestDto } from './cancel-run.request.dto';
  * `cancelling` while the cascade runs); cancelling a run that already ended is not an error and
  * answers its terminal status (see {@link CancelRunHandler}).
  */
-@ApiTags('runs')
 @Controller()
 export class CancelRunController {
   constructor(private readonly handler: CancelRunHandler) {}
@@ -20,11 +18,6 @@ export class CancelRunController {
   @Post('/v1/runs/:runId/cancel')
   @HttpCode(200)
   @RequireScope('runs:cancel')
-  @ApiOkResponse({
-    description:
-      'Cancel accepted: `status` is `cancelled` once projected, else `cancelling`; a run that had already ended answers its terminal status.',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async cancel(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: CancelRunRequestDto,

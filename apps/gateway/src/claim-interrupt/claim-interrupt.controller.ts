@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Injectable, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   Topics,
   type ClaimInterruptCommand,
@@ -54,7 +53,6 @@ export class ClaimInterruptHandler {
  * `POST /v1/runs/{runId}/interrupts/{nodeId}:claim` (`{leaseMs?}`) and `:release` (ADR 0035).
  * Registered before the resolve controller: its `{nodeId}` would otherwise take `gate:claim`.
  */
-@ApiTags('interrupts')
 @Controller()
 export class ClaimInterruptController {
   constructor(private readonly handler: ClaimInterruptHandler) {}
@@ -62,7 +60,6 @@ export class ClaimInterruptController {
   @Post('/v1/runs/:runId/interrupts/:nodeId\\:claim')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`{runId, nodeId, interruptId, claimedBy, claimExpiresAt}`' })
   claim(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,
@@ -75,7 +72,6 @@ export class ClaimInterruptController {
   @Post('/v1/runs/:runId/interrupts/:nodeId\\:release')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({ description: '`{runId, nodeId, interruptId}`: nobody holds it now.' })
   release(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,

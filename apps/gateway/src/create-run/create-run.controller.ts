@@ -1,10 +1,4 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiCreatedResponse,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -14,10 +8,9 @@ import type { ProtocolMajor } from '../common/protocol-version';
 import { createValidationPipe } from '../common/validation.pipe';
 import { CreateRunHandler } from './create-run.handler';
 import { CreateRunRequestDto } from './create-run.request.dto';
-import { CreateRunResponseDto } from './create-run.response.dto';
+import type { CreateRunResponseDto } from './create-run.response.dto';
 
 /** `POST /v1/runs`: validates the body and hands it to {@link CreateRunHandler}. */
-@ApiTags('runs')
 @Controller()
 export class CreateRunController {
   constructor(private readonly handler: CreateRunHandler) {}
@@ -25,11 +18,6 @@ export class CreateRunController {
   @Post('/v1/runs')
   @HttpCode(201)
   @RequireScope('runs:create')
-  @ApiCreatedResponse({ type: CreateRunResponseDto, description: 'Run accepted; `Location` names the run.' })
-  @ApiBadRequestResponse({ description: 'Malformed body or unknown workflowId (`validation_error`).' })
-  @ApiServiceUnavailableResponse({
-    description: 'The engine did not answer in time; the run may still start (`unavailable`, `Retry-After`).',
-  })
   async create(
     @Body(createValidationPipe()) body: CreateRunRequestDto,
     @CurrentCaller() caller: Caller,

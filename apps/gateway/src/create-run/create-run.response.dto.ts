@@ -1,16 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
-
-/** Body of `201 Created` from `POST /v1/runs`. */
-export class CreateRunResponseDto {
-  @ApiProperty()
-  runId!: string;
-
-  @ApiProperty({ description: 'Status of the projected run (pending | running | waiting-approval | ...).' })
-  status!: string;
-
-  @ApiProperty({ description: 'SSE endpoint of the run.' })
-  eventsUrl!: string;
-
-  @ApiProperty({ description: 'GET /v1/runs/{runId} of the run.' })
-  statusUrl!: string;
+/** Body of `201 Created` from `POST /v1/runs` (documented as `CreateRunResponse` in the OpenAPI components). */
+export interface CreateRunResponseDto {
+  readonly runId: string;
+  readonly status: string;
+  readonly eventsUrl: string;
+  readonly statusUrl: string;
 }

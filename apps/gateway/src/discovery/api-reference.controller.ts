@@ -1,12 +1,10 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
 import { loadReferenceAssets, REFERENCE_SECURITY_HEADERS, type ReferenceAsset } from './api-reference.assets';
 
 /** `GET /docs`: the API reference page (Swagger UI over `/v1/openapi.json`), public like the document it renders. */
-@ApiExcludeController()
 @Controller()
 @Public()
 export class ApiReferenceController {

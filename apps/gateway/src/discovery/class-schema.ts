@@ -29,7 +29,12 @@ const KEYWORDS: Readonly<Record<string, (constraints: readonly unknown[]) => Key
   max: ([n]) => ({ maximum: n }),
   arrayMinSize: ([n]) => ({ minItems: n }),
   arrayMaxSize: ([n]) => ({ maxItems: n }),
-  isIn: ([values]) => ({ enum: [...(values as readonly unknown[])] }),
+  isIn: ([values]) => {
+    const list = [...(values as readonly unknown[])];
+    return list.every((v) => typeof v === 'string') ? { type: 'string', enum: list } : { enum: list };
+  },
+  // `@InstantQuery()`: parsed to a `Date`, a string on the wire.
+  isInstant: () => ({ type: 'string', format: 'date-time' }),
 };
 
 /**
@@ -50,6 +55,8 @@ function merge(into: Keywords, add: Keywords): void {
 function keywordsOf(meta: ValidationMetadata, dto: DtoClass): Keywords | undefined {
   const where = `${dto.name}.${meta.propertyName}`;
   if (meta.type === 'conditionalValidation' && meta.name === 'isOptional') return undefined;
+  // `@Allow()`: let through, checked by the handler; whoever checks it documents it (the route table).
+  if (meta.type === 'whitelistValidation') return undefined;
   if (meta.type !== 'customValidation' || meta.name === undefined)
     throw new Error(`${where}: no JSON Schema for a ${meta.type} validator (${meta.name ?? 'unnamed'})`);
   if (PROSE_ONLY.has(meta.name)) return undefined;

@@ -1,5 +1,4 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { RequestMajor } from '../common/protocol-negotiation.middleware';
@@ -21,7 +20,6 @@ export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
  * the `ETag` also as `Capabilities-Etag` (v1's capabilities-change-detection.md keeps it until v1
  * end of support); major 2, the closed v2 root, without `Capabilities-Etag` (v2 removed it).
  */
-@ApiTags('discovery')
 @Controller()
 @Public()
 export class DiscoveryController {

@@ -1,4 +1,14 @@
-import { INTERRUPT_KINDS, MAX_CURSOR_LENGTH, MAX_ID_LENGTH, MAX_SEQUENCE } from '@openwop/contracts';
+import { FORK_MODES, MAX_ID_LENGTH } from '@openwop/contracts';
+import { AuditQueryDto } from '../audit/audit-query.dto';
+import { GetConversationQueryDto } from '../get-conversation/get-conversation.query.dto';
+import { ListInterruptsQueryDto } from '../list-interrupts/list-interrupts.query.dto';
+import { ListRunsQueryDto } from '../list-runs/list-runs.query.dto';
+import { PollRunEventsQueryDto, RunEventsQueryDto } from '../run-events/run-events.query.dto';
+import {
+  ListDeliveriesQueryDto,
+  ListWebhooksQueryDto,
+  UnregisterWebhookQueryDto,
+} from '../webhooks/webhook-queries.dto';
 import { BulkCancelRunsRequestDto } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { BULK_DECISION_ROUTES } from '../bulk-decide-interrupts/bulk-decision.routes';
 import { CancelRunRequestDto } from '../cancel-run/cancel-run.request.dto';
@@ -63,6 +73,12 @@ export interface GatewayRoute {
     | 'operations';
   readonly parameters?: readonly RouteParameter[];
   readonly body?: RouteBody;
+  /**
+   * The DTO class its query validation pipe checks: one `in: query` parameter per property, generated
+   * from it. `parameters` lists the path and header ones, and a query one only the DTO lets through
+   * unchecked (`@Allow()`).
+   */
+  readonly query?: DtoClass;
   /** Success answers by status. */
   readonly responses: Readonly<Record<number, RouteResponse>>;
   /** Error codes of `ERROR_STATUS` the route answers besides the ones every route of its kind does. */
@@ -95,24 +111,6 @@ const TOKEN: RouteParameter = {
   in: 'path',
   schema: { type: 'string', minLength: 1 },
   description: 'Signed resolution token (RFC 0093).',
-};
-const LIMIT = (max: number): RouteParameter => ({
-  name: 'limit',
-  in: 'query',
-  schema: { type: 'integer', minimum: 1, maximum: max },
-  description: 'Page size.',
-});
-const CURSOR: RouteParameter = {
-  name: 'cursor',
-  in: 'query',
-  schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
-  description: '`nextCursor` of the previous page.',
-};
-const AFTER: RouteParameter = {
-  name: 'after',
-  in: 'query',
-  schema: { type: 'integer', minimum: -1, maximum: MAX_SEQUENCE },
-  description: 'Only events with a greater sequence.',
 };
 const STREAM_MODE: RouteParameter = {
   name: 'streamMode',
@@ -272,12 +270,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'listRuns',
     summary: "List the caller's runs, newest first.",
     tag: 'runs',
-    parameters: [
-      { name: 'status', in: 'query', schema: { type: 'string' }, description: 'Only runs in this status.' },
-      { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      LIMIT(200),
-      CURSOR,
-    ],
+    query: ListRunsQueryDto,
     responses: { 200: { description: 'One page of runs.', schema: ref('RunPage') } },
     errors: ['validation_error'],
   },
@@ -302,13 +295,6 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     parameters: [
       RUN_ID,
       STREAM_MODE,
-      AFTER,
-      {
-        name: 'bufferMs',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0, maximum: 5000 },
-        description: 'Batching hint (stream-modes.md §Aggregation).',
-      },
       {
         name: 'Last-Event-ID',
         in: 'header',
@@ -316,6 +302,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         description: 'Resume the stream after this event id.',
       },
     ],
+    query: RunEventsQueryDto,
     responses: {
       200: {
         description: 'SSE (`text/event-stream`, ends after the terminal event) or `{events, nextAfter}`.',
@@ -332,24 +319,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'pollRunEvents',
     summary: 'Long poll for events after a sequence.',
     tag: 'runs',
-    parameters: [
-      RUN_ID,
-      AFTER,
-      { name: 'lastSequence', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE } },
-      {
-        name: 'timeout',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0, maximum: 60 },
-        description: 'Seconds to wait for an event.',
-      },
-      {
-        name: 'timeoutMs',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0, maximum: 30000 },
-        description: 'Milliseconds to wait for an event.',
-      },
-      STREAM_MODE,
-    ],
+    parameters: [RUN_ID, STREAM_MODE],
+    query: PollRunEventsQueryDto,
     responses: {
       200: { description: 'Events after the given sequence (possibly none).', schema: ref('RunEventPage') },
     },
@@ -410,12 +381,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'getConversation',
     summary: "One conversation's transcript, paged by turn.",
     tag: 'conversations',
-    parameters: [
-      RUN_ID,
-      { name: 'conversationId', in: 'path', schema: { type: 'string', minLength: 1 } },
-      AFTER,
-      LIMIT(1000),
-    ],
+    parameters: [RUN_ID, { name: 'conversationId', in: 'path', schema: { type: 'string', minLength: 1 } }],
+    query: GetConversationQueryDto,
     responses: {
       200: {
         description: 'The transcript page.',
@@ -503,8 +470,16 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
         description: 'The new run.',
         schema: {
           type: 'object',
-          required: ['runId'],
-          properties: { runId: { type: 'string' }, sourceRunId: { type: 'string' } },
+          required: ['runId', 'sourceRunId', 'fromSeq', 'mode', 'status', 'eventsUrl'],
+          properties: {
+            runId: { type: 'string', description: 'The new run.' },
+            sourceRunId: { type: 'string', description: 'The run it was forked from.' },
+            fromSeq: { type: 'integer', minimum: 0 },
+            mode: { type: 'string', enum: [...FORK_MODES] },
+            status: { type: 'string', description: 'Status of the projected new run.' },
+            eventsUrl: { type: 'string', description: 'SSE endpoint of the new run.' },
+            statusUrl: { type: 'string', description: '`GET /v1/runs/{runId}` of the new run.' },
+          },
         },
       },
     },
@@ -569,46 +544,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary:
       "The approver's inbox: the caller's pending interrupts with what each asks, its age, approvers and live claim (`assignee`, `claimExpiresAt`); youngest first, or oldest first with `sort=-age`.",
     tag: 'interrupts',
-    parameters: [
-      { name: 'kind', in: 'query', schema: { type: 'string', enum: [...INTERRUPT_KINDS] } },
-      { name: 'minAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
-      {
-        name: 'olderThanMs',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0 },
-        description: 'The same as `minAgeMs`.',
-      },
-      { name: 'maxAgeMs', in: 'query', schema: { type: 'integer', minimum: 0 } },
-      { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      { name: 'workflowId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      {
-        name: 'approver',
-        in: 'query',
-        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
-        description:
-          'Only interrupts whose `approversList` names this principal, or a `group:<name>` the key configuration gives it.',
-      },
-      {
-        name: 'assignee',
-        in: 'query',
-        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
-        description: 'Only interrupts this principal holds a live claim on.',
-      },
-      {
-        name: 'claimed',
-        in: 'query',
-        schema: { type: 'string', enum: ['true', 'false'] },
-        description: 'Only claimed (`true`) or unclaimed (`false`) interrupts.',
-      },
-      {
-        name: 'sort',
-        in: 'query',
-        schema: { type: 'string', enum: ['age', '-age'] },
-        description: '`age` (default): youngest first; `-age`: oldest first.',
-      },
-      LIMIT(200),
-      CURSOR,
-    ],
+    query: ListInterruptsQueryDto,
     responses: {
       200: {
         description: 'One page of interrupts.',
@@ -650,11 +586,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary:
       "Read-only transcript of the conversation the token's interrupt holds (no API key; the signed-link page's live view).",
     tag: 'interrupts',
-    parameters: [
-      TOKEN,
-      { ...AFTER, description: 'Only turns with a greater turnIndex (default -1: from turn 0).' },
-      LIMIT(1000),
-    ],
+    parameters: [TOKEN],
+    query: GetConversationQueryDto,
     responses: {
       200: {
         description:
@@ -775,10 +708,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'listWebhooks',
     summary: "The tenant's webhook subscriptions (fingerprints, never secrets).",
     tag: 'webhooks',
-    parameters: [
-      { name: 'tenantId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      LIMIT(500),
-    ],
+    query: ListWebhooksQueryDto,
     responses: {
       200: {
         description: 'The subscriptions.',
@@ -809,15 +739,8 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'unregisterWebhook',
     summary: 'Unregister a webhook; its pending deliveries go with it.',
     tag: 'webhooks',
-    parameters: [
-      WEBHOOK_ID,
-      {
-        name: 'tenantId',
-        in: 'query',
-        schema: { type: 'string', maxLength: MAX_ID_LENGTH },
-        description: "The key's own tenant (default).",
-      },
-    ],
+    parameters: [WEBHOOK_ID],
+    query: UnregisterWebhookQueryDto,
     responses: { 204: { description: 'Unregistered.', mediaType: null } },
     errors: ['validation_error', 'subscription_not_found'],
   },
@@ -828,16 +751,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     operationId: 'listWebhookDeliveries',
     summary: 'Webhook deliveries of the tenant; `status=dead` lists the dead letters (RFC 0083).',
     tag: 'webhooks',
-    parameters: [
-      {
-        name: 'status',
-        in: 'query',
-        schema: { type: 'string', enum: ['pending', 'in_flight', 'delivered', 'failed', 'dead', 'skipped'] },
-      },
-      { name: 'webhookId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      { name: 'runId', in: 'query', schema: { type: 'string', maxLength: MAX_ID_LENGTH } },
-      LIMIT(500),
-    ],
+    query: ListDeliveriesQueryDto,
     responses: {
       200: {
         description: 'The deliveries, oldest first.',
@@ -869,33 +783,7 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     summary:
       "The caller's tenant's audit log as NDJSON, one hash-chained record per decision in seq order (keyset: `after` = the last seq held); verify a file offline with `wop audit verify`.",
     tag: 'audit',
-    parameters: [
-      {
-        name: 'from',
-        in: 'query',
-        schema: { type: 'string', format: 'date-time' },
-        description:
-          'Decisions at or after this instant: an RFC 3339 date-time with a zone (`2026-01-31T09:00:00Z`); any other spelling is 400.',
-      },
-      {
-        name: 'to',
-        in: 'query',
-        schema: { type: 'string', format: 'date-time' },
-        description: 'Decisions before this instant (RFC 3339 date-time, as `from`).',
-      },
-      {
-        name: 'after',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0, maximum: MAX_SEQUENCE },
-        description: 'Only records with a greater seq.',
-      },
-      {
-        name: 'limit',
-        in: 'query',
-        schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 },
-        description: 'Most records in this answer.',
-      },
-    ],
+    query: AuditQueryDto,
     responses: {
       200: {
         description:

@@ -1,5 +1,4 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { RequestMajor } from '../common/protocol-negotiation.middleware';
@@ -15,7 +14,6 @@ import { buildOpenApiDocument } from './openapi.document';
  * without credentials; under major 2 (`GET /openapi.json`) the same operations on their unversioned
  * paths (ADR 0041).
  */
-@ApiExcludeController()
 @Controller()
 @Public()
 export class OpenApiController {

@@ -394,6 +394,35 @@ function bodySchemaOf(body: RouteBody): JsonSchema {
   return body.dto ? { $ref: `#/components/schemas/${componentNameOf(body.dto)}` } : body.schema;
 }
 
+/**
+ * The `in: query` parameters of a route with a query DTO, generated from it ({@link classSchema}),
+ * less those the route table lists itself (properties the DTO lets through unchecked).
+ * @throws when the route table lists a query parameter the DTO checks: it would be described twice.
+ */
+function queryParameters(route: GatewayRoute): Record<string, unknown>[] {
+  if (!route.query) return [];
+  const schema = classSchema(route.query) as { properties: Record<string, Record<string, unknown>> };
+  const listed = new Set((route.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
+  const out: Record<string, unknown>[] = [];
+  for (const [name, { description, ...property }] of Object.entries(schema.properties)) {
+    if (listed.has(name)) {
+      if (Object.keys(property).length > 0)
+        throw new Error(
+          `${route.operationId}: query parameter ${name} is checked by ${route.query.name}; the route table must not list it too`,
+        );
+      continue;
+    }
+    out.push({
+      name,
+      in: 'query',
+      required: false,
+      schema: property,
+      ...(typeof description === 'string' ? { description } : {}),
+    });
+  }
+  return out;
+}
+
 /** The generated schemas of the DTO bodies `routes` take, by component name. */
 export function requestBodySchemas(routes: readonly GatewayRoute[]): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
@@ -409,7 +438,7 @@ export function requestBodySchemas(routes: readonly GatewayRoute[]): Record<stri
 function operationObject(route: GatewayRoute): Record<string, unknown> {
   const keyed = route.scope !== undefined;
   const post = route.method === 'POST';
-  const parameters = [...(route.parameters ?? []).map(parameterObject)];
+  const parameters = [...(route.parameters ?? []).map(parameterObject), ...queryParameters(route)];
   if (post) {
     parameters.push({
       name: 'Idempotency-Key',

@@ -2,7 +2,17 @@ import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { MAX_ID_LENGTH, MAX_PAUSE_REASON_LENGTH, RUN_EVENT_TYPES } from '@openwop/contracts';
+import {
+  MAX_CURSOR_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_INTERRUPT_AGE_MS,
+  MAX_PAUSE_REASON_LENGTH,
+  RUN_EVENT_TYPES,
+} from '@openwop/contracts';
+import { MAX_AUDIT_LIMIT } from '../audit/audit-query.dto';
+import { MAX_TURN_PAGE } from '../get-conversation/get-conversation.query.dto';
+import { LISTED_RUN_STATUSES } from '../list-runs/list-runs.query.dto';
+import { MAX_BUFFER_MS } from '../run-events/run-events.query.dto';
 import Ajv2020 from 'ajv/dist/2020';
 import { IsEmail, IsOptional, IsString, ValidateIf } from 'class-validator';
 import {
@@ -43,8 +53,13 @@ const doc = buildOpenApiDocument() as {
 };
 const component = (name: string): Schema => doc.components.schemas[name]!;
 
-/** `METHOD path` → the DTO class its `@Body()` parameter is, from Nest's own route metadata. */
-function bodyClassesOfControllers(): Map<string, DtoClass> {
+/**
+ * `METHOD path` → the DTO class its `@Body()` (or whole `@Query()`) parameter is, from Nest's own
+ * route metadata: what the validation pipe checks.
+ */
+function validatedClassesOfControllers(
+  kind: RouteParamtypes.BODY | RouteParamtypes.QUERY,
+): Map<string, DtoClass> {
   const controllers = Reflect.getMetadata('controllers', GatewayModule) as DtoClass[];
   const out = new Map<string, DtoClass>();
   for (const controller of controllers) {
@@ -57,11 +72,11 @@ function bodyClassesOfControllers(): Map<string, DtoClass> {
       if (path === undefined || method === undefined) continue;
       const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
         string,
-        { index: number }
+        { index: number; data?: unknown }
       >;
       const types = (Reflect.getMetadata('design:paramtypes', proto, name) ?? []) as unknown[];
       for (const [key, arg] of Object.entries(args)) {
-        if (key.split(':')[0] !== String(RouteParamtypes.BODY)) continue;
+        if (key.split(':')[0] !== String(kind) || arg.data !== undefined) continue;
         const type = types[arg.index];
         // `@Body() body: unknown` is checked by hand: its schema is written in the route table.
         if (typeof type === 'function' && type !== Object)
@@ -82,9 +97,9 @@ async function pipeAccepts(dto: DtoClass, body: unknown): Promise<boolean> {
   }
 }
 
-describe('the OpenAPI request bodies, generated from the validated DTO classes', () => {
+describe('the OpenAPI request bodies and query parameters, generated from the validated DTO classes', () => {
   it('documents each route whose controller validates a DTO body with that DTO, and no other route with one', () => {
-    const validated = bodyClassesOfControllers();
+    const validated = validatedClassesOfControllers(RouteParamtypes.BODY);
     expect(validated.size).toBeGreaterThanOrEqual(7);
     const documented = new Map(
       GATEWAY_ROUTES.filter((r) => r.body?.dto).map((r) => [`${r.method} ${r.path}`, r.body!.dto!]),
@@ -92,6 +107,53 @@ describe('the OpenAPI request bodies, generated from the validated DTO classes',
     expect([...documented].map(([k, c]) => [k, c.name]).sort()).toEqual(
       [...validated].map(([k, c]) => [k, c.name]).sort(),
     );
+  });
+
+  it('documents each route whose controller validates a query DTO with that DTO, and its parameters from it', () => {
+    const validated = validatedClassesOfControllers(RouteParamtypes.QUERY);
+    expect(validated.size).toBeGreaterThanOrEqual(10);
+    const documented = new Map(
+      GATEWAY_ROUTES.filter((r) => r.query).map((r) => [`${r.method} ${r.path}`, r.query!]),
+    );
+    expect([...documented].map(([k, c]) => [k, c.name]).sort()).toEqual(
+      [...validated].map(([k, c]) => [k, c.name]).sort(),
+    );
+    for (const route of GATEWAY_ROUTES.filter((r) => r.query)) {
+      const op = doc.paths[route.path]![route.method.toLowerCase()] as unknown as {
+        parameters: { name: string; in: string; schema: Schema }[];
+      };
+      const inQuery = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+      expect({ route: route.operationId, inQuery: [...inQuery].sort() }).toEqual({
+        route: route.operationId,
+        inQuery: Object.keys(classSchema(route.query!).properties as object).sort(),
+      });
+    }
+  });
+
+  it('takes query limits from the validators, and leaves a parameter the handler checks to the route table', () => {
+    const param = (path: string, name: string, method = 'get') =>
+      (
+        doc.paths[path]![method] as unknown as { parameters: { name: string; schema: Schema }[] }
+      ).parameters.find((p) => p.name === name)!;
+    expect(param('/v1/runs', 'limit').schema).toEqual({ type: 'integer', minimum: 1, maximum: 200 });
+    expect(param('/v1/runs', 'status').schema.enum).toEqual([...LISTED_RUN_STATUSES]);
+    expect(param('/v1/runs', 'cursor').schema).toEqual({ type: 'string', maxLength: MAX_CURSOR_LENGTH });
+    expect(param('/v1/audit', 'limit').schema).toMatchObject({ maximum: MAX_AUDIT_LIMIT });
+    expect(param('/v1/audit', 'from').schema).toEqual({ type: 'string', format: 'date-time' });
+    expect(param('/v1/runs/{runId}/events', 'bufferMs').schema).toMatchObject({ maximum: MAX_BUFFER_MS });
+    expect(param('/v1/runs/{runId}/events', 'streamMode').schema.pattern).toBeDefined();
+    expect(param('/v1/runs/{runId}/conversations/{conversationId}', 'limit').schema).toMatchObject({
+      maximum: MAX_TURN_PAGE,
+    });
+    expect(param('/v1/interrupts', 'olderThanMs').schema).toMatchObject({ maximum: MAX_INTERRUPT_AGE_MS });
+    expect(() =>
+      buildOpenApiDocument([
+        {
+          ...GATEWAY_ROUTES.find((r) => r.operationId === 'listRuns')!,
+          parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+        },
+      ]),
+    ).toThrow('listRuns: query parameter limit is checked by ListRunsQueryDto');
   });
 
   it('gives each such route a $ref to its DTO schema, which is the generated one', () => {

@@ -1,5 +1,4 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -12,7 +11,6 @@ import { ArtifactReadRepository, type ArtifactView } from './artifact-read.repos
  * a run-produced artifact, read from the projection. Another tenant's run, and an artifact the run
  * never produced, are `404 not_found` alike.
  */
-@ApiTags('artifacts')
 @Controller()
 export class GetArtifactController {
   constructor(
@@ -22,13 +20,6 @@ export class GetArtifactController {
 
   @Get('/v1/runs/:runId/artifacts/:artifactId')
   @RequireScope('artifacts:read')
-  @ApiOkResponse({
-    description:
-      'The artifact (implementation-defined, api/openapi.yaml `getArtifact`): `{runId, artifactId, artifactType, nodeId?, data?, createdAt, sequence}` and any other member its `artifact.created` carried.',
-  })
-  @ApiNotFoundResponse({
-    description: 'No such run for this tenant, or no such artifact in it (`not_found`).',
-  })
   async get(
     @Param('runId') runId: string,
     @Param('artifactId') artifactId: string,

@@ -1,5 +1,4 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -23,7 +22,6 @@ export interface ConversationTranscript extends ConversationSummary {
  * `GET /v1/runs/{runId}/conversations/{conversationId}?after=&limit=`: the conversation and one
  * page of its turns in `turnIndex` order, from the projection.
  */
-@ApiTags('conversations')
 @Controller()
 export class GetConversationController {
   constructor(
@@ -33,14 +31,6 @@ export class GetConversationController {
 
   @Get('/v1/runs/:runId/conversations/:conversationId')
   @RequireScope('runs:read')
-  @ApiOkResponse({
-    description:
-      '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, participants?, outcome?, turns: ConversationTurn[], nextCursor?}`; `nextCursor` is the `after` of the next page.',
-  })
-  @ApiBadRequestResponse({ description: 'Invalid `after` or `limit` (`validation_error`).' })
-  @ApiNotFoundResponse({
-    description: 'No such run for this tenant, or no such conversation in it (`not_found`).',
-  })
   async get(
     @Param('runId') runId: string,
     @Param('conversationId') conversationId: string,

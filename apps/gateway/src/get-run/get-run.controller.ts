@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -15,7 +14,6 @@ import { RunReadRepository } from '../runs/run-read.repository';
  * tokens the caller may hold, and `channels.messages`: the run's conversation turns folded through
  * the `message` reducer (RFC 0005 §F, ADR 0023), read from the projector's transcript tables.
  */
-@ApiTags('runs')
 @Controller()
 export class GetRunController {
   constructor(
@@ -27,14 +25,6 @@ export class GetRunController {
 
   @Get('/v1/runs/:runId')
   @RequireScope('runs:read')
-  @ApiOkResponse({
-    description:
-      'The RunSnapshot (run-snapshot.schema.json). A pending `interrupt` carries `inspectToken`, `inspectUrl` and `tokenExpiresAt`; ' +
-      'for a key holding `approvals:respond` also the resolving `interruptToken` and `callbackUrl`; once the tokens expired, `tokenExpired: true` and none. ' +
-      '`channels.messages` (present once the run held a conversation): its turns through the `message` reducer, ids relative to the run. ' +
-      'A pending `interrupt` someone holds a live claim on carries `assignee` and `claimExpiresAt` (ADR 0035).',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async getRun(
     @Param('runId') runId: string,
     @CurrentCaller() caller: Caller,

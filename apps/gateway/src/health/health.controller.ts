@@ -1,5 +1,4 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { BUS, type Bus } from '@openwop/platform-bus';
 import { checkPlatformReadiness, DATA_SOURCE, type PlatformReadiness } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
@@ -10,7 +9,6 @@ import { ApiError } from '../common/api.error';
 const CHECK_TIMEOUT_MS = 1_000;
 
 /** Liveness and readiness probes; neither needs credentials. */
-@ApiTags('health')
 @Controller()
 @Public()
 export class HealthController {
@@ -21,7 +19,6 @@ export class HealthController {
 
   /** The process is up. */
   @Get('/healthz')
-  @ApiOkResponse({ description: '`{status: "ok"}`' })
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -33,8 +30,6 @@ export class HealthController {
    * @throws {@link ApiError} `unavailable` (503) with `details.checks` naming what is down.
    */
   @Get('/readyz')
-  @ApiOkResponse({ description: '`{status: "ready", checks: {bus: "up", database: "up"}}`' })
-  @ApiServiceUnavailableResponse({ description: '`unavailable` with `details.checks`.' })
   async readyz(): Promise<{ status: 'ready'; checks: PlatformReadiness['checks'] }> {
     const { ok, checks } = await checkPlatformReadiness(
       { bus: this.bus, dataSource: this.dataSource },

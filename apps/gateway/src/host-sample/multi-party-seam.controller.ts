@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -14,7 +13,6 @@ export const MULTI_PARTY_EXCHANGE_PATH = '/v1/host/sample/conversation/multi-par
  * `multiPartySeamEnabled()` holds. `open` needs `runs:create` (it starts a run in the caller's
  * tenant), `exchange` needs `approvals:respond` (it answers that run's conversation interrupt).
  */
-@ApiTags('conversations')
 @Controller()
 export class MultiPartySeamController {
   constructor(private readonly handler: MultiPartySeamHandler) {}
@@ -22,9 +20,6 @@ export class MultiPartySeamController {
   @Post(MULTI_PARTY_OPEN_PATH)
   @HttpCode(200)
   @RequireScope('runs:create')
-  @ApiOkResponse({
-    description: '`{conversationId, accepted: true, runId}`: the council is open and waits for turns.',
-  })
   open(@Body() body: unknown, @CurrentCaller() caller: Caller): Promise<CouncilOpened> {
     return this.handler.open(body, caller);
   }
@@ -32,9 +27,6 @@ export class MultiPartySeamController {
   @Post(MULTI_PARTY_EXCHANGE_PATH)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({
-    description: '`{accepted: true, conversationId, runId, turnIndex}`: the turn is in the transcript.',
-  })
   exchange(@Body() body: unknown, @CurrentCaller() caller: Caller): Promise<TurnAccepted> {
     return this.handler.exchange(body, caller);
   }

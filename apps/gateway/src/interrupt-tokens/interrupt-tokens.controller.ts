@@ -11,15 +11,6 @@ import {
   StreamableFile,
   UseFilters,
 } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
-  ApiGoneResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
 import type { InspectTokenResult, ResolveInterruptResult } from '@openwop/contracts';
 import type { Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
@@ -45,20 +36,8 @@ import { TokenRouteErrorFilter } from './token-route-error.filter';
  * reads besides inspect, `…/conversation` and `…/outcome`, are verified by the token service like
  * inspect and bound to the interrupt the token names (ADR 0026).
  */
-@ApiTags('interrupts')
 @Public()
 @UseFilters(TokenRouteErrorFilter)
-@ApiBadRequestResponse({
-  description: 'The resolve body is not a JSON object or its value is refused (`validation_error`).',
-})
-@ApiNotFoundResponse({
-  description:
-    'Any token that does not verify (malformed, forged, of an unknown key) or names no interrupt (`interrupt_not_found`): one answer for all.',
-})
-@ApiGoneResponse({ description: 'The token expired (`interrupt_expired`).' })
-@ApiConflictResponse({
-  description: 'The interrupt was resolved or its run ended (`interrupt_already_resolved`).',
-})
 @Controller()
 export class InterruptTokensController {
   private readonly page = loadLinkPageAssets().get('index.html')!.body;
@@ -66,10 +45,6 @@ export class InterruptTokensController {
   constructor(private readonly handler: InterruptTokenHandler) {}
 
   @Get('/v1/interrupts/:token')
-  @ApiOkResponse({
-    description:
-      'The pending interrupt: runId, nodeId, interruptId, kind, key, data, requestedAt, expiresAt, intent. A browser (`Accept: text/html`) gets the approver page.',
-  })
   inspect(
     @Param('token') token: string,
     @Headers('accept') accept: string | undefined,
@@ -89,9 +64,6 @@ export class InterruptTokensController {
 
   /** The live transcript of the conversation the token's interrupt holds (read-only, the signed-link page's). */
   @Get('/v1/interrupts/:token/conversation')
-  @ApiOkResponse({
-    description: '`{conversationId, nodeId, status, turnCount, openedAt, closedAt?, turns, nextCursor?}`.',
-  })
   transcript(
     @Param('token') token: string,
     @Query(createQueryValidationPipe()) query: GetConversationQueryDto,
@@ -101,21 +73,12 @@ export class InterruptTokensController {
 
   /** Where the token's interrupt stands: pending, answered (the link is used up) or its run ended. */
   @Get('/v1/interrupts/:token/outcome')
-  @ApiOkResponse({
-    description:
-      '`{state: pending|answered|run-ended, runId, nodeId, interruptId, expiresAt, intent, runStatus, answer?}`.',
-  })
   outcome(@Param('token') token: string): Promise<LinkOutcome> {
     return this.handler.outcome(token);
   }
 
   @Post('/v1/interrupts/:token')
   @HttpCode(200)
-  @ApiOkResponse({
-    description:
-      '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).',
-  })
-  @ApiForbiddenResponse({ description: 'An inspect-only token cannot resolve (`forbidden`).' })
   resolve(
     @Param('token') token: string,
     @Body() body: unknown,

@@ -1,5 +1,4 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
@@ -10,7 +9,6 @@ import { LINK_PAGE_SECURITY_HEADERS, loadLinkPageAssets, type LinkPageAsset } fr
  * (`GET /v1/interrupts/{token}` with `Accept: text/html`, served by the token routes). Public: they
  * hold no data; the page reads everything through the token routes with the token of its own URL.
  */
-@ApiExcludeController()
 @Controller()
 @Public()
 export class LinkPageController {

@@ -1,5 +1,4 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -10,7 +9,6 @@ import {
 import { RunReadRepository } from '../runs/run-read.repository';
 
 /** `GET /v1/runs/{runId}/conversations`: the run's conversations (RFC 0005), from the projection. */
-@ApiTags('conversations')
 @Controller()
 export class ListConversationsController {
   constructor(
@@ -20,11 +18,6 @@ export class ListConversationsController {
 
   @Get('/v1/runs/:runId/conversations')
   @RequireScope('runs:read')
-  @ApiOkResponse({
-    description:
-      '`{conversations: [{conversationId, nodeId, status: open|closed, turnCount, openedAt, closedAt?, participants?, outcome?}]}`, in the order they were opened.',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async list(
     @Param('runId') runId: string,
     @CurrentCaller() caller: Caller,

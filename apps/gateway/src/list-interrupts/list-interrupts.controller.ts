@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { encodeKeysetCursor } from '@openwop/contracts';
 import { DATA_SOURCE, HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
@@ -36,7 +35,6 @@ interface Row {
  * the current approvers (an escalation may reassign them) are the interrupt service's columns,
  * joined by id; a lapsed lease reads as no claim.
  */
-@ApiTags('interrupts')
 @Controller()
 export class ListInterruptsController {
   constructor(
@@ -47,7 +45,6 @@ export class ListInterruptsController {
 
   @Get('/v1/interrupts')
   @RequireScope('runs:read')
-  @ApiOkResponse({ description: '`{interrupts: [...], nextCursor}`' })
   async list(
     @Query(createValidationPipe()) q: ListInterruptsQueryDto,
     @CurrentCaller() caller: Caller,

@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { encodeKeysetCursor } from '@openwop/contracts';
 import { DATA_SOURCE } from '@openwop/platform-nest';
 import type { DataSource } from 'typeorm';
@@ -35,16 +34,12 @@ export interface RunListItem {
  * shape of `GET /v1/interrupts` and the spec's `GET /v1/prompts`). The spec lists no such route; it
  * is a host convenience for operators and the `wop` CLI.
  */
-@ApiTags('runs')
 @Controller()
 export class ListRunsController {
   constructor(@Inject(DATA_SOURCE) private readonly ds: DataSource) {}
 
   @Get('/v1/runs')
   @RequireScope('runs:read')
-  @ApiOkResponse({
-    description: '`{runs: [{runId, workflowId, status, currentNodeId?, createdAt, updatedAt}], nextCursor}`',
-  })
   async list(
     @Query(createValidationPipe()) q: ListRunsQueryDto,
     @CurrentCaller() caller: Caller,

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { MAX_CURSOR_LENGTH, MAX_ID_LENGTH } from '@openwop/contracts';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Describe } from '../common/describe.decorator';
 
 /** Run statuses a listing may filter on (`run-snapshot.schema.json`). */
 export const LISTED_RUN_STATUSES = [
@@ -17,12 +18,15 @@ export const LISTED_RUN_STATUSES = [
 
 /** Query of `GET /v1/runs`. */
 export class ListRunsQueryDto {
-  @IsOptional() @IsIn(LISTED_RUN_STATUSES) status?: string;
+  @Describe('Only runs in this status.') @IsOptional() @IsIn(LISTED_RUN_STATUSES) status?: string;
 
   @IsOptional() @IsString() @MaxLength(MAX_ID_LENGTH) workflowId?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
+  @Describe('Page size.') @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
 
-  /** Opaque cursor from the previous page's `nextCursor`. */
-  @IsOptional() @IsString() @MaxLength(MAX_CURSOR_LENGTH) cursor?: string;
+  @Describe("Opaque cursor: the previous page's `nextCursor`.")
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_CURSOR_LENGTH)
+  cursor?: string;
 }

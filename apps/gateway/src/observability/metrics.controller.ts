@@ -1,5 +1,4 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import { currentTelemetry } from '@openwop/observability';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/require-scope.decorator';
@@ -10,7 +9,6 @@ import { ApiError } from '../common/api.error';
  * without credentials, like any Prometheus target (docs/adr/0010-observability.md); with
  * `METRICS_PORT` set the gateway serves it on that listener only, and here answers `404`.
  */
-@ApiExcludeController()
 @Controller()
 @Public()
 export class MetricsController {

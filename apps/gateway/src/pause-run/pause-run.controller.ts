@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Inject, Logger, Param, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiTags } from '@nestjs/swagger';
 import {
   Topics,
   type PauseRunCommand,
@@ -27,7 +26,6 @@ export const RESUME_RUN_ROUTE = '/v1/runs/:runId\\:resume';
  * and consumed at resume) and resumes it. The engine decides both, in the run's order; the answer
  * waits until the run's snapshot shows the change, so a `GET` right after reads it.
  */
-@ApiTags('runs')
 @Controller()
 export class PauseRunController {
   private readonly logger = new Logger('Gateway');
@@ -41,15 +39,6 @@ export class PauseRunController {
   @Post(PAUSE_RUN_ROUTE)
   @HttpCode(202)
   @RequireScope('runs:cancel')
-  @ApiAcceptedResponse({
-    description:
-      'Pause accepted. `pausedAt` when `run.paused` is in the run log; without it, a `drain-current-node` pause waits for the executing node to reach a terminal, then `run.paused` follows it (the run shows `running` until then).',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  @ApiConflictResponse({
-    description:
-      'Already paused (`run_already_paused`, `details.pausedAt`) or terminal (`run_terminal`); `details.runStatus`.',
-  })
   async pause(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: PauseRunRequestDto,
@@ -75,11 +64,6 @@ export class PauseRunController {
   @Post(RESUME_RUN_ROUTE)
   @HttpCode(202)
   @RequireScope('runs:cancel')
-  @ApiAcceptedResponse({ description: 'Resumed: `run.resumed` is in the run log and the run goes on.' })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
-  @ApiConflictResponse({
-    description: 'The run is not paused (`run_not_paused`); `details.runStatus` is its status.',
-  })
   async resume(
     @Param('runId') runId: string,
     @Body(createValidationPipe()) body: ResumeRunRequestDto,

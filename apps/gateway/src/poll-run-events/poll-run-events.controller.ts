@@ -1,5 +1,4 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -14,7 +13,6 @@ import { ShutdownSignal } from '../runs/shutdown-signal.service';
 const POLL_PAGE = 1_000;
 
 /** `GET /v1/runs/{runId}/events/poll`: the long-poll fallback for clients without SSE. */
-@ApiTags('runs')
 @Controller()
 export class PollRunEventsController {
   constructor(
@@ -24,11 +22,6 @@ export class PollRunEventsController {
 
   @Get('/v1/runs/:runId/events/poll')
   @RequireScope('runs:read')
-  @ApiOkResponse({
-    description:
-      '`{events, nextAfter, runStatus, isComplete}`; waits up to the timeout when no event is past the cursor.',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async poll(
     @Param('runId') runId: string,
     @Query(createQueryValidationPipe()) query: PollRunEventsQueryDto,

@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { MAX_ID_LENGTH, type ResolveInterruptResult } from '@openwop/contracts';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -19,7 +18,6 @@ import { ResolveInterruptHandler } from './resolve-interrupt.handler';
 /** Express path of `POST /v1/runs/{runId}:resolveInterrupt` (the colon escaped). */
 export const RESOLVE_INTERRUPT_ROUTE = '/v1/runs/:runId\\:resolveInterrupt';
 
-@ApiTags('interrupts')
 @Controller()
 export class ResolveInterruptController {
   constructor(private readonly handler: ResolveInterruptHandler) {}
@@ -27,10 +25,6 @@ export class ResolveInterruptController {
   @Post('/v1/runs/:runId/interrupts/:nodeId')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({
-    description:
-      '`status: resolved` — the node resumes; `pending` — recorded (ask, or a vote short of quorum).',
-  })
   resolve(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,
@@ -51,10 +45,6 @@ export class ResolveInterruptController {
   @Post(RESOLVE_INTERRUPT_ROUTE)
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({
-    description:
-      '`accepted` — a conversation turn was recorded; `resolved` — the node resumes; `pending` — recorded, short of a decision.',
-  })
   async resolveRunScoped(
     @Param('runId') runId: string,
     @Body() body: unknown,
@@ -78,10 +68,6 @@ export class ResolveInterruptController {
   @Post('/v1/runs/:runId/approvals/:nodeId')
   @HttpCode(200)
   @RequireScope('approvals:respond')
-  @ApiOkResponse({
-    description:
-      'Legacy approval surface; `decision: approved|rejected` is normalized to the 5-action vocabulary.',
-  })
   approve(
     @Param('runId') runId: string,
     @Param('nodeId') nodeId: string,

@@ -1,5 +1,4 @@
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -17,7 +16,6 @@ import { parseStreamModes } from './stream-mode.parser';
 const JSON_PAGE = 10_000;
 
 /** `GET /v1/runs/{runId}/events`: the run's log as SSE, or as JSON for `Accept: application/json`. */
-@ApiTags('runs')
 @Controller()
 export class RunEventsController {
   constructor(
@@ -28,13 +26,6 @@ export class RunEventsController {
 
   @Get('/v1/runs/:runId/events')
   @RequireScope('runs:read')
-  @ApiProduces('text/event-stream', 'application/json')
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event sequence.' })
-  @ApiOkResponse({
-    description:
-      'SSE frames `id: <sequence>`, `event: <type>`, `data: <RunEventDoc>` (with `bufferMs`: `event: batch`, `data: [RunEventDoc…]`, `id:` the highest sequence); or JSON `{events, nextAfter, runStatus, isComplete}`.',
-  })
-  @ApiNotFoundResponse({ description: 'No such run for this tenant (`not_found`).' })
   async events(
     @Param('runId') runId: string,
     @Query(createQueryValidationPipe()) query: RunEventsQueryDto,

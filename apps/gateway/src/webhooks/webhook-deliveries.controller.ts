@@ -1,5 +1,4 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Caller } from '../auth/api-key.registry';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
@@ -16,14 +15,12 @@ export const REPLAY_DELIVERY_ROUTE = '/v1/webhook-deliveries/:deliveryId\\:repla
  * run (`status=dead` are the dead letters), and replay one: it goes back to pending with a fresh
  * budget of attempts and any notifier instance delivers it.
  */
-@ApiTags('webhooks')
 @Controller()
 export class WebhookDeliveriesController {
   constructor(private readonly webhooks: WebhookRepository) {}
 
   @Get('/v1/webhook-deliveries')
   @RequireScope('webhooks:manage')
-  @ApiOkResponse({ description: "`{deliveries}` of the caller's tenant, oldest first." })
   async list(
     @Query(createValidationPipe()) q: ListDeliveriesQueryDto,
     @CurrentCaller() caller: Caller,
@@ -41,7 +38,6 @@ export class WebhookDeliveriesController {
   @Post(REPLAY_DELIVERY_ROUTE)
   @HttpCode(200)
   @RequireScope('webhooks:manage')
-  @ApiOkResponse({ description: 'The delivery, pending again.' })
   async replay(
     @Param('deliveryId') deliveryId: string,
     @CurrentCaller() caller: Caller,

@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   maxWebhooksPerTenant,
   newWebhookSecret,
@@ -40,7 +39,6 @@ export interface RegisteredWebhook {
  * discovery `extensions.limits.maxWebhookSubscriptionsPerTenant`): past it, `422
  * webhook_limit_exceeded`.
  */
-@ApiTags('webhooks')
 @Controller()
 export class WebhooksController {
   private readonly logger = new Logger('Webhooks');
@@ -56,10 +54,6 @@ export class WebhooksController {
   @HttpCode(201)
   @RequireScope('webhooks:manage')
   @ShownOnce('secret')
-  @ApiCreatedResponse({
-    description:
-      '`{webhookId, secret, secretFingerprint, signatureAlgorithm}`; the secret is never shown again: a replay under the same `Idempotency-Key` answers without it.',
-  })
   async register(
     @Body(createValidationPipe()) body: RegisterWebhookRequestDto,
     @CurrentCaller() caller: Caller,
@@ -106,7 +100,6 @@ export class WebhooksController {
 
   @Get('/v1/webhooks')
   @RequireScope('webhooks:manage')
-  @ApiOkResponse({ description: "`{webhooks}`: the tenant's subscriptions (fingerprints, never secrets)." })
   async list(
     @Query(createValidationPipe()) q: ListWebhooksQueryDto,
     @CurrentCaller() caller: Caller,
@@ -116,7 +109,6 @@ export class WebhooksController {
 
   @Get('/v1/webhooks/:webhookId')
   @RequireScope('webhooks:manage')
-  @ApiOkResponse({ description: 'The subscription (fingerprint, never the secret).' })
   async get(@Param('webhookId') webhookId: string, @CurrentCaller() caller: Caller): Promise<WebhookView> {
     const found = await this.webhooks.find(webhookId, caller.tenant);
     if (!found) throw notFound(webhookId);
@@ -126,7 +118,6 @@ export class WebhooksController {
   @Delete('/v1/webhooks/:webhookId')
   @HttpCode(204)
   @RequireScope('webhooks:manage')
-  @ApiNoContentResponse({ description: 'Unregistered; pending deliveries are dropped with it.' })
   async unregister(
     @Param('webhookId') webhookId: string,
     @Query(createValidationPipe()) q: UnregisterWebhookQueryDto,

@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   Topics,
   workflowLimitProblems,
@@ -21,7 +20,6 @@ import { parseYamlBody } from '../common/yaml-body';
  * validates the rest: unknown node types or malformed graphs are refused with `validation_error`);
  * `GET /v1/workflows/{workflowId}` returns it (tenant workflows first, then the seeded fixtures).
  */
-@ApiTags('workflows')
 @Controller()
 export class WorkflowsController {
   constructor(private readonly commands: CommandSender) {}
@@ -29,7 +27,6 @@ export class WorkflowsController {
   @Post('/v1/workflows')
   @HttpCode(201)
   @RequireScope('manifest:write')
-  @ApiCreatedResponse({ description: '`{workflowId}`; `Location` names the workflow.' })
   async register(
     @Body() body: unknown,
     @CurrentCaller() caller: Caller,
@@ -58,7 +55,6 @@ export class WorkflowsController {
 
   @Get('/v1/workflows/:workflowId')
   @RequireScope('manifest:read')
-  @ApiOkResponse({ description: 'The workflow definition.' })
   async get(@Param('workflowId') workflowId: string, @CurrentCaller() caller: Caller): Promise<unknown> {
     const command: GetWorkflowCommand = this.commands.envelope(
       'workflow.get',
