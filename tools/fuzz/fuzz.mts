@@ -49,7 +49,7 @@ import {
   type RunningHost,
   type TestDatabase,
 } from '@openwop/testing';
-import { DbState, diff, type RowChange } from './db-state.mts';
+import { DbState, diff, type RowChange, type Snapshot } from './db-state.mts';
 import { externalEventWorkflow } from '../lib/workflows.mts';
 import {
   COVERED_ROUTES,
@@ -641,54 +641,59 @@ function metricsUrlsOf(processes: readonly AppProcess[]): string[] {
     .filter((u): u is string => !!u);
 }
 
-// ------------------------------------------------------------------ main
+// ------------------------------------------------------------------ the target
 
-async function main(): Promise<number> {
-  const t0 = Date.now();
-  const loadAtStart = loadavg();
+/** What the fuzzer aims at: a host it started on a fresh database, or the one `--url` names. */
+interface Target {
+  readonly base: string;
+  /** Postgres of the target, for the write checks ('' = not checked). */
+  readonly dbUrl: string;
+  readonly metricsUrls: readonly string[];
   /** Metrics URL → the process serving it. */
-  const processOf = new Map<string, string>();
-  let host: RunningHost | undefined;
-  let db: TestDatabase | undefined;
-  let base = URL_OPT;
-  let dbUrl = DB_OPT;
-  let metricsUrls = METRICS_OPT ? METRICS_OPT.split(',') : [];
+  readonly processOf: ReadonlyMap<string, string>;
+  /** The host's log (empty when the host was not started here). */
+  readonly logs: LogWatch;
+  readonly host?: RunningHost | undefined;
+  readonly db?: TestDatabase | undefined;
+}
+
+/**
+ * Starts the `--mode` host on a fresh database (once more if the first start misses its readiness
+ * bound), or takes `--url`, `--database-url` and `--metrics-url` as they are.
+ */
+async function startTarget(): Promise<Target> {
   const logs = new LogWatch([]);
-  if (!base) {
-    db = await createTestDatabase('fuzz');
-    dbUrl = db.url;
-    // METRICS_PORT 0: each process serves its metrics on a port of its own, which it logs.
-    const env = { WOP_TOKEN_TTL_MS: TOKEN_TTL_MS };
-    const start = () =>
-      MODE === 'distributed'
-        ? startDistributedStack({ databaseUrl: db!.url, env: { ...env, METRICS_PORT: '0' } })
-        : startEmbeddedHost({ databaseUrl: db!.url, env });
-    // A start on a busy machine may miss the 60 s readiness bound once; a second failure is fatal.
-    host = await start().catch((e: unknown) => {
-      console.error(`the ${MODE} host did not start (${String(e).split('\n')[0]}); trying once more`);
-      return start();
-    });
-    base = host.gateways[0]!;
-    for (const p of host.processes) logs.add(p);
-    if (host.mode === 'embedded') watch(host.processes[0]!);
-    metricsUrls = host.mode === 'embedded' ? [`${base}/metrics`] : metricsUrlsOf(host.processes);
-    for (const p of host.processes) {
-      const u = metricsUrlsOf([p])[0];
-      if (u) processOf.set(u, p.name);
-    }
-  } else if (!metricsUrls.length) {
-    metricsUrls = [`${base}/metrics`];
+  if (URL_OPT) {
+    const metricsUrls = METRICS_OPT ? METRICS_OPT.split(',') : [`${URL_OPT}/metrics`];
+    return { base: URL_OPT, dbUrl: DB_OPT, metricsUrls, processOf: new Map(), logs };
   }
-  const state = dbUrl ? await DbState.connect(dbUrl) : undefined;
-  const fair = new FairnessWatch(base, TEST_KEYS.t2, metricsUrls);
-  let fairStarted = false;
-  const stop = async () => {
-    if (fairStarted) await fair.stop().catch(() => undefined);
-    await state?.close();
-    await host?.stop();
-    await db?.drop();
-  };
-  const ctx: Ctx = {
+  const db = await createTestDatabase('fuzz');
+  // METRICS_PORT 0: each process serves its metrics on a port of its own, which it logs.
+  const env = { WOP_TOKEN_TTL_MS: TOKEN_TTL_MS };
+  const start = () =>
+    MODE === 'distributed'
+      ? startDistributedStack({ databaseUrl: db.url, env: { ...env, METRICS_PORT: '0' } })
+      : startEmbeddedHost({ databaseUrl: db.url, env });
+  // A start on a busy machine may miss the 60 s readiness bound once; a second failure is fatal.
+  const host = await start().catch((e: unknown) => {
+    console.error(`the ${MODE} host did not start (${String(e).split('\n')[0]}); trying once more`);
+    return start();
+  });
+  const base = host.gateways[0]!;
+  for (const p of host.processes) logs.add(p);
+  if (host.mode === 'embedded') watch(host.processes[0]!);
+  const metricsUrls = host.mode === 'embedded' ? [`${base}/metrics`] : metricsUrlsOf(host.processes);
+  const processOf = new Map<string, string>();
+  for (const p of host.processes) {
+    const u = metricsUrlsOf([p])[0];
+    if (u) processOf.set(u, p.name);
+  }
+  return { base, dbUrl: db.url, metricsUrls, processOf, logs, host, db };
+}
+
+/** The scenarios' context: hostile requests, anomalies and runs go to this file's checks and counters. */
+function contextFor(base: string): Ctx {
+  return {
     base,
     keys: TEST_KEYS,
     exec: (r) => execHostile(base, r),
@@ -699,19 +704,35 @@ async function main(): Promise<number> {
     parallelNodes: PARALLEL_NODES,
     limits: {},
   };
-  ctxFor = () => ctx;
+}
+
+// ------------------------------------------------------------------ the host's log and dead letters
+
+/** Reads the host's log as it grows: secrets it must not hold, and the dead letters it names. */
+class LogChecks {
   /** Dead-letter log lines read since the last dead-letter check. */
-  let deadLetterLog: string[] = [];
-  const reportedSecrets = new Set<string>();
+  private deadLetterLog: string[] = [];
+  private readonly reportedSecrets = new Set<string>();
+
+  private readonly logs: LogWatch;
+  private readonly fair: FairnessWatch;
+  private readonly metricsUrls: readonly string[];
+
+  constructor(logs: LogWatch, fair: FairnessWatch, metricsUrls: readonly string[]) {
+    this.logs = logs;
+    this.fair = fair;
+    this.metricsUrls = metricsUrls;
+  }
+
   /** Reads the host's new log output: secrets it must not hold, lines naming dead letters. */
-  const scanLogs = () => {
+  scan(): void {
     const all = [...Object.values(TEST_KEYS), ...secrets];
-    for (const [name, file, text] of logs.fresh()) {
+    for (const [name, file, text] of this.logs.fresh()) {
       stats.logBytesScanned += text.length;
-      deadLetterLog.push(...deadLetterLines(text));
+      this.deadLetterLog.push(...deadLetterLines(text));
       for (const secret of all) {
-        if (reportedSecrets.has(secret) || !text.includes(secret)) continue;
-        reportedSecrets.add(secret);
+        if (this.reportedSecrets.has(secret) || !text.includes(secret)) continue;
+        this.reportedSecrets.add(secret);
         const line = text.split('\n').find((l) => l.includes(secret)) ?? '';
         const what = KEY_NAMES.has(secret) ? `API key ${KEY_NAMES.get(secret)}` : 'a resolving token';
         record({
@@ -720,21 +741,22 @@ async function main(): Promise<number> {
         });
       }
     }
-  };
+  }
+
   /** Every dead letter counted since the last check needs a log line naming it, and a refusal of what it names. */
-  const checkDeadLetters = async () => {
-    if (!metricsUrls.length) return;
-    await fair.scrape();
-    scanLogs();
-    const delta = fair.deadLetters - stats.deadLetters;
-    const lines = deadLetterLog;
-    deadLetterLog = [];
+  async checkDeadLetters(): Promise<void> {
+    if (!this.metricsUrls.length) return;
+    await this.fair.scrape();
+    this.scan();
+    const delta = this.fair.deadLetters - stats.deadLetters;
+    const lines = this.deadLetterLog;
+    this.deadLetterLog = [];
     if (delta <= 0) return;
-    stats.deadLetters = fair.deadLetters;
+    stats.deadLetters = this.fair.deadLetters;
     if (!lines.length) {
       record({
         kind: 'dead-letter',
-        detail: `${delta} dead letter(s) counted (${JSON.stringify(fair.deadLetterSeries)}) with no log line naming run, message and reason`,
+        detail: `${delta} dead letter(s) counted (${JSON.stringify(this.fair.deadLetterSeries)}) with no log line naming run, message and reason`,
       });
       return;
     }
@@ -746,459 +768,595 @@ async function main(): Promise<number> {
           detail: `a dead letter no request of the fuzzer saw refused: ${redact(line).slice(0, 400)}`,
         });
     }
+  }
+}
+
+// ------------------------------------------------------------------ setup
+
+type Limits = Ctx['limits'];
+
+/** The routes the host serves: how many, and those only its OpenAPI document names. */
+type Routes = Awaited<ReturnType<LivePool['discoverRoutes']>>;
+
+/** The bounds the host's discovery document advertises (`maxWorkflowNodes`, …), where it does. */
+async function discoverLimits(base: string): Promise<Limits> {
+  const discovery = await api<{
+    limits?: Record<string, unknown>;
+    extensions?: { limits?: Record<string, unknown> };
+  }>(base, 'GET', '/.well-known/openwop');
+  const limitOf = (name: string) => {
+    const v = discovery.json.extensions?.limits?.[name] ?? discovery.json.limits?.[name];
+    return typeof v === 'number' && v > 0 ? v : undefined;
   };
-  try {
-    const pool = new LivePool(base);
-    const routes = await pool.discoverRoutes();
-    const reg = await api(base, 'POST', '/v1/workflows', EXTERNAL_WORKFLOW);
-    if (reg.status !== 201) throw new Error(`setup: register ${EXTERNAL_WORKFLOW.id} → ${reg.status}`);
-    const discovery = await api<{
-      limits?: Record<string, unknown>;
-      extensions?: { limits?: Record<string, unknown> };
-    }>(base, 'GET', '/.well-known/openwop');
-    const limitOf = (name: string) => {
-      const v = discovery.json.extensions?.limits?.[name] ?? discovery.json.limits?.[name];
-      return typeof v === 'number' && v > 0 ? v : undefined;
-    };
-    const limits = {
-      nodes: limitOf('maxWorkflowNodes'),
-      edges: limitOf('maxWorkflowEdges'),
-      executions: limitOf('maxNodeExecutions'),
-    };
-    ctx.limits = limits;
-    const scenarioClass: Record<string, HostileClass> = {
-      'fuzz-conversation': 'borrowed-authority',
-      'fuzz-custom': 'proto-keys',
-      'fuzz-loop': 'odd-numbers',
-    };
-    for (const w of SCENARIO_WORKFLOWS) {
-      await execHostile(base, {
-        cls: scenarioClass[w.id] ?? 'redos',
-        endpoint: 'POST /v1/workflows',
-        method: 'POST',
-        path: '/v1/workflows',
-        headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' },
-        body: JSON.stringify(w),
-        mutating: true,
-        targets: [],
-      });
+  return {
+    nodes: limitOf('maxWorkflowNodes'),
+    edges: limitOf('maxWorkflowEdges'),
+    executions: limitOf('maxNodeExecutions'),
+  };
+}
+
+/** The hostile class each scenario workflow's registration counts under. */
+const SCENARIO_CLASS: Record<string, HostileClass> = {
+  'fuzz-conversation': 'borrowed-authority',
+  'fuzz-custom': 'proto-keys',
+  'fuzz-loop': 'odd-numbers',
+};
+
+/**
+ * Before the first round: the routes to cover, the external-event workflow the pool starts, the
+ * host's limits (into `ctx`), and the scenarios' workflows (registered as checked hostile requests).
+ */
+async function setUp(base: string, pool: LivePool, ctx: Ctx): Promise<{ routes: Routes; limits: Limits }> {
+  const routes = await pool.discoverRoutes();
+  const reg = await api(base, 'POST', '/v1/workflows', EXTERNAL_WORKFLOW);
+  if (reg.status !== 201) throw new Error(`setup: register ${EXTERNAL_WORKFLOW.id} → ${reg.status}`);
+  const limits = await discoverLimits(base);
+  ctx.limits = limits;
+  for (const w of SCENARIO_WORKFLOWS) {
+    await execHostile(base, {
+      cls: SCENARIO_CLASS[w.id] ?? 'redos',
+      endpoint: 'POST /v1/workflows',
+      method: 'POST',
+      path: '/v1/workflows',
+      headers: { authorization: `Bearer ${TEST_KEYS.t1}`, 'content-type': 'application/json' },
+      body: JSON.stringify(w),
+      mutating: true,
+      targets: [],
+    });
+  }
+  return { routes, limits };
+}
+
+// ------------------------------------------------------------------ rounds
+
+/** What the rounds share: the target, its checks, and where the batches have got to. */
+interface Session {
+  readonly t0: number;
+  readonly target: Target;
+  readonly state: DbState | undefined;
+  readonly fair: FairnessWatch;
+  readonly checks: LogChecks;
+  readonly pool: LivePool;
+  readonly ctx: Ctx;
+  readonly limits: Limits;
+  /** Random batches sent (the seed of the next is `SEED + batchNo`). */
+  batchNo: number;
+  /** Rounds of scenarios run. */
+  round: number;
+  /** Where the next hostile batch starts in the list of hostile requests. */
+  hostileOffset: number;
+}
+
+/** Rounds until `--requests` were sent or `--max-seconds` passed; restarts an embedded host stopped from outside. */
+async function fuzzRounds(s: Session): Promise<void> {
+  const deadline = s.t0 + MAX_SECONDS * 1000;
+  while (stats.requests < REQUESTS && Date.now() < deadline) {
+    // Something outside stopped the embedded host (its data is in Postgres): start it again on the
+    // same port and database; a batch it died in is not write-checked.
+    if (s.target.host && hostExit) await restartHost(s, s.target.host);
+    try {
+      await oneRound(s);
+    } catch (e) {
+      if (!hostExit) throw e;
     }
+  }
+}
+
+async function restartHost(s: Session, host: RunningHost): Promise<void> {
+  console.error(`\nthe embedded host stopped ${hostExit}; restarting it`);
+  stats.hostRestarts++;
+  hostExit = '';
+  const p = await host.restart('embedded');
+  s.target.logs.add(p);
+  watch(p);
+  if (s.state) await s.state.refreshTables();
+}
+
+/** The row digests once the host stopped writing (an anomaly when it keeps writing for 15 s). */
+async function quietSnapshot(state: DbState | undefined, when: string): Promise<Snapshot | undefined> {
+  if (!state) return undefined;
+  if (!(await state.quiesce()))
+    record({ kind: 'not-quiet', detail: `the host kept writing for 15 s ${when}` });
+  return state.snapshot();
+}
+
+/** Setup, a random batch, a hostile batch and the scenarios, each checked. */
+async function oneRound(s: Session): Promise<void> {
+  await replenishPool(s);
+  await randomBatch(s);
+  if (hostExit) return;
+  await s.pool.refresh();
+  await s.checks.checkDeadLetters();
+
+  // One batch of hostile requests the host must refuse: it must write nothing either.
+  await hostileBatch(s);
+  if (hostExit) return;
+  // The stateful hostile classes, each on runs of its own.
+  await scenarios(s, s.round++);
+  s.checks.scan();
+  await s.checks.checkDeadLetters();
+  await s.pool.refresh();
+  if (!JSON_OUT)
+    process.stderr.write(
+      `\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - s.t0) / 1000)} s `,
+    );
+}
+
+/** Setup (valid requests, checked too: they may only write the runs they start). */
+async function replenishPool(s: Session): Promise<void> {
+  s.fair.mark('setup');
+  const beforeSetup = await quietSnapshot(s.state, 'before a setup step');
+  const started = await s.pool.replenish();
+  for (const id of started) track(id, TEST_KEYS.t1);
+  if (s.state && beforeSetup)
+    checkWrites(
+      diff(beforeSetup, (await quietSnapshot(s.state, 'after a setup step'))!),
+      new Set(started),
+      true,
+      [],
+    );
+}
+
+/**
+ * One batch of random requests over `CONCURRENCY` workers. Odd batches: every mutating request
+ * spoiled, so the batch must write nothing at all; even ones may write only what they name or create.
+ */
+async function randomBatch(s: Session): Promise<void> {
+  const refusalBatch = s.batchNo % 2 === 1;
+  const n = Math.max(0, Math.min(BATCH, REQUESTS - stats.requests));
+  const arbitrary = (refusalBatch ? refusalArbitrary : requestArbitrary)(s.pool.view(), TEST_KEYS);
+  const requests = fc.sample(arbitrary, { numRuns: n, seed: SEED + s.batchNo++ });
+  s.fair.mark(refusalBatch ? 'random batch (refusals)' : 'random batch');
+  const before = s.state ? await s.state.snapshot() : undefined;
+  const allowed = new Set<string>(['fuzz-external']);
+  const accepted: FuzzRequest[] = [];
+  let commandsAccepted = false;
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const r = requests[next++]!;
+      const o = await send(s.target.base, r);
+      stats.requests++;
+      stats.byEndpoint.set(r.endpoint, (stats.byEndpoint.get(r.endpoint) ?? 0) + 1);
+      if (o === 'hang') {
+        stats.hangs++;
+        record({ kind: 'hang', detail: `no answer within ${REQUEST_TIMEOUT_MS} ms`, request: brief(r) });
+        continue;
+      }
+      if (o.status === 0) {
+        stats.requests--; // the client refused to send it; nothing reached the host
+        continue;
+      }
+      checkResponse(r, o);
+      if (o.status >= 400 && o.status < 500) noteRefusal(r);
+      noteCreated(r, o);
+      if (refusalBatch && r.mutating && o.status < 400) {
+        stats.acceptedRefusals++;
+        record({
+          kind: 'accepted-refusal',
+          detail: `${o.status} to a request that must be refused: ${o.body.slice(0, 200)}`,
+          request: brief(r),
+        });
+      }
+      if (o.status >= 200 && o.status < 300 && (r.mutating || r.endpoint.startsWith('GET /v1/workflows'))) {
+        commandsAccepted = true;
+        if (r.mutating) {
+          stats.acceptedMutations++;
+          accepted.push(r);
+        }
+        for (const id of [...r.targets, ...createdIds(o)]) allowed.add(id);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  stats.batches++;
+  if (refusalBatch) stats.refusalOnlyBatches++;
+  if (s.state && before && !hostExit) {
+    const changes = diff(before, (await quietSnapshot(s.state, 'after a batch'))!);
+    if (refusalBatch) checkWrites(changes, new Set(), false, []);
+    else checkWrites(changes, allowed, commandsAccepted, accepted);
+  }
+}
+
+/**
+ * The next `HOSTILE_BATCH` hostile requests (all refused, so the batch must write nothing), aimed
+ * at a fresh approval run with a live token and the pool's clarification and terminal runs; sent
+ * class by class.
+ */
+async function hostileBatch(s: Session): Promise<void> {
+  const view = s.pool.view();
+  const clarificationRun = view.clarificationRuns[0];
+  const terminalRun = view.terminalRuns[0];
+  // An approval run whose resolving token is still live: a fresh one of its own (the pool's
+  // runs may have outlived their tokens, and a host shows none once they expired).
+  const started = await api<{ runId: string }>(s.target.base, 'POST', '/v1/runs', {
+    workflowId: 'conformance-approval',
+  });
+  const approvalRun = started.status === 201 ? started.json.runId : undefined;
+  if (approvalRun) track(approvalRun, TEST_KEYS.t1);
+  const token = approvalRun
+    ? (await settle(s.ctx, approvalRun, TEST_KEYS.t1, undefined))?.interrupt?.interruptToken
+    : undefined;
+  if (!approvalRun || !clarificationRun || !terminalRun || !token) {
+    record({
+      kind: 'expectation',
+      detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at`,
+    });
+    return;
+  }
+  const all = interleave(
+    refusedHostileRequests(
+      { approvalRun, clarificationRun, terminalRun, token },
+      TEST_KEYS,
+      s.limits,
+      view.extraRoutes,
+    ),
+  );
+  const n = Math.min(HOSTILE_BATCH, all.length);
+  const batch = Array.from({ length: n }, (_, i) => all[(s.hostileOffset + i) % all.length]!);
+  s.hostileOffset = (s.hostileOffset + n) % all.length;
+  const before = await quietSnapshot(s.state, 'before a hostile batch');
+  // Class by class (each with the usual concurrency), so the fairness figures say which class stalled others.
+  for (const cls of HOSTILE_CLASSES) {
+    const group = batch.filter((r) => r.cls === cls);
+    if (!group.length) continue;
+    s.fair.mark(`hostile batch: ${cls}`);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < group.length) await execHostile(s.target.base, group[next++]!);
+      }),
+    );
+  }
+  s.fair.mark(undefined);
+  stats.hostileBatches++;
+  stats.refusalOnlyBatches++;
+  if (s.state && before && !hostExit)
+    checkWrites(diff(before, (await quietSnapshot(s.state, 'after a hostile batch'))!), new Set(), false, []);
+}
+
+/** The stateful hostile classes of round `r` (the heavy ones every `HEAVY_EVERY`-th round); a scenario that breaks is an anomaly. */
+async function scenarios(s: Session, r: number): Promise<void> {
+  const { ctx } = s;
+  const steps: [HostileClass, () => Promise<void>][] = [
+    ['borrowed-authority', () => borrowedAuthority(ctx)],
+    ['odd-numbers', () => oddNumbers(ctx, r)],
+    ['proto-keys', () => protoKeys(ctx, r)],
+    ['oversize-values', () => oversizeValues(ctx)],
+    ...(r % HEAVY_EVERY === 0
+      ? ([
+          ['redos', () => redos(ctx)],
+          ['parallel-workflow', () => parallelWorkflow(ctx, r)],
+        ] as [HostileClass, () => Promise<void>][])
+      : []),
+  ];
+  for (const [cls, run] of steps) {
+    currentClass = cls;
+    s.fair.mark(cls);
+    try {
+      await run();
+    } catch (e) {
+      if (hostExit) throw e;
+      record({ kind: 'expectation', detail: `the ${cls} scenario could not go on: ${String(e)}` });
+    } finally {
+      currentClass = undefined;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ the end
+
+/** No run left unresolvable: every run the fuzzer made that has not ended is cancelled and must end. Returns how many could not be read back. */
+async function cancelLeftovers(ctx: Ctx): Promise<number> {
+  let unreadable = 0;
+  const leftovers = [...tracked];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let item = leftovers.shift(); item; item = leftovers.shift()) {
+        const [runId, key] = item;
+        const s = await snapshot(ctx, runId, key);
+        if (!s) {
+          unreadable++;
+          record({
+            kind: 'unresolvable-run',
+            detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back`,
+          });
+          continue;
+        }
+        if (isTerminalRunStatus(s.status)) continue;
+        stats.runsCancelledAtEnd++;
+        await cancelAndEnd(ctx, runId, key);
+      }
+    }),
+  );
+  return unreadable;
+}
+
+/** The fairness figures of the whole run (the watch stopped); p99s at or over the target are anomalies. */
+function checkFairness(fair: FairnessWatch) {
+  const probe = fair.probe();
+  const loop = fair.eventLoop();
+  const phases = fair.byPhase();
+  const own = figures(fair.ownLoopP99);
+  const contention = `; an idle fuzzer thread's own event-loop delay meanwhile: p99 ${own.p99} ms per 0.5-s window, so the machine's CPUs were ${own.p99 >= FAIRNESS_MS ? '' : 'not '}starved`;
+  if (probe.p99 >= FAIRNESS_MS)
+    record({
+      kind: 'unfair',
+      detail: `tenant t2's probe p99 was ${probe.p99} ms (max ${probe.max} ms) while tenant t1 sent hostile input (worst phases: ${phases
+        .slice(0, 3)
+        .map((ph) => `${ph.phase} p99 ${ph.probe.p99} ms`)
+        .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
+    });
+  if (loop && loop.p99 >= FAIRNESS_MS)
+    record({
+      kind: 'unfair',
+      detail: `the host's event-loop delay p99 reached ${loop.p99} ms in a 1-s window (max ${loop.max} ms; worst phases: ${[
+        ...phases,
+      ]
+        .sort((a, b) => (b.loopP99 ?? 0) - (a.loopP99 ?? 0))
+        .slice(0, 3)
+        .map((ph) => `${ph.phase} ${ph.loopP99 ?? '-'} ms`)
+        .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
+    });
+  if (fair.probeErrors)
+    record({
+      kind: 'unfair',
+      detail: `tenant t2's probe failed ${fair.probeErrors} time(s): ${fair.probeFailures.join('; ')}`,
+    });
+  return { probe, loop, phases, own };
+}
+
+type Fairness = ReturnType<typeof checkFairness>;
+
+/** Everything the run found, as printed and as the `--json` line carries it. */
+async function summarize(
+  s: Session,
+  routes: Routes,
+  fairness: Fairness,
+  unreadable: number,
+  loadAtStart: number[],
+) {
+  const { target, state, fair } = s;
+  const { host } = target;
+  const seconds = Math.round((Date.now() - s.t0) / 100) / 10;
+  const byStatus = Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b));
+  const counts = state ? await state.counts() : undefined;
+  const anomaliesByKind: Record<string, number> = {};
+  for (const a of anomalies) anomaliesByKind[a.kind] = (anomaliesByKind[a.kind] ?? 0) + 1;
+  const classes = Object.fromEntries([...byClass].map(([c, v]) => [c, v]));
+  return {
+    requests: stats.requests,
+    seconds,
+    seed: SEED,
+    mode: host ? host.mode : 'external',
+    target: host
+      ? `${host.mode} host (Postgres${host.mode === 'distributed' ? ', Kafka' : ''})`
+      : target.base,
+    endpointsCovered: `${stats.byEndpoint.size} request kinds over ${routes.total} routes (${routes.extra.length} from OpenAPI only${routes.extra.length ? `: ${routes.extra.join(', ')}` : ''})`,
+    byStatus,
+    fiveXx: stats.fiveXx,
+    envelopeViolations: stats.envelopeViolations,
+    unintendedWrites: state ? stats.unintendedWrites : 'not checked (no --database-url)',
+    acceptedRefusals: stats.acceptedRefusals,
+    hangs: stats.hangs,
+    hostRestarts: stats.hostRestarts,
+    batches: stats.batches,
+    hostileBatches: stats.hostileBatches,
+    refusalOnlyBatches: stats.refusalOnlyBatches,
+    acceptedMutations: stats.acceptedMutations,
+    rowsChangedAsIntended: stats.rowsChangedAsIntended,
+    tableRows: counts,
+    byClass: classes,
+    runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
+    deadLetters: target.metricsUrls.length
+      ? { counted: stats.deadLetters, matched: stats.deadLettersMatched }
+      : 'not checked (no metrics URL)',
+    logScanned: target.logs.watching
+      ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size }
+      : 'not checked (host not started here)',
+    machineLoad: {
+      start: loadAtStart,
+      end: loadavg(),
+      cpus: cpus().length,
+      idleThreadLoopDelayWindowsP99Ms: figures(fair.ownLoopP99),
+    },
+    fairness: {
+      probe: fairness.probe,
+      eventLoop: fairness.loop ?? 'not exported by the host',
+      probeErrors: fair.probeErrors,
+      targetMs: FAIRNESS_MS,
+      byPhase: fairness.phases,
+      worstEventLoopByProcess: Object.fromEntries(
+        Object.entries(fair.worstByUrl).map(([u, ms]) => [target.processOf.get(u) ?? u, ms]),
+      ),
+      slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })),
+    },
+    anomaliesByKind,
+    timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
+    anomalies: anomalies.length,
+    reachedTarget: stats.requests >= REQUESTS,
+  };
+}
+
+type Summary = Awaited<ReturnType<typeof summarize>>;
+
+/** The summary for a person, on stdout. */
+function printSummary(summary: Summary, fairness: Fairness, byEndpoint: Record<string, number>): void {
+  const { probe, loop, phases, own } = fairness;
+  const fmt = (f: Figures | undefined) =>
+    f ? `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (n=${f.n})` : 'not exported by the host';
+  console.log('fuzz summary');
+  console.log(
+    `  requests:             ${summary.requests} in ${summary.seconds} s (seed ${SEED}, ${summary.target})`,
+  );
+  console.log(`  endpoints:            ${summary.endpointsCovered}`);
+  console.log(
+    `  by status:            ${Object.entries(summary.byStatus)
+      .map(([s, c]) => `${s}=${c}`)
+      .join(' ')}`,
+  );
+  console.log(`  5xx:                  ${summary.fiveXx}`);
+  console.log(`  envelope violations:  ${summary.envelopeViolations}`);
+  console.log(
+    `  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches} random + ${summary.hostileBatches} hostile: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`,
+  );
+  console.log(`  accepted refusals:    ${summary.acceptedRefusals} (spoiled requests answered 2xx)`);
+  console.log(`  hangs:                ${summary.hangs}`);
+  if (summary.hostRestarts)
+    console.log(
+      `  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`,
+    );
+  console.log('  hostile classes:      requests, statuses, anomalies');
+  for (const [c, v] of byClass)
+    console.log(
+      `    ${c.padEnd(20)} ${String(v.requests).padStart(5)}  ${Object.entries(v.byStatus)
+        .map(([s, k]) => `${s}=${k}`)
+        .join(' ')
+        .padEnd(40)} ${v.anomalies}`,
+    );
+  console.log(
+    `  runs:                 ${stats.runsTracked} made, ${stats.runsCancelledAtEnd} still open at the end and cancelled, ${summary.runs.unreadable} unreadable`,
+  );
+  console.log(
+    `  dead letters:         ${typeof summary.deadLetters === 'string' ? summary.deadLetters : `${stats.deadLetters} counted, ${stats.deadLettersMatched} matched by a refusal`}`,
+  );
+  console.log(
+    `  host log:             ${typeof summary.logScanned === 'string' ? summary.logScanned : `${Math.round(stats.logBytesScanned / 1024)} KiB scanned for ${summary.logScanned.secrets} secrets (4 API keys, ${secrets.size} resolving tokens)`}`,
+  );
+  console.log(
+    `  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${summary.fairness.probeErrors ? `, ${summary.fairness.probeErrors} failed` : ''}`,
+  );
+  console.log(
+    `  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`,
+  );
+  console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
+  for (const ph of phases)
+    console.log(
+      `    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`,
+    );
+  const byProcess = Object.entries(summary.fairness.worstEventLoopByProcess);
+  if (byProcess.length > 1)
+    console.log(
+      `  event loop by process: worst window p99 ${byProcess.map(([name, ms]) => `${name} ${ms} ms`).join(', ')}`,
+    );
+  console.log(
+    `  machine contention:   event-loop delay of an idle fuzzer thread (p99 per 0.5-s window): median ${own.p50} ms, p99 ${own.p99} ms, max ${own.max} ms (${own.n} windows); the CPU wait no host causes`,
+  );
+  const { start, end, cpus: cpuCount } = summary.machineLoad;
+  console.log(
+    `  machine load:         ${start.map((x) => x.toFixed(1)).join(' ')} at the start, ${end
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )} at the end (1/5/15-min load average, ${cpuCount} CPUs; latencies include waiting for a CPU)`,
+  );
+  console.log('  slowest hostile requests:');
+  for (const x of slowest)
+    console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);
+  console.log(
+    `  anomalies:            ${summary.anomalies}${
+      anomalies.length
+        ? ` (${Object.entries(summary.anomaliesByKind)
+            .map(([k, n]) => `${k}=${n}`)
+            .join(' ')})`
+        : ''
+    }`,
+  );
+  for (const n of notes) console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
+  if (!summary.reachedTarget)
+    console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
+  if (!JSON_OUT)
+    console.log(
+      `  per endpoint:         ${Object.entries(byEndpoint)
+        .map(([e, c]) => `${e}=${c}`)
+        .join(', ')}`,
+    );
+}
+
+/** Writes every anomaly (redacted) to `.infra/fuzz/anomalies-<mode>.jsonl`; returns the file. */
+function writeAnomalies(mode: string): string {
+  const dir = resolve(REPO_ROOT, '.infra/fuzz');
+  mkdirSync(dir, { recursive: true });
+  const file = resolve(dir, `anomalies-${mode}.jsonl`);
+  writeFileSync(file, anomalies.map((a) => redact(JSON.stringify(a))).join('\n') + '\n');
+  return file;
+}
+
+// ------------------------------------------------------------------ main
+
+/** Starts (or finds) the target, fuzzes it round by round, sweeps up, reports. Exits 1 on any anomaly. */
+async function main(): Promise<number> {
+  const t0 = Date.now();
+  const loadAtStart = loadavg();
+  const target = await startTarget();
+  const state = target.dbUrl ? await DbState.connect(target.dbUrl) : undefined;
+  const fair = new FairnessWatch(target.base, TEST_KEYS.t2, target.metricsUrls);
+  let fairStarted = false;
+  try {
+    const ctx = contextFor(target.base);
+    ctxFor = () => ctx;
+    const pool = new LivePool(target.base);
+    const checks = new LogChecks(target.logs, fair, target.metricsUrls);
+    const { routes, limits } = await setUp(target.base, pool, ctx);
     await fair.scrape();
     fair.resetWindows();
     fair.start();
     fairStarted = true;
-    const deadline = t0 + MAX_SECONDS * 1000;
-    let batchNo = 0;
-    let round = 0;
-    let hostileOffset = 0;
-    while (stats.requests < REQUESTS && Date.now() < deadline) {
-      // Something outside stopped the embedded host (its data is in Postgres): start it again on the
-      // same port and database; a batch it died in is not write-checked.
-      if (host && hostExit) {
-        console.error(`\nthe embedded host stopped ${hostExit}; restarting it`);
-        stats.hostRestarts++;
-        hostExit = '';
-        const p = await host.restart('embedded');
-        logs.add(p);
-        watch(p);
-        if (state) await state.refreshTables();
-      }
-      try {
-        await oneRound();
-      } catch (e) {
-        if (!hostExit) throw e;
-      }
-    }
-    async function quietSnapshot(when: string) {
-      if (!state) return undefined;
-      if (!(await state.quiesce()))
-        record({ kind: 'not-quiet', detail: `the host kept writing for 15 s ${when}` });
-      return state.snapshot();
-    }
-    async function oneRound(): Promise<void> {
-      // Setup (valid requests, checked too: they may only write the runs they start).
-      fair.mark('setup');
-      const beforeSetup = await quietSnapshot('before a setup step');
-      const started = await pool.replenish();
-      for (const id of started) track(id, TEST_KEYS.t1);
-      if (state && beforeSetup)
-        checkWrites(
-          diff(beforeSetup, (await quietSnapshot('after a setup step'))!),
-          new Set(started),
-          true,
-          [],
-        );
+    const session: Session = {
+      t0,
+      target,
+      state,
+      fair,
+      checks,
+      pool,
+      ctx,
+      limits,
+      batchNo: 0,
+      round: 0,
+      hostileOffset: 0,
+    };
+    await fuzzRounds(session);
 
-      // One batch of fuzz requests.
-      // Odd batches: every mutating request spoiled, so the batch must write nothing at all.
-      const refusalBatch = batchNo % 2 === 1;
-      const n = Math.max(0, Math.min(BATCH, REQUESTS - stats.requests));
-      const arbitrary = (refusalBatch ? refusalArbitrary : requestArbitrary)(pool.view(), TEST_KEYS);
-      const requests = fc.sample(arbitrary, { numRuns: n, seed: SEED + batchNo++ });
-      fair.mark(refusalBatch ? 'random batch (refusals)' : 'random batch');
-      const before = state ? await state.snapshot() : undefined;
-      const allowed = new Set<string>(['fuzz-external']);
-      const accepted: FuzzRequest[] = [];
-      let commandsAccepted = false;
-      let next = 0;
-      const worker = async () => {
-        while (next < requests.length) {
-          const r = requests[next++]!;
-          const o = await send(base, r);
-          stats.requests++;
-          stats.byEndpoint.set(r.endpoint, (stats.byEndpoint.get(r.endpoint) ?? 0) + 1);
-          if (o === 'hang') {
-            stats.hangs++;
-            record({ kind: 'hang', detail: `no answer within ${REQUEST_TIMEOUT_MS} ms`, request: brief(r) });
-            continue;
-          }
-          if (o.status === 0) {
-            stats.requests--; // the client refused to send it; nothing reached the host
-            continue;
-          }
-          checkResponse(r, o);
-          if (o.status >= 400 && o.status < 500) noteRefusal(r);
-          noteCreated(r, o);
-          if (refusalBatch && r.mutating && o.status < 400) {
-            stats.acceptedRefusals++;
-            record({
-              kind: 'accepted-refusal',
-              detail: `${o.status} to a request that must be refused: ${o.body.slice(0, 200)}`,
-              request: brief(r),
-            });
-          }
-          if (
-            o.status >= 200 &&
-            o.status < 300 &&
-            (r.mutating || r.endpoint.startsWith('GET /v1/workflows'))
-          ) {
-            commandsAccepted = true;
-            if (r.mutating) {
-              stats.acceptedMutations++;
-              accepted.push(r);
-            }
-            for (const id of [...r.targets, ...createdIds(o)]) allowed.add(id);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      stats.batches++;
-      if (refusalBatch) stats.refusalOnlyBatches++;
-      if (state && before && !hostExit) {
-        const changes = diff(before, (await quietSnapshot('after a batch'))!);
-        if (refusalBatch) checkWrites(changes, new Set(), false, []);
-        else checkWrites(changes, allowed, commandsAccepted, accepted);
-      }
-      if (hostExit) return;
-      await pool.refresh();
-      await checkDeadLetters();
-
-      // One batch of hostile requests the host must refuse: it must write nothing either.
-      await hostileBatch();
-      if (hostExit) return;
-      // The stateful hostile classes, each on runs of its own.
-      await scenarios(round++);
-      scanLogs();
-      await checkDeadLetters();
-      await pool.refresh();
-      if (!JSON_OUT)
-        process.stderr.write(
-          `\r${stats.requests} requests, ${anomalies.length} anomalies, ${Math.round((Date.now() - t0) / 1000)} s `,
-        );
-    }
-    async function hostileBatch(): Promise<void> {
-      const view = pool.view();
-      const clarificationRun = view.clarificationRuns[0];
-      const terminalRun = view.terminalRuns[0];
-      // An approval run whose resolving token is still live: a fresh one of its own (the pool's
-      // runs may have outlived their tokens, and a host shows none once they expired).
-      const started = await api<{ runId: string }>(base, 'POST', '/v1/runs', {
-        workflowId: 'conformance-approval',
-      });
-      const approvalRun = started.status === 201 ? started.json.runId : undefined;
-      if (approvalRun) track(approvalRun, TEST_KEYS.t1);
-      const token = approvalRun
-        ? (await settle(ctx, approvalRun, TEST_KEYS.t1, undefined))?.interrupt?.interruptToken
-        : undefined;
-      if (!approvalRun || !clarificationRun || !terminalRun || !token) {
-        record({
-          kind: 'expectation',
-          detail: `no hostile batch this round: no ${!approvalRun ? 'approval run' : !token ? 'resolving token on a fresh approval run' : !clarificationRun ? 'clarification run' : 'terminal run'} to aim it at`,
-        });
-        return;
-      }
-      const all = interleave(
-        refusedHostileRequests(
-          { approvalRun, clarificationRun, terminalRun, token },
-          TEST_KEYS,
-          limits,
-          view.extraRoutes,
-        ),
-      );
-      const n = Math.min(HOSTILE_BATCH, all.length);
-      const batch = Array.from({ length: n }, (_, i) => all[(hostileOffset + i) % all.length]!);
-      hostileOffset = (hostileOffset + n) % all.length;
-      const before = await quietSnapshot('before a hostile batch');
-      // Class by class (each with the usual concurrency), so the fairness figures say which class stalled others.
-      for (const cls of HOSTILE_CLASSES) {
-        const group = batch.filter((r) => r.cls === cls);
-        if (!group.length) continue;
-        fair.mark(`hostile batch: ${cls}`);
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: CONCURRENCY }, async () => {
-            while (next < group.length) await execHostile(base, group[next++]!);
-          }),
-        );
-      }
-      fair.mark(undefined);
-      stats.hostileBatches++;
-      stats.refusalOnlyBatches++;
-      if (state && before && !hostExit)
-        checkWrites(diff(before, (await quietSnapshot('after a hostile batch'))!), new Set(), false, []);
-    }
-    async function scenarios(r: number): Promise<void> {
-      const steps: [HostileClass, () => Promise<void>][] = [
-        ['borrowed-authority', () => borrowedAuthority(ctx)],
-        ['odd-numbers', () => oddNumbers(ctx, r)],
-        ['proto-keys', () => protoKeys(ctx, r)],
-        ['oversize-values', () => oversizeValues(ctx)],
-        ...(r % HEAVY_EVERY === 0
-          ? ([
-              ['redos', () => redos(ctx)],
-              ['parallel-workflow', () => parallelWorkflow(ctx, r)],
-            ] as [HostileClass, () => Promise<void>][])
-          : []),
-      ];
-      for (const [cls, run] of steps) {
-        currentClass = cls;
-        fair.mark(cls);
-        try {
-          await run();
-        } catch (e) {
-          if (hostExit) throw e;
-          record({ kind: 'expectation', detail: `the ${cls} scenario could not go on: ${String(e)}` });
-        } finally {
-          currentClass = undefined;
-        }
-      }
-    }
-
-    // No run left unresolvable: every run the fuzzer made that has not ended is cancelled and must end.
     fair.mark('final cancel sweep');
-    let unreadable = 0;
-    const leftovers = [...tracked];
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let item = leftovers.shift(); item; item = leftovers.shift()) {
-          const [runId, key] = item;
-          const s = await snapshot(ctx, runId, key);
-          if (!s) {
-            unreadable++;
-            record({
-              kind: 'unresolvable-run',
-              detail: `run ${runId} (created with key ${KEY_NAMES.get(key)}) cannot be read back`,
-            });
-            continue;
-          }
-          if (isTerminalRunStatus(s.status)) continue;
-          stats.runsCancelledAtEnd++;
-          await cancelAndEnd(ctx, runId, key);
-        }
-      }),
-    );
+    const unreadable = await cancelLeftovers(ctx);
     await fair.stop();
     fairStarted = false;
-    scanLogs();
-    await checkDeadLetters();
-    const probe = fair.probe();
-    const loop = fair.eventLoop();
-    const phases = fair.byPhase();
-    const own = figures(fair.ownLoopP99);
-    const contention = `; an idle fuzzer thread's own event-loop delay meanwhile: p99 ${own.p99} ms per 0.5-s window, so the machine's CPUs were ${own.p99 >= FAIRNESS_MS ? '' : 'not '}starved`;
-    if (probe.p99 >= FAIRNESS_MS)
-      record({
-        kind: 'unfair',
-        detail: `tenant t2's probe p99 was ${probe.p99} ms (max ${probe.max} ms) while tenant t1 sent hostile input (worst phases: ${phases
-          .slice(0, 3)
-          .map((ph) => `${ph.phase} p99 ${ph.probe.p99} ms`)
-          .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
-      });
-    if (loop && loop.p99 >= FAIRNESS_MS)
-      record({
-        kind: 'unfair',
-        detail: `the host's event-loop delay p99 reached ${loop.p99} ms in a 1-s window (max ${loop.max} ms; worst phases: ${[
-          ...phases,
-        ]
-          .sort((a, b) => (b.loopP99 ?? 0) - (a.loopP99 ?? 0))
-          .slice(0, 3)
-          .map((ph) => `${ph.phase} ${ph.loopP99 ?? '-'} ms`)
-          .join('; ')}${contention}); the target is < ${FAIRNESS_MS} ms`,
-      });
-    if (fair.probeErrors)
-      record({
-        kind: 'unfair',
-        detail: `tenant t2's probe failed ${fair.probeErrors} time(s): ${fair.probeFailures.join('; ')}`,
-      });
+    checks.scan();
+    await checks.checkDeadLetters();
+    const fairness = checkFairness(fair);
 
     if (!JSON_OUT) process.stderr.write('\n');
-    const seconds = Math.round((Date.now() - t0) / 100) / 10;
-    const byStatus = Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b));
+    const summary = await summarize(session, routes, fairness, unreadable, loadAtStart);
     const byEndpoint = Object.fromEntries([...stats.byEndpoint].sort());
-    const counts = state ? await state.counts() : undefined;
-    const anomaliesByKind: Record<string, number> = {};
-    for (const a of anomalies) anomaliesByKind[a.kind] = (anomaliesByKind[a.kind] ?? 0) + 1;
-    const classes = Object.fromEntries([...byClass].map(([c, v]) => [c, v]));
-    const fmt = (f: Figures | undefined) =>
-      f ? `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms (n=${f.n})` : 'not exported by the host';
-    const summary = {
-      requests: stats.requests,
-      seconds,
-      seed: SEED,
-      mode: host ? host.mode : 'external',
-      target: host ? `${host.mode} host (Postgres${host.mode === 'distributed' ? ', Kafka' : ''})` : base,
-      endpointsCovered: `${stats.byEndpoint.size} request kinds over ${routes.total} routes (${routes.extra.length} from OpenAPI only${routes.extra.length ? `: ${routes.extra.join(', ')}` : ''})`,
-      byStatus,
-      fiveXx: stats.fiveXx,
-      envelopeViolations: stats.envelopeViolations,
-      unintendedWrites: state ? stats.unintendedWrites : 'not checked (no --database-url)',
-      acceptedRefusals: stats.acceptedRefusals,
-      hangs: stats.hangs,
-      hostRestarts: stats.hostRestarts,
-      batches: stats.batches,
-      hostileBatches: stats.hostileBatches,
-      refusalOnlyBatches: stats.refusalOnlyBatches,
-      acceptedMutations: stats.acceptedMutations,
-      rowsChangedAsIntended: stats.rowsChangedAsIntended,
-      tableRows: counts,
-      byClass: classes,
-      runs: { tracked: stats.runsTracked, cancelledAtEnd: stats.runsCancelledAtEnd, unreadable },
-      deadLetters: metricsUrls.length
-        ? { counted: stats.deadLetters, matched: stats.deadLettersMatched }
-        : 'not checked (no metrics URL)',
-      logScanned: logs.watching
-        ? { bytes: stats.logBytesScanned, secrets: Object.keys(TEST_KEYS).length + secrets.size }
-        : 'not checked (host not started here)',
-      machineLoad: {
-        start: loadAtStart,
-        end: loadavg(),
-        cpus: cpus().length,
-        idleThreadLoopDelayWindowsP99Ms: figures(fair.ownLoopP99),
-      },
-      fairness: {
-        probe,
-        eventLoop: loop ?? 'not exported by the host',
-        probeErrors: fair.probeErrors,
-        targetMs: FAIRNESS_MS,
-        byPhase: phases,
-        worstEventLoopByProcess: Object.fromEntries(
-          Object.entries(fair.worstByUrl).map(([u, ms]) => [processOf.get(u) ?? u, ms]),
-        ),
-        slowestHostile: slowest.map((x) => ({ ...x, request: redact(x.request) })),
-      },
-      anomaliesByKind,
-      timingNotes: notes.map((n) => `${n.kind}: ${redact(n.detail)}`),
-      anomalies: anomalies.length,
-      reachedTarget: stats.requests >= REQUESTS,
-    };
-    console.log('fuzz summary');
-    console.log(
-      `  requests:             ${summary.requests} in ${seconds} s (seed ${SEED}, ${summary.target})`,
-    );
-    console.log(`  endpoints:            ${summary.endpointsCovered}`);
-    console.log(
-      `  by status:            ${Object.entries(byStatus)
-        .map(([s, c]) => `${s}=${c}`)
-        .join(' ')}`,
-    );
-    console.log(`  5xx:                  ${summary.fiveXx}`);
-    console.log(`  envelope violations:  ${summary.envelopeViolations}`);
-    console.log(
-      `  unintended writes:    ${summary.unintendedWrites} (batches ${summary.batches} random + ${summary.hostileBatches} hostile: ${summary.refusalOnlyBatches} of refusals only, which must write nothing; accepted mutations ${summary.acceptedMutations}, rows they changed ${summary.rowsChangedAsIntended})`,
-    );
-    console.log(`  accepted refusals:    ${summary.acceptedRefusals} (spoiled requests answered 2xx)`);
-    console.log(`  hangs:                ${summary.hangs}`);
-    if (summary.hostRestarts)
-      console.log(
-        `  host restarts:        ${summary.hostRestarts} (stopped from outside; the batch in flight was not write-checked)`,
-      );
-    console.log('  hostile classes:      requests, statuses, anomalies');
-    for (const [c, v] of byClass)
-      console.log(
-        `    ${c.padEnd(20)} ${String(v.requests).padStart(5)}  ${Object.entries(v.byStatus)
-          .map(([s, k]) => `${s}=${k}`)
-          .join(' ')
-          .padEnd(40)} ${v.anomalies}`,
-      );
-    console.log(
-      `  runs:                 ${stats.runsTracked} made, ${stats.runsCancelledAtEnd} still open at the end and cancelled, ${unreadable} unreadable`,
-    );
-    console.log(
-      `  dead letters:         ${typeof summary.deadLetters === 'string' ? summary.deadLetters : `${stats.deadLetters} counted, ${stats.deadLettersMatched} matched by a refusal`}`,
-    );
-    console.log(
-      `  host log:             ${typeof summary.logScanned === 'string' ? summary.logScanned : `${Math.round(stats.logBytesScanned / 1024)} KiB scanned for ${summary.logScanned.secrets} secrets (4 API keys, ${secrets.size} resolving tokens)`}`,
-    );
-    console.log(
-      `  fairness probe:       tenant t2 GET /v1/runs?limit=1 every 20 ms: ${fmt(probe)}${fair.probeErrors ? `, ${fair.probeErrors} failed` : ''}`,
-    );
-    console.log(
-      `  event-loop delay:     ${loop ? `host, per 1-s window: median p50 ${loop.p50} ms, worst p99 ${loop.p99} ms, max ${loop.max} ms (${loop.n} windows)` : fmt(undefined)} (target p99 < ${FAIRNESS_MS} ms)`,
-    );
-    console.log('  fairness by phase:    probe p50/p99/max (n), worst event-loop window p99');
-    for (const ph of phases)
-      console.log(
-        `    ${ph.phase.slice(0, 40).padEnd(40)} ${ph.probe.n ? `${ph.probe.p50}/${ph.probe.p99}/${ph.probe.max} ms` : '-'} (${ph.probe.n})  ${ph.loopP99 ?? '-'} ms`,
-      );
-    if (Object.keys(fair.worstByUrl).length > 1)
-      console.log(
-        `  event loop by process: worst window p99 ${Object.entries(fair.worstByUrl)
-          .map(([u, ms]) => `${processOf.get(u) ?? u} ${ms} ms`)
-          .join(', ')}`,
-      );
-    console.log(
-      `  machine contention:   event-loop delay of an idle fuzzer thread (p99 per 0.5-s window): median ${own.p50} ms, p99 ${own.p99} ms, max ${own.max} ms (${own.n} windows); the CPU wait no host causes`,
-    );
-    console.log(
-      `  machine load:         ${loadAtStart.map((x) => x.toFixed(1)).join(' ')} at the start, ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(
-          ' ',
-        )} at the end (1/5/15-min load average, ${cpus().length} CPUs; latencies include waiting for a CPU)`,
-    );
-    console.log('  slowest hostile requests:');
-    for (const x of slowest)
-      console.log(`    ${String(x.ms).padStart(6)} ms ${x.status} [${x.cls}] ${redact(x.request)}`);
-    console.log(
-      `  anomalies:            ${summary.anomalies}${
-        anomalies.length
-          ? ` (${Object.entries(anomaliesByKind)
-              .map(([k, n]) => `${k}=${n}`)
-              .join(' ')})`
-          : ''
-      }`,
-    );
-    for (const n of notes)
-      console.log(`  timing note:          ${n.kind}: ${redact(n.detail).slice(0, 300)}`);
-    if (!summary.reachedTarget)
-      console.log(`  (time bound of ${MAX_SECONDS} s reached before ${REQUESTS} requests)`);
-    if (!JSON_OUT)
-      console.log(
-        `  per endpoint:         ${Object.entries(byEndpoint)
-          .map(([e, c]) => `${e}=${c}`)
-          .join(', ')}`,
-      );
-    if (anomalies.length) {
-      const dir = resolve(REPO_ROOT, '.infra/fuzz');
-      mkdirSync(dir, { recursive: true });
-      const file = resolve(dir, `anomalies-${summary.mode}.jsonl`);
-      writeFileSync(file, anomalies.map((a) => redact(JSON.stringify(a))).join('\n') + '\n');
-      console.log(`  details:              ${file}`);
-    }
+    printSummary(summary, fairness, byEndpoint);
+    if (anomalies.length) console.log(`  details:              ${writeAnomalies(summary.mode)}`);
     if (JSON_OUT) console.log(`FUZZ_RESULT ${JSON.stringify({ ...summary, byEndpoint })}`);
     return anomalies.length ? 1 : 0;
   } finally {
-    await stop();
+    if (fairStarted) await fair.stop().catch(() => undefined);
+    await state?.close();
+    await target.host?.stop();
+    await target.db?.drop();
   }
 }
 
