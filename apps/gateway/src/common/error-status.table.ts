@@ -13,6 +13,11 @@ export const ERROR_STATUS = {
   webhook_url_rejected: 400,
   /** A webhook id the caller's tenant has no subscription of. */
   subscription_not_found: 404,
+  /**
+   * A `standard-webhooks-1` registration whose endpoint did not answer the verification request
+   * with its challenge (RFC 0201 §D; v2 webhooks.md); nothing is registered. `details.reason`.
+   */
+  webhook_endpoint_unverified: 400,
   run_already_exists: 409,
   run_terminal: 409,
   /** `POST /v1/runs/{runId}:pause` of a run already paused (rest-endpoints.md); `details.pausedAt`. */

@@ -16,6 +16,11 @@ import { Describe } from '../common/describe.decorator';
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /** Most tags one subscription filters on. */
 export const MAX_WEBHOOK_TAGS = 50;
+/** Shortest and longest secret a caller may supply (a generated one is 64 hex characters). */
+export const MIN_SUPPLIED_SECRET_LENGTH = 16;
+export const MAX_SUPPLIED_SECRET_LENGTH = 1024;
+/** Most entries of `signatureAlgorithms`. */
+export const MAX_SIGNATURE_ALGORITHMS = 8;
 
 /**
  * Body of `POST /v1/webhooks` (webhooks.md §Register). `tenantId` defaults to the key's tenant
@@ -56,4 +61,24 @@ export class RegisterWebhookRequestDto {
   @IsOptional()
   @IsBoolean()
   durable?: boolean;
+
+  @Describe(
+    'The subscription secret; generated (and returned once) when absent, never echoed when supplied. `standard-webhooks-1` needs `whsec_<base64 of 24–64 bytes>`.',
+  )
+  @IsOptional()
+  @IsString()
+  @MinLength(MIN_SUPPLIED_SECRET_LENGTH)
+  @MaxLength(MAX_SUPPLIED_SECRET_LENGTH)
+  secret?: string;
+
+  @Describe(
+    'Signature schemes (RFC 0201): absent means `["v1"]`; `["v1", "standard-webhooks-1"]` with a `whsec_` secret adds the Standard Webhooks headers, after one verification request.',
+  )
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SIGNATURE_ALGORITHMS)
+  @IsString({ each: true })
+  @MaxLength(MAX_ID_LENGTH, { each: true })
+  signatureAlgorithms?: string[];
 }

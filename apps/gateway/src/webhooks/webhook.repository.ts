@@ -11,6 +11,8 @@ export interface WebhookView {
   readonly events: string[];
   readonly tags: string[];
   readonly durable: boolean;
+  /** The schemes its deliveries are signed with: `["v1"]`, or `["v1", "standard-webhooks-1"]` (RFC 0201). */
+  readonly signatureAlgorithms: string[];
   readonly status: string;
   readonly secretFingerprint: string;
   readonly circuit: string;
@@ -45,6 +47,7 @@ export interface NewSubscription {
   readonly sealedSecret: string;
   readonly secretFingerprint: string;
   readonly durable: boolean;
+  readonly signatureAlgorithms: readonly string[];
   readonly createdBy: string;
 }
 
@@ -73,8 +76,8 @@ export class WebhookRepository {
       ]);
       const inserted = returnedRows(
         await m.query<{ webhook_id: string }[] | [{ webhook_id: string }[], number]>(
-          `INSERT INTO webhook_subscriptions (webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, created_by)
-           SELECT $1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9
+          `INSERT INTO webhook_subscriptions (webhook_id, tenant, url, events, tags, secret, secret_fingerprint, durable, created_by, signature_algorithms)
+           SELECT $1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $11::jsonb
            WHERE (SELECT count(*) FROM webhook_subscriptions WHERE tenant = $2) < $10
            RETURNING webhook_id`,
           [
@@ -88,6 +91,7 @@ export class WebhookRepository {
             s.durable,
             s.createdBy,
             cap,
+            JSON.stringify(s.signatureAlgorithms),
           ],
         ),
       );
@@ -166,8 +170,8 @@ export class WebhookRepository {
   }
 }
 
-const SELECT_SUBSCRIPTION = `SELECT webhook_id, tenant, url, events, tags, durable, status, secret_fingerprint, breaker_phase, created_at
-  FROM webhook_subscriptions`;
+const SELECT_SUBSCRIPTION = `SELECT webhook_id, tenant, url, events, tags, durable, signature_algorithms, status, secret_fingerprint,
+  breaker_phase, created_at FROM webhook_subscriptions`;
 
 interface RawSubscription {
   webhook_id: string;
@@ -176,6 +180,7 @@ interface RawSubscription {
   events: string[];
   tags: string[];
   durable: boolean;
+  signature_algorithms: string[];
   status: string;
   secret_fingerprint: string;
   breaker_phase: string;
@@ -209,6 +214,7 @@ function viewOf(r: RawSubscription): WebhookView {
     events: r.events,
     tags: r.tags,
     durable: r.durable,
+    signatureAlgorithms: r.signature_algorithms,
     status: r.status,
     secretFingerprint: r.secret_fingerprint,
     circuit: r.breaker_phase,

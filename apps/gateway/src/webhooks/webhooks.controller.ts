@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Query } from '@nestjs/common';
 import {
+  checkSignatureAlgorithms,
   maxWebhooksPerTenant,
   newWebhookSecret,
   secretFingerprint,
@@ -11,6 +12,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ApiError } from '../common/api.error';
 import { createValidationPipe } from '../common/validation.pipe';
+import { IMPLEMENTATION } from '../discovery/discovery.document';
 import { ShownOnce } from '../idempotency/shown-once.decorator';
 import { RegisterWebhookRequestDto } from './register-webhook.request.dto';
 import { WebhookEgressCheck } from './webhook-egress.check';
@@ -19,22 +21,28 @@ import { WebhookRepository, type WebhookView } from './webhook.repository';
 import { WebhookSecretSealer } from './webhook-secret.sealer';
 
 /**
- * The answer of a registration: the only time the secret is shown. A replay of the registration
- * under its `Idempotency-Key` answers the same without `secret` (`@ShownOnce`).
+ * The answer of a registration. `secret` only when the host generated it, and then only here: a
+ * replay of the registration under its `Idempotency-Key` answers the same without it
+ * (`@ShownOnce`); a secret the caller supplied is never echoed (v2 webhooks.md §Surfaces).
+ * `signatureAlgorithms` is the applied list, present when the request named one (RFC 0201 §B.7).
  */
 export interface RegisteredWebhook {
   readonly webhookId: string;
   readonly secret?: string;
   readonly secretFingerprint: string;
   readonly signatureAlgorithm: string;
+  readonly signatureAlgorithms?: readonly string[];
   readonly tenantId: string;
   readonly durable: boolean;
 }
 
 /**
  * Webhook subscriptions (webhooks.md): register, list, read, unregister, each in the caller's
- * tenant (`tenantId`, when given, must be the key's own: `403 forbidden` otherwise). The secret is
- * returned once, at registration; reads, logs and idempotent replays name it by fingerprint. A
+ * tenant (`tenantId`, when given, must be the key's own: `403 forbidden` otherwise). The caller may
+ * supply the secret; otherwise the host generates one and returns it once, at registration. Reads,
+ * logs and idempotent replays name it by fingerprint. `signatureAlgorithms: ["v1",
+ * "standard-webhooks-1"]` with a `whsec_` secret opts the subscription into Standard Webhooks
+ * signing (RFC 0201), after one verification request the endpoint must answer. A
  * tenant holds at most `WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT` subscriptions (default 100;
  * discovery `extensions.limits.maxWebhookSubscriptionsPerTenant`): past it, `422
  * webhook_limit_exceeded`.
@@ -59,8 +67,23 @@ export class WebhooksController {
     @CurrentCaller() caller: Caller,
   ): Promise<RegisteredWebhook> {
     const tenant = tenantOf(body.tenantId, caller);
+    const schemes = checkSignatureAlgorithms(body.signatureAlgorithms, body.secret);
+    if ('refusal' in schemes)
+      throw ApiError.validation(
+        `The registration is refused: ${schemes.refusal}.`,
+        [{ path: 'signatureAlgorithms', message: schemes.refusal }],
+        { field: 'signatureAlgorithms' },
+      );
     await this.egress.assertRegistrable(body.url);
-    const secret = newWebhookSecret();
+    // RFC 0201 §D: only an opted-in registration is verified, before anything is persisted.
+    if (schemes.standardWebhooks)
+      await this.egress.verifyEndpoint(
+        body.url,
+        body.secret!,
+        `${IMPLEMENTATION.name}/${IMPLEMENTATION.version}`,
+      );
+    const supplied = body.secret !== undefined;
+    const secret = body.secret ?? newWebhookSecret();
     const fingerprint = secretFingerprint(secret);
     const webhookId = `wh_${randomBytes(12).toString('hex')}`;
     const durable = body.durable === true;
@@ -74,6 +97,7 @@ export class WebhooksController {
         sealedSecret: this.sealer.seal(secret, { webhookId, tenant }),
         secretFingerprint: fingerprint,
         durable,
+        signatureAlgorithms: schemes.applied,
         createdBy: caller.principal,
       },
       this.cap,
@@ -86,13 +110,14 @@ export class WebhooksController {
       );
     }
     this.logger.log(
-      `webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (secret ${fingerprint}, ${durable ? 'durable' : 'best effort'})`,
+      `webhook ${webhookId} registered in tenant ${tenant} by ${caller.principal} (${supplied ? 'supplied' : 'generated'} secret ${fingerprint}, ${schemes.applied.join('+')}, ${durable ? 'durable' : 'best effort'})`,
     );
     return {
       webhookId,
-      secret,
+      ...(supplied ? {} : { secret }),
       secretFingerprint: fingerprint,
       signatureAlgorithm: SIGNATURE_ALGORITHM,
+      ...(body.signatureAlgorithms !== undefined ? { signatureAlgorithms: schemes.applied } : {}),
       tenantId: tenant,
       durable,
     };
