@@ -7,6 +7,7 @@ import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
 import { deliveryTargets, recordDeliveries, type DeliveryTargets } from './delivery.store';
 import { DeliveryWorker } from './delivery.worker';
 import { GroupedLookup } from './grouped-lookup';
+import { InterruptCallbacks } from './interrupt-callbacks';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 
 /** How long a fetch of run events may wait to gather more (the added webhook latency, at most). */
@@ -32,6 +33,7 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(NOTIFIER_OPTIONS) private readonly options: NotifierOptions,
     private readonly worker: DeliveryWorker,
+    private readonly callbacks: InterruptCallbacks,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -59,6 +61,8 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
+    // interrupt.md §Callback delivery: recorded before the offset commits; sent off this path.
+    this.callbacks.send(await this.callbacks.notices(events));
     // One statement records the starts and finds the subscriptions, for all the batches of a fetch
     // together; a batch no subscription matches (the common case) ends there, with no transaction.
     const targets = await this.targets.call(events);

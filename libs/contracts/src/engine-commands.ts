@@ -1,4 +1,15 @@
-import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
+import {
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import type { CommandEnvelope } from './envelope';
 import { ForkRunData, type ForkRunCommand } from './fork-commands';
 import {
@@ -44,6 +55,16 @@ export class StartRunData {
   @IsOptional()
   @IsIn([2])
   protocolMajor?: 2;
+
+  /**
+   * `createRun.callbackUrl` (interrupt.md §Callback delivery), already through the gateway's egress
+   * guard. Stamped on `run.started`, where the notifier reads it to deliver notice of the run's
+   * interrupts.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  callbackUrl?: string;
 }
 
 export type StartRunCommand = CommandEnvelope<'run.start', StartRunData>;

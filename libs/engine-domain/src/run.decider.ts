@@ -44,6 +44,8 @@ export interface StartRun {
   readonly parent?: ParentLink;
   /** `2` for a run created under protocol major 2 (ADR 0041); absent for major 1. */
   readonly protocolMajor?: 2;
+  /** `createRun.callbackUrl`, egress-checked by the gateway; echoed on `run.started` for the notifier. */
+  readonly callbackUrl?: string;
   readonly context: CommandContext;
 }
 
@@ -312,6 +314,8 @@ async function startRun(command: StartRun, state: RunState, nodes: NodeRegistry)
     ...(command.metadata ? { metadata: command.metadata } : {}),
     // The major the run was created under, for life (ADR 0041); absent means 1.
     ...(command.protocolMajor === 2 ? { protocolMajor: 2 } : {}),
+    // Where notice of the run's interrupts goes (interrupt.md §Callback delivery; the notifier).
+    ...(command.callbackUrl !== undefined ? { callbackUrl: command.callbackUrl } : {}),
   });
   const openInterrupt = await drive(w, nodes);
   return decision(w, openInterrupt);

@@ -65,6 +65,7 @@ export class StartRunHandler {
           ...(command.data.metadata ? { metadata: command.data.metadata } : {}),
           ...(parent ? { parent: { runId: parent.runId, nodeId: parent.nodeId } } : {}),
           ...(command.data.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
+          ...(command.data.callbackUrl !== undefined ? { callbackUrl: command.data.callbackUrl } : {}),
           context: commandContext(command, this.clock),
         },
         state,

@@ -10,6 +10,7 @@ import type { ProtocolMajor } from '../common/protocol-version';
 import { CommandSender } from '../commands/command.sender';
 import { projectedStatus, RunNotices } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
+import { WebhookEgressCheck } from '../webhooks/webhook-egress.check';
 import type { CreateRunRequestDto } from './create-run.request.dto';
 import type { CreateRunResponseDto } from './create-run.response.dto';
 
@@ -27,10 +28,13 @@ export class CreateRunHandler {
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
     private readonly runs: RunReadRepository,
+    private readonly egress: WebhookEgressCheck,
   ) {}
 
   /**
-   * @throws {@link ApiError} `forbidden` when `tenantId` names another tenant; `unavailable` (503)
+   * @throws {@link ApiError} `forbidden` when `tenantId` names another tenant; `validation_error` with
+   * `details.field: "callbackUrl"` when the webhook egress guard refuses the `callbackUrl`
+   * (interrupt.md §Callback delivery; nothing is started); `unavailable` (503)
    * when the engine did not answer in time; {@link DomainError} with the engine's code otherwise
    * (`run_already_exists` when `runId` names an existing run).
    * @param runId the new run's id; a fresh UUID unless the caller derives one (the host-sample seam).
@@ -48,6 +52,7 @@ export class CreateRunHandler {
         tenantId: request.tenantId,
       });
     }
+    if (request.callbackUrl !== undefined) await this.assertCallbackUrl(request.callbackUrl);
     const command: StartRunCommand = {
       id: randomUUID(),
       type: 'run.start',
@@ -69,6 +74,7 @@ export class CreateRunHandler {
             }
           : {}),
         ...(major === 2 ? { protocolMajor: 2 as const } : {}),
+        ...(request.callbackUrl !== undefined ? { callbackUrl: request.callbackUrl } : {}),
       },
     };
     // Watching before the command is sent: the projection's notice cannot come before we listen.
@@ -82,6 +88,21 @@ export class CreateRunHandler {
     }
     const statusUrl = `${this.config.publicUrl}${major === 2 ? '' : '/v1'}/runs/${runId}`;
     return { runId, status, eventsUrl: `${statusUrl}/events`, statusUrl };
+  }
+
+  /**
+   * interrupt.md §Callback delivery: a `callbackUrl` the webhook registration guard (webhooks.md
+   * §Egress) would refuse is refused here, before anything starts; the notifier checks it again at
+   * every delivery.
+   */
+  private async assertCallbackUrl(url: string): Promise<void> {
+    const checked = await this.egress.check(url);
+    if (!('refusal' in checked)) return;
+    const message = `callbackUrl is refused by the egress guard: ${checked.refusal.detail}`;
+    throw ApiError.validation(`${message}.`, [{ path: 'callbackUrl', message }], {
+      field: 'callbackUrl',
+      reason: checked.refusal.reason,
+    });
   }
 
   private async send(command: StartRunCommand): Promise<StartRunResult> {

@@ -12,7 +12,7 @@ import {
   type ConversationLimits,
 } from '@openwop/contracts';
 import { IDEMPOTENCY_RETENTION_MS } from '@openwop/platform-db';
-import { maxWebhooksPerTenant } from '@openwop/webhook-domain';
+import { maxWebhooksPerTenant, SIGNATURE_ALGORITHMS } from '@openwop/webhook-domain';
 import { HOST_SCOPES, SCOPES } from '../auth/scopes.constants';
 import { MAX_BULK_CANCEL_RUN_IDS } from '../bulk-cancel-runs/bulk-cancel-runs.request.dto';
 import { STREAM_MODES } from '../run-events/stream-mode.parser';
@@ -103,8 +103,9 @@ export function buildDiscoveryDocument(
     runs: { pauseResume: { supported: true, drainPolicies: [...PAUSE_DRAIN_POLICIES] } },
     idempotency: { supported: true, layer1RetentionSeconds: retentionSeconds, crossRegion: 'single-region' },
     auth: { schemes: ['bearer'], scopes: [...SCOPES, ...HOST_SCOPES] },
-    // webhooks.md: signed deliveries by the notifier service; RFC 0083 durable mode per subscription (`durable: true`).
-    webhooks: { supported: true, durable: true, signatureAlgorithms: ['v1'] },
+    // webhooks.md: signed deliveries by the notifier service; RFC 0083 durable mode per subscription (`durable: true`);
+    // `standard-webhooks-1` on opt-in (RFC 0201). No `secretRotation`: rotation is not built.
+    webhooks: { supported: true, durable: true, signatureAlgorithms: [...SIGNATURE_ALGORITHMS] },
     streamModes: [...STREAM_MODES],
     endpoints: routes.map((r) => ({
       method: r.method,
@@ -126,6 +127,9 @@ export function buildDiscoveryDocument(
           'openwop-interrupt-cascade-cancel',
         ],
         signedCallbackTokens: true,
+        // interrupt.md §Callback delivery: `createRun.callbackUrl` passes the webhook egress guard at
+        // create and at every delivery; one unsigned POST of notice per interrupt, no redirects.
+        callbackDelivery: { supported: true, attempts: 1, signed: false, followsRedirects: false },
       },
       resolutionTokens: { supported: true, inspect: true, singleUse: true, keyRotation: true },
       durableTimers: { supported: true, nodeType: 'core.delay', maxDelayMs: MAX_DELAY_MS },

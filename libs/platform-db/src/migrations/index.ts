@@ -21,6 +21,7 @@ import { EngineAgentTurns1700000001900 } from './1700000001900-engine-agent-turn
 import { InterruptClaimExpiry1700000002010 } from './1700000002010-interrupt-claim-expiry';
 import { IdempotencyShownOnce1700000002120 } from './1700000002120-idempotency-shown-once';
 import { WebhookSignatureAlgorithms1700000002210 } from './1700000002210-webhook-signature-algorithms';
+import { RunCallbacks1700000002220 } from './1700000002220-run-callbacks';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   InterruptClaimExpiry1700000002010,
   IdempotencyShownOnce1700000002120,
   WebhookSignatureAlgorithms1700000002210,
+  RunCallbacks1700000002220,
 ];
