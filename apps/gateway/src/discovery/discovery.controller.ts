@@ -1,5 +1,4 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { ApiKeyRegistry } from '../auth/api-key.registry';
 import { parseBearerToken } from '../auth/bearer-token.parser';
@@ -28,7 +27,6 @@ export const DISCOVERY_PRIVATE_CACHE_CONTROL = 'private, max-age=300';
  * the `ETag` also as `Capabilities-Etag` (v1's capabilities-change-detection.md keeps it until v1
  * end of support); major 2, the closed v2 root, without `Capabilities-Etag` (v2 removed it).
  */
-@ApiTags('discovery')
 @Controller()
 @Public()
 export class DiscoveryController {
