@@ -19,5 +19,3 @@ export {
   type StepInput,
   type Stores,
 } from './replay';
-export { Recorder, type AgentScript } from './recorder';
-export { SCENARIOS, type Scenario } from './scenarios';
