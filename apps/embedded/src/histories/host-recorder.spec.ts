@@ -46,7 +46,10 @@ export type SetClock = (epochMs: number) => void;
  */
 export class HostRecorder {
   private calls: TappedCall[] = [];
-  /** The command envelopes sent so far, by id: quiet means each has a dedupe row (was decided). */
+  /**
+   * The ids of the commands on the engine's and the interrupt service's topics so far (the
+   * recorder's and the services' own): quiet means each has a dedupe row (was decided).
+   */
   private readonly sent = new Set<string>();
 
   private constructor(
@@ -72,7 +75,15 @@ export class HostRecorder {
       { logger: ['error'] },
     );
     await app.init();
-    return new HostRecorder(db, platform, app, setClock);
+    const recorder = new HostRecorder(db, platform, app, setClock);
+    await platform.bus.subscribe({
+      group: 'history-recorder',
+      topics: [Topics.engineCommands, Topics.interruptCommands],
+      handler: async (m) => {
+        recorder.sent.add((m.value as CommandEnvelope).id);
+      },
+    });
+    return recorder;
   }
 
   async close(): Promise<void> {
@@ -127,7 +138,7 @@ export class HostRecorder {
 
   /**
    * Waits until the host has nothing left to do: no outbox row unsent, no agent turn owed, and every
-   * command sent (by the recorder or the services) decided by its consumer, on two reads in a row.
+   * command sent (by the recorder or the services) decided by its consumer, on three reads in a row.
    */
   async quiet(what: string, timeoutMs = 30_000): Promise<void> {
     const deadline = performance.now() + timeoutMs;
