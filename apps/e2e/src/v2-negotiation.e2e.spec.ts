@@ -87,6 +87,13 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
           implementation: expect.any(Object),
           eventLogSchemaVersion: 2,
           fixtures: expect.any(Array),
+          interrupt: {
+            status: 'stable',
+            since: '2.0',
+            witness: 'witnessable-gated',
+            tokenAlgs: ['hs256'],
+            callbackDelivery: true,
+          },
         });
       }
       const etag = (await call('GET', '/.well-known/openwop', { auth: false, version: '2' })).headers.get(

@@ -112,7 +112,9 @@ async function record(
 }
 
 /** A run of tenant t1 waiting on one interrupt, and the tokens the snapshot is shown for it. */
-async function waitingRun(options: { timeoutMs?: number; kind?: string; requestedAgoMs?: number } = {}) {
+async function waitingRun(
+  options: { timeoutMs?: number; kind?: string; requestedAgoMs?: number; protocolMajor?: 2 } = {},
+) {
   const runId = `run-${randomUUID().slice(0, 8)}`;
   const interruptId = `${runId}:gate:0`;
   const requestedAt = new Date(Date.now() - (options.requestedAgoMs ?? 0)).toISOString();
@@ -120,6 +122,7 @@ async function waitingRun(options: { timeoutMs?: number; kind?: string; requeste
     workflowId: 'wf',
     owner: { tenant: 't1', principal: 'p1' },
     inputs: { big: 'x'.repeat(1000) },
+    ...(options.protocolMajor !== undefined ? { protocolMajor: options.protocolMajor } : {}),
   });
   const requested = await record(
     runId,
@@ -334,7 +337,7 @@ describe('inspect', () => {
     expect(forwarded).toHaveLength(0);
   });
 
-  it('rotation: a token of the previous key k1 still verifies; the retired k0 and an unknown kid are 404', async () => {
+  it('rotation: a token of the previous key k1 still verifies; the retired k0 and an unknown kid are interrupt_token_invalid', async () => {
     const { runId, interruptId, requestedAt } = await waitingRun();
     const claims = {
       runId,
@@ -351,23 +354,62 @@ describe('inspect', () => {
     ).toBe('ok');
     expect(
       codeOf(await inspect(signToken(claims, { activeKid: 'k0', keys: { k0: { secret: secrets.k0 } } }))),
-    ).toBe('interrupt_not_found');
+    ).toBe('interrupt_token_invalid');
     expect(
       codeOf(await inspect(signToken(claims, { activeKid: 'k9', keys: { k9: { secret: secrets.k2 } } }))),
-    ).toBe('interrupt_not_found');
+    ).toBe('interrupt_token_invalid');
+  });
+});
+
+describe('ow2 tokens for a run created under major 2 (identity.md §4)', () => {
+  it('mints ow2.hs256.<active kid> tokens from the run.started protocolMajor; a v1 run keeps v1 tokens', async () => {
+    const v2 = await waitingRun({ protocolMajor: 2, timeoutMs: TTL_MS / 2 });
+    const v1 = await waitingRun();
+    for (const token of [v2.resolveToken, v2.inspectToken])
+      expect(token.startsWith(`ow2.hs256.${ring.activeKid}.`)).toBe(true);
+    for (const token of [v1.resolveToken, v1.inspectToken]) expect(token.startsWith('ow2.')).toBe(false);
+    // expiresAt is capped at the interrupt's timeout, below the configured lifetime.
+    expect(v2.expiresAt).toBe(new Date(Date.parse(v2.requestedAt) + TTL_MS / 2).toISOString());
+    const open = await waitingRun({ protocolMajor: 2 });
+    expect(open.expiresAt).toBe(new Date(Date.parse(open.requestedAt) + TTL_MS).toISOString());
+    expect(verifyToken(v2.resolveToken, ring, Date.now())).toMatchObject({
+      ok: true,
+      payload: { v: 2, alg: 'hs256', kid: ring.activeKid, runId: v2.runId, expiresAt: v2.expiresAt },
+    });
+    expect(codeOf(await inspect(v2.inspectToken))).toBe('ok');
+    const granted = await authorize(v2.resolveToken);
+    expect(granted).toMatchObject({ ok: true, data: { runId: v2.runId, kid: ring.activeKid } });
+    expect(codeOf(await authorize(v2.inspectToken))).toBe('forbidden');
+  });
+
+  it('an alg we do not advertise, a kid we do not hold, or a tampered MAC → interrupt_token_invalid; expired → interrupt_expired', async () => {
+    const { resolveToken } = await waitingRun({ protocolMajor: 2 });
+    const [, , ...rest] = resolveToken.split('.');
+    for (const bad of [
+      `ow2.hs512.${rest.join('.')}`,
+      resolveToken.replace(`ow2.hs256.${ring.activeKid}.`, 'ow2.hs256.k9.'),
+      resolveToken.replace(`ow2.hs256.${ring.activeKid}.`, 'ow2.hs256.legacy.'),
+      `${resolveToken.slice(0, resolveToken.lastIndexOf('.'))}.${Buffer.alloc(32).toString('base64url')}`,
+    ]) {
+      expect(codeOf(await inspect(bad))).toBe('interrupt_token_invalid');
+      expect(codeOf(await authorize(bad))).toBe('interrupt_token_invalid');
+    }
+    const old = await waitingRun({ protocolMajor: 2, timeoutMs: 1_000, requestedAgoMs: 1_000 });
+    expect(codeOf(await inspect(old.resolveToken))).toBe('interrupt_expired');
+    expect(codeOf(await authorize(old.resolveToken))).toBe('interrupt_expired');
   });
 });
 
 describe('the refusal matrix', () => {
-  it('malformed, a bad MAC or an interrupt never requested → interrupt_not_found', async () => {
+  it('malformed or a bad MAC → interrupt_token_invalid; an interrupt never requested → interrupt_not_found', async () => {
     const { runId, resolveToken } = await waitingRun();
-    expect(codeOf(await inspect('not-a-token'))).toBe('interrupt_not_found');
-    expect(codeOf(await authorize(`${resolveToken}=`))).toBe('interrupt_not_found');
-    expect(codeOf(await resolve(`${resolveToken}=`, {}))).toBe('interrupt_not_found');
+    expect(codeOf(await inspect('not-a-token'))).toBe('interrupt_token_invalid');
+    expect(codeOf(await authorize(`${resolveToken}=`))).toBe('interrupt_token_invalid');
+    expect(codeOf(await resolve(`${resolveToken}=`, {}))).toBe('interrupt_token_invalid');
     const [payload] = resolveToken.split('.');
     const badMac = `${payload}.${Buffer.alloc(32).toString('base64url')}`;
-    expect(codeOf(await resolve(badMac, {}))).toBe('interrupt_not_found');
-    expect(codeOf(await authorize(badMac))).toBe('interrupt_not_found');
+    expect(codeOf(await resolve(badMac, {}))).toBe('interrupt_token_invalid');
+    expect(codeOf(await authorize(badMac))).toBe('interrupt_token_invalid');
     for (const [run, interruptId] of [
       ['ghost', 'ghost:n:0'],
       [runId, `${runId}:gate:7`],

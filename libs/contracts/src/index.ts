@@ -116,6 +116,9 @@ export {
   type AuthorizeTokenResult,
   type InterruptTokenSet,
   type MintTokensResult,
+  OW2_TOKEN_PREFIX,
+  INTERRUPT_TOKEN_ALGS,
+  LEGACY_TOKEN_KID,
 } from './token-commands';
 export {
   FORK_MODES,

@@ -5,6 +5,23 @@ import type { InterruptRecord } from './interrupt';
 /** Longest token the token service looks at (the token-domain's own bound is the same). */
 const MAX_TOKEN_LENGTH = 4096;
 
+/**
+ * The scheme prefix of a v2 interrupt resume token, `ow2.<alg>.<kid>.<payload>.<mac>` (identity.md
+ * §4, RFC 0170 §E.1). A token without it was issued under v1: the rule is the prefix, never a
+ * segment count.
+ */
+export const OW2_TOKEN_PREFIX = 'ow2.';
+
+/**
+ * The `alg` values of `ow2.` tokens this host mints and verifies: the token service refuses any
+ * other (`401 interrupt_token_invalid`), and the v2 discovery document advertises exactly these as
+ * `interrupt.tokenAlgs` (one list for both).
+ */
+export const INTERRUPT_TOKEN_ALGS = ['hs256'] as const;
+
+/** The `kid` a token without the `ow2.` prefix (a v1 token) resolves under (identity.md §4). */
+export const LEGACY_TOKEN_KID = 'legacy';
+
 /** `token.inspect`: the gateway's `GET /v1/interrupts/{token}`; the token service verifies it. */
 export class InspectTokenData {
   @IsString() @Length(1, MAX_TOKEN_LENGTH) token!: string;

@@ -3,26 +3,34 @@ export { TOKEN_ALGORITHM, signingKey, verificationSecret, type KeyRing, type Tok
 export {
   TOKEN_INTENTS,
   isCanonicalInstant,
+  parseClaims,
   parsePayload,
+  serializeClaims,
   serializePayload,
+  type Ow2TokenPayload,
   type TokenClaims,
   type TokenIntent,
   type TokenPayload,
+  type VerifiedTokenPayload,
 } from './token-payload';
 export {
   MAX_TOKEN_LENGTH,
   peekTokenPayload,
+  schemeKidOf,
   signToken,
   tokenFingerprint,
+  tokenSchemeOf,
   verifyToken,
   type TokenRefusal,
+  type TokenScheme,
   type TokenVerification,
 } from './resolution-token';
 export { DEFAULT_TOKEN_TTL_MS, tokenExpiry } from './token-expiry';
-export { ExpiredToken, InspectOnlyToken, InvalidatedToken, UnknownToken } from './token.errors';
+export { ExpiredToken, InspectOnlyToken, InvalidatedToken, InvalidToken, UnknownToken } from './token.errors';
 export { authorizeTokenUse, type StoredTokenState, type TokenOperation } from './token-use.rules';
 export {
   tokenChangesFor,
+  tokenSchemeOfRun,
   tokenStateOf,
   type InterruptTokenState,
   type MintSettings,

@@ -1,6 +1,6 @@
 import type { InterruptKind, InterruptRecord, RunEventDoc } from '@openwop/contracts';
 import type { KeyRing } from './key-ring';
-import { signToken } from './resolution-token';
+import { signToken, type TokenScheme } from './resolution-token';
 import { tokenExpiry } from './token-expiry';
 
 /** The two tokens minted for one interrupt, with what inspection shows of it. */
@@ -30,15 +30,29 @@ export interface MintSettings {
 }
 
 /**
+ * The token scheme of a run's tokens, from its `run.started`: `ow2` for a run created under major
+ * 2 (`protocolMajor: 2`, ADR 0041), `v1` for every other run (created on `/v1/runs`, or before
+ * the field existed). A run keeps its major for life, so its tokens keep their scheme.
+ */
+export function tokenSchemeOfRun(runStarted: RunEventDoc | undefined): TokenScheme {
+  const major = (runStarted?.payload as { protocolMajor?: unknown } | undefined)?.protocolMajor;
+  return major === 2 ? 'ow2' : 'v1';
+}
+
+/**
  * The token-store changes a run event implies: the run's owner from `run.started`; a resolve token
- * and an inspect-only token for each `interrupt.requested`; invalidation on `interrupt.resolved`
- * (that interrupt) and on `run.completed`/`run.failed`/`run.cancelled` (the whole run).
- * Deterministic for a given ring: the tokens depend only on the event, so a rebuild from the log
- * mints the same ones.
+ * and an inspect-only token for each `interrupt.requested`, in the run's `scheme`
+ * ({@link tokenSchemeOfRun}); invalidation on `interrupt.resolved` (that interrupt) and on
+ * `run.completed`/`run.failed`/`run.cancelled` (the whole run). Deterministic for a given ring: the
+ * tokens depend only on the events, so a rebuild from the log mints the same ones.
  *
  * @throws Error for an `interrupt.requested` without `interruptId`, `nodeId` or a valid `requestedAt`.
  */
-export function tokenChangesFor(event: RunEventDoc, settings: MintSettings): TokenChange[] {
+export function tokenChangesFor(
+  event: RunEventDoc,
+  settings: MintSettings,
+  scheme: TokenScheme = 'v1',
+): TokenChange[] {
   switch (event.type) {
     case 'run.started': {
       const owner = (event.payload as { owner?: { tenant?: unknown } } | undefined)?.owner;
@@ -47,7 +61,7 @@ export function tokenChangesFor(event: RunEventDoc, settings: MintSettings): Tok
         : [];
     }
     case 'interrupt.requested':
-      return [{ type: 'mint', tokens: mintTokens(event, settings) }];
+      return [{ type: 'mint', tokens: mintTokens(event, settings, scheme) }];
     case 'interrupt.resolved': {
       const interruptId = (event.payload as { interruptId?: unknown } | undefined)?.interruptId;
       return typeof interruptId === 'string'
@@ -74,7 +88,7 @@ interface RequestedPayload {
   readonly requestedAt?: unknown;
 }
 
-function mintTokens(event: RunEventDoc, settings: MintSettings): MintedTokens {
+function mintTokens(event: RunEventDoc, settings: MintSettings, scheme: TokenScheme): MintedTokens {
   const p = (event.payload ?? {}) as RequestedPayload;
   const nodeId = typeof p.nodeId === 'string' ? p.nodeId : event.nodeId;
   const interruptId = p.interruptId;
@@ -97,8 +111,8 @@ function mintTokens(event: RunEventDoc, settings: MintSettings): MintedTokens {
     requestedAt,
     kid: settings.ring.activeKid,
     expiresAt,
-    resolveToken: signToken({ ...claims, intent: 'resolve' }, settings.ring),
-    inspectToken: signToken({ ...claims, intent: 'inspect' }, settings.ring),
+    resolveToken: signToken({ ...claims, intent: 'resolve' }, settings.ring, scheme),
+    inspectToken: signToken({ ...claims, intent: 'inspect' }, settings.ring, scheme),
   };
 }
 
@@ -118,8 +132,9 @@ export interface InterruptTokenState {
 /**
  * The tokens of `interruptId` and whether they still hold, folded from its run's events in
  * sequence order: the same {@link tokenChangesFor} the token service once applied to a table as the
- * events arrived, applied on demand to the events themselves. Events of other interrupts are
- * skipped (not even signed). `undefined` when the interrupt was never requested.
+ * events arrived, applied on demand to the events themselves, in the scheme the run's `run.started`
+ * names (`ow2.` for a major-2 run). Events of other interrupts are skipped (not even signed).
+ * `undefined` when the interrupt was never requested.
  *
  * Deterministic for a given ring: the same events give the same tokens, so a re-mint gives the
  * string a previous mint gave (with the same active key).
@@ -134,9 +149,10 @@ export function tokenStateOf(
   let tenant: string | undefined;
   let tokens: MintedTokens | undefined;
   let invalidatedAt: string | undefined;
+  const scheme = tokenSchemeOfRun(events.find((e) => e.type === 'run.started'));
   for (const event of events) {
     if (event.type === 'interrupt.requested' && interruptIdOf(event) !== interruptId) continue;
-    for (const change of tokenChangesFor(event, settings)) {
+    for (const change of tokenChangesFor(event, settings, scheme)) {
       switch (change.type) {
         case 'run-owner':
           tenant ??= change.tenant;

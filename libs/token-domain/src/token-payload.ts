@@ -12,11 +12,46 @@ export interface TokenClaims {
   readonly intent: TokenIntent;
 }
 
-/** The signed payload: `v` and `alg` + `kid` discriminate the format and select the verification key. */
+/**
+ * The signed payload of a v1 token (no `ow2.` prefix): `v` and `alg` + `kid` discriminate the
+ * format and select the verification key.
+ */
 export interface TokenPayload extends TokenClaims {
   readonly v: 1;
   readonly alg: 'HS256';
   readonly kid: string;
+}
+
+/**
+ * What an `ow2.<alg>.<kid>.<payload>.<mac>` token says once verified: its header's `alg` and `kid`
+ * (`v: 2` marks the scheme) and the claims its payload carries.
+ */
+export interface Ow2TokenPayload extends TokenClaims {
+  readonly v: 2;
+  readonly alg: string;
+  readonly kid: string;
+}
+
+/** A verified token of either scheme; `v` tells them apart. */
+export type VerifiedTokenPayload = TokenPayload | Ow2TokenPayload;
+
+/** Field order of an `ow2.` token's serialized payload: the claims only (alg and kid are its header). */
+const CLAIM_FIELDS = ['runId', 'nodeId', 'interruptId', 'expiresAt', 'intent'] as const;
+
+/** Serializes an `ow2.` payload canonically: the claims in fixed order, no whitespace. */
+export function serializeClaims(claims: TokenClaims): string {
+  return JSON.stringify(Object.fromEntries(CLAIM_FIELDS.map((f) => [f, claims[f]])));
+}
+
+/**
+ * Parses an `ow2.` payload's JSON text strictly: an object with exactly the claims, each of its
+ * type, written in the canonical form {@link serializeClaims} produces. `undefined` otherwise.
+ */
+export function parseClaims(text: string): TokenClaims | undefined {
+  const o = jsonObject(text);
+  if (!o || !hasExactly(o, CLAIM_FIELDS) || !validClaims(o)) return undefined;
+  const claims = o as unknown as TokenClaims;
+  return serializeClaims(claims) === text ? claims : undefined;
 }
 
 /** Field order of the serialized payload; the one spelling a token may have. */
@@ -35,6 +70,14 @@ export function serializePayload(payload: TokenPayload): string {
  * type, written in the canonical form {@link serializePayload} produces. `undefined` otherwise.
  */
 export function parsePayload(text: string): TokenPayload | undefined {
+  const o = jsonObject(text);
+  if (!o || !hasExactly(o, FIELDS)) return undefined;
+  if (o.v !== 1 || o.alg !== 'HS256' || !isIdentifier(o.kid) || !validClaims(o)) return undefined;
+  const payload = o as unknown as TokenPayload;
+  return serializePayload(payload) === text ? payload : undefined;
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -42,17 +85,21 @@ export function parsePayload(text: string): TokenPayload | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const o = value as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length !== FIELDS.length || !FIELDS.every((f) => Object.hasOwn(o, f))) return undefined;
-  if (o.v !== 1 || o.alg !== 'HS256') return undefined;
-  for (const f of ['kid', 'runId', 'nodeId', 'interruptId'] as const) {
-    if (!isIdentifier(o[f])) return undefined;
-  }
-  if (!isCanonicalInstant(o.expiresAt)) return undefined;
-  if (!TOKEN_INTENTS.includes(o.intent as TokenIntent)) return undefined;
-  const payload = o as unknown as TokenPayload;
-  return serializePayload(payload) === text ? payload : undefined;
+  return value as Record<string, unknown>;
+}
+
+function hasExactly(o: Record<string, unknown>, fields: readonly string[]): boolean {
+  return Object.keys(o).length === fields.length && fields.every((f) => Object.hasOwn(o, f));
+}
+
+function validClaims(o: Record<string, unknown>): boolean {
+  return (
+    isIdentifier(o.runId) &&
+    isIdentifier(o.nodeId) &&
+    isIdentifier(o.interruptId) &&
+    isCanonicalInstant(o.expiresAt) &&
+    TOKEN_INTENTS.includes(o.intent as TokenIntent)
+  );
 }
 
 function isIdentifier(v: unknown): v is string {

@@ -1,6 +1,6 @@
 import type { TokenVerification } from './resolution-token';
-import { ExpiredToken, InspectOnlyToken, InvalidatedToken, UnknownToken } from './token.errors';
-import type { TokenPayload } from './token-payload';
+import { ExpiredToken, InspectOnlyToken, InvalidatedToken, InvalidToken, UnknownToken } from './token.errors';
+import type { VerifiedTokenPayload } from './token-payload';
 
 /** What the bearer asks to do: inspect (`GET /v1/interrupts/{token}`) or resolve (`POST`). */
 export type TokenOperation = 'inspect' | 'resolve';
@@ -15,24 +15,27 @@ export interface StoredTokenState {
 }
 
 /**
- * Decides whether a verified token may perform `operation`, in this order: malformed, unknown key
- * or bad MAC (404, one answer for every token that does not verify); expired (410); no stored interrupt for it (404); an inspect-only
- * token asked to resolve (403); invalidated (409). Returns the payload when the use is allowed.
+ * Decides whether a verified token may perform `operation`, in this order: malformed, unknown
+ * `alg`, unknown key or bad MAC ({@link InvalidToken}: 401 under major 2, 404 on the v1 surface;
+ * one answer for every token that does not verify); expired (410); no stored interrupt for it
+ * (404); an inspect-only token asked to resolve (403); invalidated (409). Returns the payload when
+ * the use is allowed. Both schemes (`ow2.` and v1) follow the same order.
  *
- * @throws {@link UnknownToken} | {@link ExpiredToken} |
+ * @throws {@link InvalidToken} | {@link UnknownToken} | {@link ExpiredToken} |
  *   {@link InspectOnlyToken} | {@link InvalidatedToken}
  */
 export function authorizeTokenUse(
   verification: TokenVerification,
   stored: StoredTokenState | undefined,
   operation: TokenOperation,
-): TokenPayload {
+): VerifiedTokenPayload {
   if (!verification.ok) {
     switch (verification.reason) {
       case 'malformed':
+      case 'unknown_alg':
       case 'unknown_key':
       case 'bad_mac':
-        throw new UnknownToken();
+        throw new InvalidToken();
       case 'expired':
         throw new ExpiredToken(verification.payload.expiresAt);
     }

@@ -28,14 +28,14 @@ describe('authorizeTokenUse (the RFC 0093 matrix)', () => {
     expect(codeOf(inspectToken, stored, 'resolve')).toBe('forbidden');
   });
 
-  it('malformed or forged → interrupt_not_found (one answer for any token that does not verify); expired → interrupt_expired', () => {
-    expect(codeOf('not-a-token', stored, 'resolve')).toBe('interrupt_not_found');
+  it('malformed or forged → interrupt_token_invalid (one answer for any token that does not verify; v1 paths say 404); expired → interrupt_expired', () => {
+    expect(codeOf('not-a-token', stored, 'resolve')).toBe('interrupt_token_invalid');
     expect(codeOf('tok_' + Buffer.alloc(32, 1).toString('base64url'), stored, 'inspect')).toBe(
-      'interrupt_not_found',
+      'interrupt_token_invalid',
     );
     const [p] = resolveToken.split('.');
     expect(codeOf(`${p}.${Buffer.alloc(32).toString('base64url')}`, stored, 'resolve')).toBe(
-      'interrupt_not_found',
+      'interrupt_token_invalid',
     );
     expect(codeOf(resolveToken, stored, 'resolve', Date.parse(claims.expiresAt))).toBe('interrupt_expired');
     expect(codeOf(resolveToken, stored, 'inspect', Date.parse(claims.expiresAt) + 1)).toBe(

@@ -4,10 +4,22 @@ import { DomainError } from '@openwop/kernel';
 // responses). None carries the token or anything derived from a key.
 
 /**
- * A token that does not verify — one that does not even parse, a forged one, one signed by an
- * unknown or retired key — or one naming no interrupt we minted: `404`, the same answer for each,
- * so a caller learns nothing about why (the interrupt-token-matrix scenario expects 404 for an
- * unknown token of any shape).
+ * A token that does not verify — one that does not even parse, a forged one (bad MAC), an `ow2.`
+ * token whose `alg` is not advertised, one whose key is unknown or retired: `401
+ * interrupt_token_invalid` under major 2 (identity.md §4, interrupt.md §Errors), the same answer and
+ * words for each, so a caller learns nothing about why. The v1 surface answers it as
+ * {@link UnknownToken}'s `404` (the interrupt-token-matrix scenario expects 404 for an unknown token
+ * of any shape; the gateway maps it).
+ */
+export class InvalidToken extends DomainError {
+  constructor() {
+    super('interrupt_token_invalid', 'This token is not valid.');
+  }
+}
+
+/**
+ * An authentic token naming no interrupt we minted (never requested, or another node): `404`. On
+ * the v1 surface also the answer to a token that does not verify ({@link InvalidToken}).
  */
 export class UnknownToken extends DomainError {
   constructor() {

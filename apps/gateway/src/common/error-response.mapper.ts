@@ -182,6 +182,9 @@ function fromDomainError(error: DomainError): ErrorResponse {
     headers['Retry-After'] = String(seconds ?? DEFAULT_RETRY_AFTER_SECONDS);
   }
   if (resolved.code === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer realm="openwop"';
+  // identity.md §2.5: a 401 SHOULD carry a Bearer challenge; a token was presented and refused.
+  if (resolved.code === 'interrupt_token_invalid')
+    headers['WWW-Authenticate'] = 'Bearer realm="openwop", error="invalid_token"';
   if (resolved.code === 'internal_error') return internalError(error);
   return {
     status: resolved.status,

@@ -29,6 +29,12 @@ export const ERROR_STATUS = {
   /** A request with the same `Idempotency-Key` is still executing (idempotency.md §Concurrent duplicates). */
   idempotency_in_flight: 409,
   interrupt_not_found: 404,
+  /**
+   * A signed token that does not verify: bad MAC, an `ow2.` `alg` we do not advertise, a `kid` we do
+   * not hold, or no token shape at all (identity.md §4). Major 2 only: the v1 token surface answers
+   * it `404 interrupt_not_found` (ADR 0007; `TokenRouteErrorFilter`).
+   */
+  interrupt_token_invalid: 401,
   interrupt_already_resolved: 409,
   /** Someone else holds a live claim on the interrupt (ADR 0035); `details.claimedBy`, `details.claimExpiresAt`. */
   interrupt_claimed: 409,

@@ -1,3 +1,4 @@
+import { INTERRUPT_TOKEN_ALGS } from '@openwop/contracts';
 import { GATEWAY_ROUTES } from '../discovery/gateway-routes.constants';
 import { buildV2DiscoveryDocument, V2_METADATA_KEYS, v2Routes } from '../discovery/discovery-v2.document';
 import type { ApiError } from './api.error';
@@ -191,14 +192,22 @@ describe('error codes by major', () => {
 describe('the v2 discovery document', () => {
   it('is a closed root of metadata keys claiming openwop-discovery-core and no family it cannot back', () => {
     const doc = buildV2DiscoveryDocument();
-    for (const key of Object.keys(doc)) expect(V2_METADATA_KEYS).toContain(key);
+    for (const key of Object.keys(doc)) expect([...V2_METADATA_KEYS, 'interrupt']).toContain(key);
+    // The interrupt record's tokenAlgs is the list the token service verifies ow2 tokens against.
+    expect(doc.interrupt).toEqual({
+      status: 'stable',
+      since: '2.0',
+      witness: 'witnessable-gated',
+      tokenAlgs: [...INTERRUPT_TOKEN_ALGS],
+      callbackDelivery: true,
+    });
     expect(doc).toMatchObject({
       protocolVersions: [...PROTOCOL_VERSIONS],
       preferredVersion: PREFERRED_VERSION,
       protocolVersion: PREFERRED_VERSION,
       eventLogSchemaVersion: 2,
     });
-    for (const family of ['interrupt', 'replay', 'webhooks', 'idempotency', 'eventLog'])
+    for (const family of ['replay', 'webhooks', 'idempotency', 'eventLog'])
       expect(doc).not.toHaveProperty(family);
     for (const v1Only of [
       'capabilities',

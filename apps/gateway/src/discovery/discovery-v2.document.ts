@@ -1,4 +1,4 @@
-import { SEEDED_FIXTURES, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
+import { INTERRUPT_TOKEN_ALGS, SEEDED_FIXTURES, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
 import { PREFERRED_VERSION, PROTOCOL_VERSIONS } from '../common/protocol-version';
 import { IMPLEMENTATION } from './discovery.document';
 import type { GatewayRoute } from './gateway-routes.constants';
@@ -49,9 +49,10 @@ export function versionAdvertisement(): {
  * - `protocolVersions` and `preferredVersion` (the `openwop-discovery-core` predicate), with
  *   `protocolVersion` as `preferredVersion`'s twin for v1 readers through the overlap;
  * - `eventLogSchemaVersion`: the era this host writes ({@link EVENT_LOG_ERA});
- * - `implementation` and the seeded `fixtures`.
- * No capability family yet: `interrupt` needs `ow2.` tokens (`tokenAlgs` is required and names
- * their `hs256`; we mint only v1 tokens), `eventLog` the v2 era and codemap, `webhooks` the v2
+ * - `implementation` and the seeded `fixtures`;
+ * - the `interrupt` record ({@link interruptFamilyRecord}) with `tokenAlgs`: a major-2 run's
+ *   tokens are `ow2.` tokens (issue #30 item 2).
+ * No other capability family yet: `eventLog` needs the v2 era and codemap, `webhooks` the v2
  * delivery headers, `idempotency` the v2 key grammar, `replay` the effect-seam manifest, so
  * `openwop-core-standard` is not claimed.
  */
@@ -62,6 +63,25 @@ export function buildV2DiscoveryDocument(): Record<string, unknown> {
     implementation: { ...IMPLEMENTATION },
     eventLogSchemaVersion: EVENT_LOG_ERA,
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
+    interrupt: interruptFamilyRecord(),
+  };
+}
+
+/**
+ * The v2 `interrupt` capability record (capabilities.md §2, §5 `interrupt`). `tokenAlgs` is
+ * exactly the list the token service verifies `ow2.` tokens against (`INTERRUPT_TOKEN_ALGS`, one
+ * constant for both). `callbackDelivery`: a `callbackUrl` is refused at `createRun` by the webhook
+ * registration guard and its notice delivered through the guarded delivery path, no redirect
+ * (interrupt.md §Callback delivery; issue #30 item 6). `refKinds` is omitted, not offered: RFC
+ * 0104 group and role refs are not enforced (absent, a host ignores those fields).
+ */
+export function interruptFamilyRecord(): Record<string, unknown> {
+  return {
+    status: 'stable',
+    since: '2.0',
+    witness: 'witnessable-gated',
+    tokenAlgs: [...INTERRUPT_TOKEN_ALGS],
+    callbackDelivery: true,
   };
 }
 

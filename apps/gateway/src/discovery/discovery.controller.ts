@@ -45,7 +45,8 @@ export class DiscoveryController {
   /**
    * Without `Authorization`, the public document. With a valid key, RFC 0011's `same-endpoint`
    * view: under major 1 the document narrowed to the key's scopes ({@link scopedDiscoveryDocument});
-   * the v2 root holds metadata only, so it is the same for every key. Either is `private` to the key
+   * the v2 root holds metadata and the `interrupt` record, whose token routes need no scope (RFC
+   * 0011's rule keeps it for every key), so it is the same for every key. Either is `private` to the key
    * (`Vary: Authorization`). A key that is presented and does not verify is `401 unauthenticated`.
    */
   @Get('/.well-known/openwop')

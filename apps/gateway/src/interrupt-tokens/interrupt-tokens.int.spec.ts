@@ -269,7 +269,27 @@ describe('/v1/interrupts/{token} (no API key)', () => {
     }
   });
 
-  it('a token that does not decode is 404 at the gateway, like any token that does not verify; nothing is sent', async () => {
+  it("an interrupt_token_invalid verdict is 401 under major 2 and v1's 404 interrupt_not_found on /v1/ (identity.md §4, ADR 0007)", async () => {
+    for (const method of ['GET', 'POST']) {
+      const token = tokenFor('run-c', 'interrupt_token_invalid');
+      const body = method === 'POST' ? { body: { resumeValue: 1 } } : {};
+      const v2 = await call(method, `/interrupts/${token}`, body);
+      expect({ status: v2.status, error: v2.json.error }).toEqual({
+        status: 401,
+        error: 'interrupt_token_invalid',
+      });
+      assertErrorEnvelope(v2.json);
+      const v1 = await call(method, `/v1/interrupts/${token}`, body);
+      expect({ status: v1.status, error: v1.json.error, message: v1.json.message }).toEqual({
+        status: 404,
+        error: 'interrupt_not_found',
+        message: 'No interrupt is known for this token.',
+      });
+      assertErrorEnvelope(v1.json);
+    }
+  });
+
+  it('a token that does not decode is 404 at the gateway, like any token that does not verify (401 under major 2); nothing is sent', async () => {
     for (const token of [
       'abc',
       'a.b.c',
@@ -283,6 +303,11 @@ describe('/v1/interrupts/{token} (no API key)', () => {
         error: 'interrupt_not_found',
       });
       expect(JSON.stringify(res.json)).not.toContain(token.length > 4 ? token : '\u0000');
+      const v2 = await call('GET', `/interrupts/${encodeURIComponent(token)}`);
+      expect({ status: v2.status, error: v2.json.error }).toEqual({
+        status: 401,
+        error: 'interrupt_token_invalid',
+      });
     }
     expect((await call('POST', `/v1/interrupts/${tokenFor('run-d', 'ok')}`, { raw: '[1]' })).status).toBe(
       400,

@@ -1,3 +1,4 @@
+import { OW2_TOKEN_PREFIX } from '@openwop/contracts';
 import { ApiError } from '../common/api.error';
 
 /** Longest token the gateway forwards (the token service's bound is the same). */
@@ -10,8 +11,9 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
  * the gateway holds no secret, and every decision is the token service's. Reading the run id only
  * routes the command to the partition that owns the run.
  *
- * @throws {@link ApiError} `interrupt_not_found` when the token does not even decode (404, as the
- *   token service answers any token that does not verify); its message never echoes the token.
+ * @throws {@link ApiError} `interrupt_token_invalid` when the token does not even decode (as the
+ *   token service answers any token that does not verify: 401 under major 2, 404 on `/v1/`); its
+ *   message never echoes the token.
  */
 export function tokenRoutingKey(token: string): string {
   return unverifiedClaims(token).runId;
@@ -30,16 +32,20 @@ export interface UnverifiedTokenClaims {
  * The claims of a token's payload, NOT verified: trust them only once the token service answered
  * a verdict it gives after checking the MAC (an inspect that succeeded, or its
  * `interrupt_already_resolved`, which comes after the MAC, expiry and stored-interrupt checks).
+ * Either scheme: a v1 token `<payload>.<mac>`, or `ow2.<alg>.<kid>.<payload>.<mac>` (identity.md
+ * §4; the `kid` may hold dots, so the payload is the last segment but one).
  *
- * @throws {@link ApiError} `interrupt_not_found` when the token does not decode.
+ * @throws {@link ApiError} `interrupt_token_invalid` when the token does not decode.
  */
 export function unverifiedClaims(token: string): UnverifiedTokenClaims {
-  const parts = token.split('.');
-  if (token.length > MAX_TOKEN_LENGTH || parts.length !== 2 || !parts.every((p) => SEGMENT.test(p)))
-    throw malformed();
+  if (token.length > MAX_TOKEN_LENGTH) throw malformed();
+  const ow2 = token.startsWith(OW2_TOKEN_PREFIX);
+  const parts = (ow2 ? token.slice(OW2_TOKEN_PREFIX.length) : token).split('.');
+  const shaped = ow2 ? parts.length >= 4 : parts.length === 2;
+  if (!shaped || !parts.every((p) => SEGMENT.test(p))) throw malformed();
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8'));
+    payload = JSON.parse(Buffer.from(parts.at(-2)!, 'base64url').toString('utf8'));
   } catch {
     throw malformed();
   }
@@ -53,9 +59,9 @@ export function unverifiedClaims(token: string): UnverifiedTokenClaims {
   return { runId, ...text('nodeId'), ...text('interruptId'), ...text('expiresAt'), ...text('intent') };
 }
 
-/** A token that does not decode is, to the caller, a token naming no interrupt: the token service's words. */
+/** A token that does not decode is, to the caller, a token that does not verify: the token service's words. */
 function malformed(): ApiError {
-  return new ApiError('interrupt_not_found', 'No interrupt is known for this token.');
+  return new ApiError('interrupt_token_invalid', 'This token is not valid.');
 }
 
 /** What may be logged of a token: its first 8 characters. */

@@ -7,11 +7,13 @@ import type { TokenSettings } from '../key-ring/token-settings';
 import { KEY_RING, TOKEN_SETTINGS } from '../token.di-tokens';
 
 /**
- * The events a token of one interrupt depends on: its run's start (the owner, `payload` cut down to
- * it, so a run's inputs are not read) and end, and the interrupt's own request and resolve; in order.
+ * The events a token of one interrupt depends on: its run's start (the owner and the major it was
+ * created under, `payload` cut down to them, so a run's inputs are not read) and end, and the
+ * interrupt's own request and resolve; in order.
  */
 const TOKEN_EVENTS_SQL = `SELECT CASE WHEN type = 'run.started'
-         THEN jsonb_set(doc, '{payload}', jsonb_build_object('owner', doc->'payload'->'owner'))
+         THEN jsonb_set(doc, '{payload}', jsonb_strip_nulls(jsonb_build_object(
+           'owner', doc->'payload'->'owner', 'protocolMajor', doc->'payload'->'protocolMajor')))
          ELSE doc END AS doc
   FROM run_events
   WHERE run_id = $1

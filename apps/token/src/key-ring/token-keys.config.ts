@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LEGACY_TOKEN_KID } from '@openwop/contracts';
 import type { KeyRing, TokenKey } from '@openwop/token-domain';
 
 /**
@@ -59,6 +60,9 @@ export function parseTokenKeys(raw: string, source: string): KeyRing {
         source,
         `key id ${JSON.stringify(kid.slice(0, 64))} must match ${KID.source}`,
       );
+    // identity.md §4: `legacy` names the scheme of v1 tokens, never a key an `ow2.` token may name.
+    if (kid === LEGACY_TOKEN_KID)
+      throw new TokenKeysConfigError(source, `key id ${LEGACY_TOKEN_KID} is reserved for v1 tokens`);
     if (typeof secret !== 'string' || !BASE64.test(secret))
       throw new TokenKeysConfigError(source, `the secret of key ${kid} must be base64`);
     const bytes = Buffer.from(secret, secret.includes('-') || secret.includes('_') ? 'base64url' : 'base64');

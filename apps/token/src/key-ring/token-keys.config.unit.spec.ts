@@ -55,6 +55,12 @@ describe('parseTokenKeys (WOP_TOKEN_KEYS)', () => {
     for (const secret of [s1, s2, s0]) expect(error?.message).not.toContain(secret);
   });
 
+  it('refuses the key id legacy: it names the scheme of v1 tokens (identity.md §4), never a key', () => {
+    expect(() =>
+      parseTokenKeys(JSON.stringify({ active: 'k1', keys: { k1: s1, legacy: s0 } }), 'WOP_TOKEN_KEYS'),
+    ).toThrow(/key id legacy is reserved for v1 tokens/);
+  });
+
   it('generates one random key of 32 bytes', () => {
     const a = generateTokenKeys();
     const b = generateTokenKeys();

@@ -8,14 +8,14 @@ import {
   type InterruptTokenState,
   type KeyRing,
   type TokenOperation,
-  type TokenPayload,
+  type VerifiedTokenPayload,
 } from '@openwop/token-domain';
 import { TokenStateRepository } from '../common/token-state.repository';
 import { CLOCK, KEY_RING, type Clock } from '../token.di-tokens';
 
 /** A token that may perform the asked operation, with the interrupt it names. */
 export interface AuthorizedToken {
-  readonly payload: TokenPayload;
+  readonly payload: VerifiedTokenPayload;
   readonly state: InterruptTokenState;
 }
 
@@ -34,7 +34,7 @@ export class TokenVerificationService {
   }
 
   /**
-   * @throws DomainError `validation_error` | `interrupt_not_found` | `interrupt_expired` | `forbidden`
+   * @throws DomainError `interrupt_token_invalid` | `interrupt_not_found` | `interrupt_expired` | `forbidden`
    *   | `interrupt_already_resolved` (see `authorizeTokenUse`).
    */
   async authorize(token: string, operation: TokenOperation): Promise<AuthorizedToken> {
