@@ -401,7 +401,10 @@ function bodySchemaOf(body: RouteBody): JsonSchema {
  */
 function queryParameters(route: GatewayRoute): Record<string, unknown>[] {
   if (!route.query) return [];
-  const schema = classSchema(route.query) as { properties: Record<string, Record<string, unknown>> };
+  const schema = classSchema(route.query) as {
+    properties: Record<string, Record<string, unknown>>;
+    required?: readonly string[];
+  };
   const listed = new Set((route.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
   const out: Record<string, unknown>[] = [];
   for (const [name, { description, ...property }] of Object.entries(schema.properties)) {
@@ -415,7 +418,7 @@ function queryParameters(route: GatewayRoute): Record<string, unknown>[] {
     out.push({
       name,
       in: 'query',
-      required: false,
+      required: schema.required?.includes(name) ?? false,
       schema: property,
       ...(typeof description === 'string' ? { description } : {}),
     });
