@@ -117,7 +117,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('ow2 interrupt token
       },
     );
 
-  it('discovery under major 2 advertises interrupt.tokenAlgs: exactly the hs256 this host verifies', async () => {
+  it('discovery under major 2 advertises interrupt.tokenAlgs: exactly the hs256 this host verifies; OpenAPI gives the token grammar', async () => {
     const v2 = await call('GET', '/.well-known/openwop', { auth: false, version: '2' });
     expect(v2.status).toBe(200);
     expect(v2.body.interrupt).toEqual({
@@ -127,6 +127,22 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('ow2 interrupt token
       tokenAlgs: ['hs256'],
       callbackDelivery: true,
     });
+    // The v2 OpenAPI document gives the token parameter its grammar and lists the 401; v1's does not.
+    type Operation = { parameters: { name: string; schema: { pattern?: string } }[]; responses: object };
+    const v2Api = (await call('GET', '/openapi.json', { version: '2' })).body.paths as Record<
+      string,
+      Record<string, Operation>
+    >;
+    const v1Api = (await call('GET', '/v1/openapi.json')).body.paths as Record<
+      string,
+      Record<string, Operation>
+    >;
+    for (const method of ['get', 'post']) {
+      const v2Op = v2Api['/interrupts/{token}']![method]!;
+      expect(v2Op.responses).toHaveProperty('401');
+      expect(v2Op.parameters.find((p) => p.name === 'token')!.schema.pattern).toMatch(/^\^\(ow2/);
+      expect(v1Api['/v1/interrupts/{token}']![method]!.responses).not.toHaveProperty('401');
+    }
   });
 
   it('a v2 run gets ow2 tokens (expiresAt 30 min by default, capped at the timeout); they inspect on both path spaces and resolve under major 2', async () => {

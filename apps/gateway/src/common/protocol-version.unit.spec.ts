@@ -1,6 +1,11 @@
 import { INTERRUPT_TOKEN_ALGS } from '@openwop/contracts';
 import { GATEWAY_ROUTES } from '../discovery/gateway-routes.constants';
-import { buildV2DiscoveryDocument, V2_METADATA_KEYS, v2Routes } from '../discovery/discovery-v2.document';
+import {
+  buildV2DiscoveryDocument,
+  V2_METADATA_KEYS,
+  V2_TOKEN_PARAMETER,
+  v2Routes,
+} from '../discovery/discovery-v2.document';
 import type { ApiError } from './api.error';
 import { errorCodeUnder, ERROR_STATUS } from './error-status.table';
 import { pathRootsOf } from './protocol-negotiation.middleware';
@@ -129,6 +134,28 @@ describe('major negotiation (versioning.md §1.3, ADR 0041)', () => {
     expect(
       GATEWAY_ROUTES.some((r) => r.method === method && (r.path === `/v1${path}` || r.path === path)),
     ).toBe(true);
+  });
+
+  it('the token routes under major 2 carry the token grammar and list 401 interrupt_token_invalid (identity.md §4)', () => {
+    const tokenRoutes = v2Routes(GATEWAY_ROUTES).filter((r) => r.path.startsWith('/interrupts/{token}'));
+    expect(tokenRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /interrupts/{token}',
+      'GET /interrupts/{token}/conversation',
+      'GET /interrupts/{token}/outcome',
+      'POST /interrupts/{token}',
+    ]);
+    const pattern = new RegExp(String(V2_TOKEN_PARAMETER.schema.pattern));
+    for (const route of tokenRoutes) {
+      expect(route.errors).toContain('interrupt_token_invalid');
+      expect(route.parameters?.find((p) => p.name === 'token')).toBe(V2_TOKEN_PARAMETER);
+    }
+    for (const good of ['ow2.hs256.k-1.eyJhIjoxfQ.AAAA', 'ow2.hs256.k.1.eyJhIjoxfQ.AAAA', 'eyJhIjoxfQ.AAAA'])
+      expect(pattern.test(good)).toBe(true);
+    for (const bad of ['ow2.hs256.eyJhIjoxfQ.AAAA.', 'abc', 'a.b.c', 'ow2..k.p.m'])
+      expect(pattern.test(bad)).toBe(false);
+    // v1 keeps its own answer: no 401 on the /v1 token routes.
+    for (const route of GATEWAY_ROUTES.filter((r) => r.path.startsWith('/v1/interrupts/{token}')))
+      expect(route.errors ?? []).not.toContain('interrupt_token_invalid');
   });
 
   it('every /v1 route but the seams has a twin, and no twin is a seam', () => {

@@ -1,7 +1,7 @@
 import { INTERRUPT_TOKEN_ALGS, SEEDED_FIXTURES, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
 import { PREFERRED_VERSION, PROTOCOL_VERSIONS } from '../common/protocol-version';
 import { IMPLEMENTATION } from './discovery.document';
-import type { GatewayRoute } from './gateway-routes.constants';
+import type { GatewayRoute, RouteParameter } from './gateway-routes.constants';
 
 /**
  * The era key this host writes on every run it creates (`persistence.md` §The era key): `2`, the
@@ -86,14 +86,42 @@ export function interruptFamilyRecord(): Record<string, unknown> {
 }
 
 /**
+ * The `{token}` path parameter under major 2 (identity.md §4: the parameter carries the grammar):
+ * an `ow2.<alg>.<kid>.<payload>.<mac>` token, or through the overlap a v1 `<payload>.<mac>` token,
+ * which still resolves under `kid: legacy` until it expires.
+ */
+export const V2_TOKEN_PARAMETER: RouteParameter = {
+  name: 'token',
+  in: 'path',
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 4096,
+    pattern:
+      '^(ow2\\.[A-Za-z0-9]+\\.[A-Za-z0-9._~-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+|[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)$',
+  },
+  description:
+    'Signed resume token: `ow2.<alg>.<kid>.<payload>.<mac>` (identity.md §4), or a v1 token (no prefix, `kid: legacy`) until it expires.',
+};
+
+/**
  * The operations served under major 2: each `/v1/…` route's unversioned twin (versioning.md §1.2),
  * plus the one discovery resource; a conformance seam has no twin. What `GET /openapi.json` under
- * major 2 describes.
+ * major 2 describes. The token routes take {@link V2_TOKEN_PARAMETER} and answer a token that does
+ * not verify `401 interrupt_token_invalid` (v1 answers it `404`, already listed).
  */
 export function v2Routes(routes: readonly GatewayRoute[]): GatewayRoute[] {
   return routes.flatMap((r) => {
     if (r.path === '/.well-known/openwop') return [r];
     if (r.testSeam || !r.path.startsWith('/v1/')) return [];
-    return [{ ...r, path: r.path.slice('/v1'.length) }];
+    const twin = { ...r, path: r.path.slice('/v1'.length) };
+    if (!twin.path.startsWith('/interrupts/{token}')) return [twin];
+    return [
+      {
+        ...twin,
+        parameters: (twin.parameters ?? []).map((p) => (p.name === 'token' ? V2_TOKEN_PARAMETER : p)),
+        errors: [...(twin.errors ?? []), 'interrupt_token_invalid'],
+      },
+    ];
   });
 }
