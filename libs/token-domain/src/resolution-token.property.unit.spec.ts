@@ -164,3 +164,44 @@ describe('token properties', () => {
     );
   });
 });
+
+describe('ow2 token properties (identity.md §4)', () => {
+  // A kid of the keyId grammar (dots included), never `legacy`.
+  const kidArb = fc.stringMatching(/^[A-Za-z0-9._~-]{1,12}$/).filter((kid) => kid !== 'legacy');
+  const ow2RingArb: fc.Arbitrary<KeyRing> = fc
+    .record({ kid: kidArb, secret: secretArb })
+    .map(({ kid, secret }) => ({ activeKid: kid, keys: { [kid]: { secret } } }));
+
+  it('every minted ow2 token verifies, with exactly its header and claims', () => {
+    fc.assert(
+      fc.property(claimsArb, ow2RingArb, (claims, ring) => {
+        const token = signToken(claims, ring, 'ow2');
+        const result = verifyToken(token, ring, NOW);
+        return (
+          token.startsWith(`ow2.hs256.${ring.activeKid}.`) &&
+          result.ok &&
+          JSON.stringify(result.payload) ===
+            JSON.stringify({ v: 2, alg: 'hs256', kid: ring.activeKid, ...claims })
+        );
+      }),
+    );
+  });
+
+  it('no single bit flip of an ow2 token verifies, header included', () => {
+    fc.assert(
+      fc.property(
+        claimsArb,
+        ow2RingArb,
+        fc.nat(),
+        fc.integer({ min: 0, max: 15 }),
+        (claims, ring, at, bit) => {
+          const token = signToken(claims, ring, 'ow2');
+          const i = at % token.length;
+          const flipped =
+            token.slice(0, i) + String.fromCharCode(token.charCodeAt(i) ^ (1 << bit)) + token.slice(i + 1);
+          return !verifies(flipped, ring);
+        },
+      ),
+    );
+  });
+});
