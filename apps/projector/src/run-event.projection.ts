@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { chunksWithinParameterLimit, StatementBatch, valuesTuples } from '@openwop/platform-db';
+import { chunksWithinParameterLimit, holdWrite, StatementBatch, valuesTuples } from '@openwop/platform-db';
 import {
   conversationIdOf,
   evolveConversation,
@@ -194,30 +194,27 @@ async function insertEventsChunk(
     );
   }
   const insert = `INSERT INTO run_events (event_id, run_id, sequence, type, node_id, doc) VALUES ${valuesTuples(events.length, EVENT_ROW_CASTS)}`;
-  if (!run) {
-    await manager.query(insert, params);
-    return;
-  }
-  const b = params.length;
-  params.push(
-    run.runId,
-    run.owner?.tenant ?? 'default',
-    run.workflowId,
-    run.status,
-    run.currentNodeId ?? null,
-    run.lastSequence,
-    JSON.stringify(run),
-    run.createdAt,
-    run.updatedAt,
-  );
-  await manager.query(
-    `WITH inserted AS (${insert})
-     INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
-     VALUES ($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}::jsonb, $${b + 8}, $${b + 9})
+  // Held: in a decision's transaction they go out with its closing statement (ADR 0039).
+  await holdWrite(manager, { sql: insert, params, tables: ['run_events'] });
+  if (!run) return;
+  await holdWrite(manager, {
+    sql: `INSERT INTO runs (run_id, tenant, workflow_id, status, current_node_id, last_sequence, snapshot, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
      ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, current_node_id = EXCLUDED.current_node_id,
        last_sequence = EXCLUDED.last_sequence, snapshot = EXCLUDED.snapshot, updated_at = EXCLUDED.updated_at`,
-    params,
-  );
+    params: [
+      run.runId,
+      run.owner?.tenant ?? 'default',
+      run.workflowId,
+      run.status,
+      run.currentNodeId ?? null,
+      run.lastSequence,
+      JSON.stringify(run),
+      run.createdAt,
+      run.updatedAt,
+    ],
+    tables: ['runs'],
+  });
 }
 
 /** Events after which a run has no pending interrupt. */
@@ -237,10 +234,11 @@ async function projectPendingInterrupts(
   switch (event.type) {
     case 'interrupt.requested': {
       const p = pendingInterruptOf(event);
-      await manager.query(
-        `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at)
+      await holdWrite(manager, {
+        tables: ['pending_interrupts'],
+        sql: `INSERT INTO pending_interrupts (interrupt_id, run_id, node_id, tenant, workflow_id, kind, key, data, timeout_ms, requested_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10) ON CONFLICT (interrupt_id) DO NOTHING`,
-        [
+        params: [
           p.interruptId,
           event.runId,
           p.nodeId,
@@ -252,7 +250,7 @@ async function projectPendingInterrupts(
           storableNumber(p.timeoutMs, null),
           p.requestedAt,
         ],
-      );
+      });
       return;
     }
     case 'interrupt.reassigned': {
@@ -268,13 +266,19 @@ async function projectPendingInterrupts(
       return;
     }
     case 'interrupt.resolved':
-      await manager.query('DELETE FROM pending_interrupts WHERE interrupt_id = $1', [
-        String((event.payload as { interruptId?: unknown }).interruptId),
-      ]);
+      await holdWrite(manager, {
+        sql: 'DELETE FROM pending_interrupts WHERE interrupt_id = $1',
+        params: [String((event.payload as { interruptId?: unknown }).interruptId)],
+        tables: ['pending_interrupts'],
+      });
       return;
     default:
       if (CLEARS_RUN.has(event.type)) {
-        await manager.query('DELETE FROM pending_interrupts WHERE run_id = $1', [event.runId]);
+        await holdWrite(manager, {
+          sql: 'DELETE FROM pending_interrupts WHERE run_id = $1',
+          params: [event.runId],
+          tables: ['pending_interrupts'],
+        });
       }
       return;
   }

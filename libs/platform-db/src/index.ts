@@ -34,6 +34,7 @@ export { needsOwnVacuum, PeriodicVacuum, VACUUM_EVERY_MS } from './periodic-vacu
 export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-event-feed';
 export { isDatabaseUnavailable, isTransientDatabaseFailure } from './database-unavailable';
 export { afterCommit, transaction, isPipelined, StatementBatch } from './transaction';
+export { flushHeldWrites, holdWrite, type HeldWrite } from './held-writes';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export {
   CommandSeam,

@@ -1,5 +1,11 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { DecisionProjection, mayProjectIn, ProjectionFailedInDecision } from './decision-projection';
+import {
+  DecisionProjection,
+  mayProjectIn,
+  ProjectionFailedInDecision,
+  projectedIn,
+} from './decision-projection';
+import { failedInHeldWrites, flushHeldWrites, holdWritesIn } from './held-writes';
 
 /**
  * Runs `work` in one transaction, like `DataSource.transaction`, with one round trip less when the
@@ -18,6 +24,9 @@ import { DecisionProjection, mayProjectIn, ProjectionFailedInDecision } from './
  * ADR 0039). If that projection fails, the transaction rolls back and `work` runs once more, in a
  * new transaction that does not project: the decision stands, its events go to the projector's
  * consumer. `work` must be one that can be taken again (its effects are the transaction's).
+ *
+ * Writes that nobody reads back are held and sent together, as one statement, by the transaction's
+ * closing statement or right before its COMMIT ({@link holdWritesIn}, ADR 0039).
  */
 export async function transaction<T>(
   ds: DataSource,
@@ -40,11 +49,14 @@ async function transactionOnce<T>(
 ): Promise<T> {
   let used: EntityManager | undefined;
   try {
-    const result = await inTransaction(ds, (manager) => {
+    const result = await inTransaction(ds, async (manager) => {
       used = manager;
       committed.set(manager, []);
       if (project) mayProjectIn(manager);
-      return work(manager);
+      holdWritesIn(manager);
+      const done = await work(manager);
+      await flushHeldWrites(manager);
+      return done;
     });
     const after = used && committed.get(used);
     if (used) committed.delete(used);
@@ -52,6 +64,11 @@ async function transactionOnce<T>(
     return result;
   } catch (error) {
     if (used) committed.delete(used);
+    // The statement that carried the held writes (the projection's among them) failed: taken again
+    // without projecting, which tells a failure of the projection from one of the decision.
+    if (project && used && projectedIn(used) && failedInHeldWrites(error)) {
+      throw new ProjectionFailedInDecision('a statement carrying its writes failed', { cause: error });
+    }
     throw error;
   }
 }

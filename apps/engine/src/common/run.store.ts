@@ -25,6 +25,7 @@ import { annotateActiveSpan, interruptAttributes } from '@openwop/observability'
 import {
   appendToOutbox,
   DecisionProjection,
+  holdWrite,
   PROJECTED_IN_DECISION,
   type OutboxMessage,
 } from '@openwop/platform-db';
@@ -91,23 +92,34 @@ export async function commitDecision(
 ): Promise<void> {
   if (decision.events.length === 0) return;
   const next = decision.state as RunRecord;
-  if (prior.status === 'none') {
-    await manager.query(
-      'INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ($1, $2, $3, $4::jsonb, $5)',
-      [next.runId, next.tenant, next.workflowId, JSON.stringify(runStateDocument(next)), next.lastSequence],
-    );
-  } else {
-    await manager.query(
-      'UPDATE engine_runs SET state = $2::jsonb, last_sequence = $3, updated_at = now() WHERE run_id = $1',
-      [next.runId, JSON.stringify(runStateDocument(next)), next.lastSequence],
-    );
-  }
-  // The engine's own copy of the run log (ADR 0008): what it answers `run.fork` from.
-  await manager.query(
-    `INSERT INTO engine_run_events (run_id, sequence, event)
-     SELECT e->>'runId', (e->>'sequence')::integer, e FROM jsonb_array_elements($1::jsonb) AS e`,
-    [JSON.stringify(decision.events)],
+  // The state and the engine's own copy of the run log (ADR 0008: what it answers `run.fork` from)
+  // are held: they go out with the decision's closing statement (ADR 0039).
+  await holdWrite(
+    manager,
+    prior.status === 'none'
+      ? {
+          sql: 'INSERT INTO engine_runs (run_id, tenant, workflow_id, state, last_sequence) VALUES ($1, $2, $3, $4::jsonb, $5)',
+          params: [
+            next.runId,
+            next.tenant,
+            next.workflowId,
+            JSON.stringify(runStateDocument(next)),
+            next.lastSequence,
+          ],
+          tables: ['engine_runs'],
+        }
+      : {
+          sql: 'UPDATE engine_runs SET state = $2::jsonb, last_sequence = $3, updated_at = now() WHERE run_id = $1',
+          params: [next.runId, JSON.stringify(runStateDocument(next)), next.lastSequence],
+          tables: ['engine_runs'],
+        },
   );
+  await holdWrite(manager, {
+    sql: `INSERT INTO engine_run_events (run_id, sequence, event)
+     SELECT e->>'runId', (e->>'sequence')::integer, e FROM jsonb_array_elements($1::jsonb) AS e`,
+    params: [JSON.stringify(decision.events)],
+    tables: ['engine_run_events'],
+  });
   const events = decision.events.map((e) => assertRunEvent(e));
   // One process: the projector's code, in this transaction (if it fails, the transaction is taken
   // again without it and the projector's consumer applies the events, ADR 0039).

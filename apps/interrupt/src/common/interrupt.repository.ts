@@ -7,7 +7,7 @@ import {
   type InterruptState,
   type PendingInterrupt,
 } from '@openwop/interrupt-domain';
-import { chunksWithinParameterLimit, valuesTuples } from '@openwop/platform-db';
+import { chunksWithinParameterLimit, holdWrite, valuesTuples } from '@openwop/platform-db';
 
 /**
  * The timer's due columns: the deadline, the next escalation step (ADR 0034), and the end of the
@@ -240,14 +240,16 @@ async function writeStates(manager: EntityManager, states: readonly HeldInterrup
   for (const chunk of chunksWithinParameterLimit(states, STATE_COLUMNS)) {
     const params: unknown[] = [];
     for (const state of chunk) params.push(...stateRow(state));
-    await manager.query(
-      `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at, escalation_due_at)
+    // Held in a decision's transaction: it goes out with the closing statement (ADR 0039).
+    await holdWrite(manager, {
+      sql: `INSERT INTO interrupts (interrupt_id, run_id, node_id, tenant, kind, key, status, state, deadline_at, claimed_by, claim_expires_at, escalation_due_at)
        VALUES ${valuesTuples(chunk.length, STATE_CASTS)}
        ON CONFLICT (interrupt_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state,
          claimed_by = EXCLUDED.claimed_by, claim_expires_at = EXCLUDED.claim_expires_at,
          escalation_due_at = EXCLUDED.escalation_due_at, updated_at = now()`,
       params,
-    );
+      tables: ['interrupts'],
+    });
   }
 }
 
