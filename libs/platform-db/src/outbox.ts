@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
 import { assertBusMessageSize, Topics, versionedCommand, type CommandEnvelope } from '@openwop/contracts';
 import { GroupedCalls } from './grouped-calls';
+import { sendWithHeldWrites, takeHeldWrites } from './held-writes';
 import { chunksWithinParameterLimit, valuesTuples } from './parameter-chunks';
 import { transaction } from './transaction';
 
@@ -27,6 +28,48 @@ interface Appended {
 
 /** What each open transaction (by its entity manager) appended; see {@link OutboxRelay.transaction}. */
 const appendedBy = new WeakMap<EntityManager, Appended[]>();
+
+/**
+ * Published rows whose delete rides the closing outbox statement of a transaction of the relay
+ * ({@link OutboxRelay.transaction}): the relay's, per open transaction.
+ */
+const deletesRidingOn = new WeakMap<EntityManager, PublishedDeletes>();
+
+/** Ids of rows published but not yet deleted, whose delete may ride another statement. */
+class PublishedDeletes {
+  private pending: string[] = [];
+  private readonly riding = new Map<EntityManager, string[]>();
+
+  add(ids: readonly string[]): void {
+    this.pending.push(...ids);
+  }
+
+  /** Every id published and not yet deleted (pending or riding a statement not yet committed). */
+  all(): string[] {
+    return [...this.pending, ...[...this.riding.values()].flat()];
+  }
+
+  /** The pending ids, now riding the transaction of `manager`. */
+  take(manager: EntityManager): string[] {
+    const ids = this.pending;
+    this.pending = [];
+    if (ids.length > 0) this.riding.set(manager, [...(this.riding.get(manager) ?? []), ...ids]);
+    return ids;
+  }
+
+  /** The transaction of `manager` ended: its riding deletes are done (committed) or pending again. */
+  settle(manager: EntityManager, committed: boolean): void {
+    const ids = this.riding.get(manager);
+    this.riding.delete(manager);
+    if (ids && !committed) this.pending.push(...ids);
+  }
+
+  takeAll(): string[] {
+    const ids = this.pending;
+    this.pending = [];
+    return ids;
+  }
+}
 
 /** An appended message with the trace context that was active when it was appended. */
 export interface TracedMessage {
@@ -248,6 +291,14 @@ async function insertOutboxRows(
     );
   }
   const ctes: string[] = [];
+  // Rows this process published since the last such statement are deleted here, not on their own.
+  const deleting = deletesRidingOn.get(manager)?.take(manager) ?? [];
+  let notDeleting = '';
+  if (deleting.length > 0) {
+    params.push(deleting);
+    ctes.push(`deleted AS (DELETE FROM outbox WHERE id = ANY($${params.length}::bigint[]))`);
+    notDeleting = ` AND NOT (o.id = ANY($${params.length}::bigint[]))`;
+  }
   let ids = 'NULL::bigint[]';
   let behind = 'true';
   if (traced.length > 0) {
@@ -257,7 +308,7 @@ async function insertOutboxRows(
     ids = '(SELECT array_agg(id ORDER BY id) FROM appended)';
     if (checkBehind) {
       params.push([...new Set(traced.map((t) => t.message.key))]);
-      behind = `EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${params.length}::text[]) AND o.id < (SELECT min(id) FROM appended))`;
+      behind = `EXISTS (SELECT 1 FROM outbox o WHERE o.key = ANY($${params.length}::text[]) AND o.id < (SELECT min(id) FROM appended)${notDeleting})`;
     }
   }
   let recorded = 'NULL::text[]';
@@ -279,12 +330,18 @@ async function insertOutboxRows(
       chained.map((c) => c.key),
     );
     chainBehind = `EXISTS (SELECT 1 FROM outbox o JOIN unnest($${params.length - 1}::text[], $${params.length}::text[]) AS c (topic, key)
-       ON o.key = c.key AND o.topic = c.topic)`;
+       ON o.key = c.key AND o.topic = c.topic WHERE true${notDeleting})`;
   }
-  const [row] = await manager.query<InsertedRow[]>(
+  // The decision's other writes, held until now, go in this statement too (ADR 0039).
+  const held = await takeHeldWrites(manager, params);
+  ctes.push(...held);
+  if (ctes.length === 0) ctes.push('nothing AS (SELECT 1)');
+  const [row] = await sendWithHeldWrites<InsertedRow[]>(
+    manager,
     `WITH ${ctes.join(', ')}
      SELECT ${ids} AS ids, ${behind} AS behind, ${recorded} AS recorded, ${chainBehind} AS chain_behind`,
     params,
+    held.length > 0,
   );
   return row;
 }
@@ -315,6 +372,12 @@ const CONTENDED_RETRY_MS = 5;
 const SWEEP_MIN_AGE_MS = 2_000;
 
 /**
+ * How long a published row's delete waits for a transaction of the relay to ride on before it is
+ * sent on its own: well under {@link SWEEP_MIN_AGE_MS}, so no sweep meets a published row.
+ */
+const DELETE_RIDE_MS = 200;
+
+/**
  * How often the sweep looks for rows their writer did not publish (a crash, a failed send). Rows are
  * at least {@link SWEEP_MIN_AGE_MS} old before it takes them, so sweeping more often gains nothing.
  */
@@ -338,7 +401,15 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
-  /** Deletes of rows published right after their commit; those asked for while one runs go together. */
+  /**
+   * Rows published right after their commit, not yet deleted: their delete rides the closing
+   * statement of the relay's next transaction ({@link transaction}); when none comes within
+   * {@link DELETE_RIDE_MS}, they are deleted on their own ({@link deletes}).
+   */
+  private readonly published = new PublishedDeletes();
+  private deleteTimer: NodeJS.Timeout | null = null;
+
+  /** Deletes of published rows no transaction took; those asked for while one runs go together. */
   private readonly deletes: GroupedCalls<string>;
 
   constructor(
@@ -349,6 +420,32 @@ export class OutboxRelay {
     this.deletes = new GroupedCalls(async (ids) => {
       await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [ids]);
     });
+  }
+
+  /** Deletes now the published rows that no transaction took. */
+  private async deletePublished(): Promise<void> {
+    if (this.deleteTimer) clearTimeout(this.deleteTimer);
+    this.deleteTimer = null;
+    const ids = this.published.takeAll();
+    if (ids.length === 0) return;
+    try {
+      await this.deletes.call(ids);
+    } catch (e) {
+      this.published.add(ids);
+      throw e;
+    }
+  }
+
+  private deleteSoon(): void {
+    if (this.deleteTimer || this.stopped) return;
+    this.deleteTimer = setTimeout(() => {
+      this.deleteTimer = null;
+      this.deletePublished().catch((e: unknown) => {
+        (this.options.onError ?? ((err) => console.error('outbox delete failed; retried', err)))(e);
+        this.deleteSoon();
+      });
+    }, DELETE_RIDE_MS);
+    this.deleteTimer.unref?.();
   }
 
   start(): void {
@@ -365,6 +462,7 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    await this.deletePublished().catch(() => undefined); // left to the next sweep: published twice, deduped
   }
 
   /** Requests a flush; returns a promise that settles when the flush that covers this request ends. */
@@ -390,12 +488,23 @@ export class OutboxRelay {
    * before resolving (see {@link publishAppended}), so what the caller does next comes after it.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    let used: EntityManager | undefined;
-    const result = await transaction(this.ds, (manager) => {
-      used = manager;
-      return work(manager);
-    });
-    if (used) await this.publishAppended(used);
+    const used: EntityManager[] = [];
+    let result: T;
+    try {
+      result = await transaction(this.ds, (manager) => {
+        used.push(manager);
+        deletesRidingOn.set(manager, this.published);
+        return work(manager);
+      });
+    } catch (error) {
+      for (const m of used) this.published.settle(m, false);
+      this.deleteSoon();
+      throw error;
+    }
+    // A transaction taken again (ADR 0039) used a manager per attempt; only the last committed.
+    for (const [i, m] of used.entries()) this.published.settle(m, i === used.length - 1);
+    const last = used[used.length - 1];
+    if (last) await this.publishAppended(last);
     return result;
   }
 
@@ -424,7 +533,8 @@ export class OutboxRelay {
             ),
           ),
         );
-        await this.deletes.call(appended.flatMap((a) => a.ids));
+        this.published.add(appended.flatMap((a) => a.ids));
+        this.deleteSoon();
       });
     } catch (e) {
       (
@@ -484,12 +594,16 @@ export class OutboxRelay {
         this.contended = true;
         return false;
       }
+      // Rows this process published and has yet to delete are not published again.
+      const published = this.published.all();
       const rows = await m.query<OutboxRow[]>(
         minAgeMs > 0
           ? `SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox
-             WHERE created_at < now() - ($2::int * interval '1 millisecond') ORDER BY id LIMIT $1`
-          : 'SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox ORDER BY id LIMIT $1',
-        minAgeMs > 0 ? [limit, minAgeMs] : [limit],
+             WHERE created_at < now() - ($3::int * interval '1 millisecond') AND NOT (id = ANY($2::bigint[]))
+             ORDER BY id LIMIT $1`
+          : `SELECT id, topic, key, value, headers, traceparent, tracestate FROM outbox
+             WHERE NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT $1`,
+        minAgeMs > 0 ? [limit, published, minAgeMs] : [limit, published],
       );
       if (rows.length === 0) return false;
       await Promise.all(
