@@ -38,10 +38,34 @@ export interface ClaimedDelivery {
   readonly maxAttempts: number;
 }
 
-/** Where a batch of run events may have to be delivered: each run's scope, the subscriptions of their tenants. */
+/** A run's callback (interrupt.md §Callback delivery), recorded from its `run.started`. */
+export interface RunCallback {
+  readonly runId: string;
+  readonly tenant: string;
+  readonly url: string;
+  readonly major: number;
+}
+
+/**
+ * Where a batch of run events may have to be delivered: each run's scope, the subscriptions of their
+ * tenants, and the callbacks of the runs whose interrupts the batch requests.
+ */
 export interface DeliveryTargets {
   readonly scopes: ReadonlyMap<string, RunScope>;
   readonly subscriptions: readonly SubscriptionRow[];
+  readonly callbacks: ReadonlyMap<string, RunCallback>;
+}
+
+/** The callbacks `run.started` events of `events` carry. */
+function startedCallbacks(events: readonly RunEventDoc[]): RunCallback[] {
+  return events.flatMap((e) => {
+    const p = e.payload as { callbackUrl?: unknown; owner?: { tenant?: unknown }; protocolMajor?: unknown };
+    return e.type === 'run.started' &&
+      typeof p.callbackUrl === 'string' &&
+      typeof p.owner?.tenant === 'string'
+      ? [{ runId: e.runId, tenant: p.owner.tenant, url: p.callbackUrl, major: p.protocolMajor === 2 ? 2 : 1 }]
+      : [];
+  });
 }
 
 /**
@@ -58,7 +82,7 @@ export async function deliveryTargets(
   m: EntityManager,
   events: readonly RunEventDoc[],
 ): Promise<DeliveryTargets> {
-  if (events.length === 0) return { scopes: new Map(), subscriptions: [] };
+  if (events.length === 0) return { scopes: new Map(), subscriptions: [], callbacks: new Map() };
   const started = new Map<string, { runId: string; tenant: string; tags: string[] }>();
   for (const e of events) {
     if (e.type !== 'run.started' || started.has(e.runId)) continue;
@@ -66,30 +90,64 @@ export async function deliveryTargets(
     if (typeof tenant !== 'string') continue;
     started.set(e.runId, { runId: e.runId, tenant, tags: runTagsOf(e.payload) });
   }
+  // Callbacks are recorded and looked up in the same statement: a batch without any costs nothing more.
+  const callbacksStarted = startedCallbacks(events);
+  const requestedRuns = [
+    ...new Set(events.filter((e) => e.type === 'interrupt.requested').map((e) => e.runId)),
+  ];
   const rows = await m.query<
-    (RawSubscription & { scope_run_id: string; scope_tenant: string; scope_tags: string[] })[]
+    (Partial<RawSubscription> & {
+      scope_run_id: string | null;
+      scope_tenant: string;
+      scope_tags: string[];
+      callbacks: { run_id: string; tenant: string; url: string; protocol_major: number }[];
+    })[]
   >(
     `WITH started AS (SELECT s->>'runId' AS run_id, s->>'tenant' AS tenant, s->'tags' AS tags FROM jsonb_array_elements($1::jsonb) AS s),
     recorded AS (INSERT INTO webhook_runs (run_id, tenant, tags) SELECT run_id, tenant, tags FROM started ON CONFLICT (run_id) DO NOTHING),
+    cb_started AS (SELECT s->>'runId' AS run_id, s->>'tenant' AS tenant, s->>'url' AS url, (s->>'major')::smallint AS protocol_major
+      FROM jsonb_array_elements($3::jsonb) AS s),
+    cb_recorded AS (INSERT INTO run_callbacks (run_id, tenant, url, protocol_major) SELECT run_id, tenant, url, protocol_major FROM cb_started
+      ON CONFLICT (run_id) DO NOTHING),
+    cbs AS (SELECT coalesce(jsonb_agg(jsonb_build_object('run_id', c.run_id, 'tenant', c.tenant, 'url', c.url, 'protocol_major', c.protocol_major)), '[]'::jsonb) AS callbacks
+      FROM (SELECT run_id, tenant, url, protocol_major FROM run_callbacks WHERE run_id = ANY($4::text[])
+            UNION ALL SELECT run_id, tenant, url, protocol_major FROM cb_started WHERE run_id = ANY($4::text[])) c),
     known AS (SELECT run_id, tenant, tags FROM webhook_runs WHERE run_id = ANY($2::text[])),
     scope AS (
       SELECT run_id, tenant, tags FROM known
       UNION ALL SELECT run_id, tenant, tags FROM started s WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.run_id = s.run_id)
       UNION ALL SELECT e.run_id, e.tenant, '[]'::jsonb FROM engine_runs e
         WHERE e.run_id = ANY($2::text[]) AND NOT EXISTS (SELECT 1 FROM known k WHERE k.run_id = e.run_id)
-          AND NOT EXISTS (SELECT 1 FROM started s WHERE s.run_id = e.run_id))
-    SELECT sc.run_id AS scope_run_id, sc.tenant AS scope_tenant, sc.tags AS scope_tags, ${SUBSCRIPTION_COLUMNS('w')}
-      FROM scope sc JOIN webhook_subscriptions w ON w.tenant = sc.tenant AND w.status = 'active'`,
-    [JSON.stringify([...started.values()]), [...new Set(events.map((e) => e.runId))]],
+          AND NOT EXISTS (SELECT 1 FROM started s WHERE s.run_id = e.run_id)),
+    targets AS (SELECT sc.run_id AS scope_run_id, sc.tenant AS scope_tenant, sc.tags AS scope_tags, ${SUBSCRIPTION_COLUMNS('w')}
+      FROM scope sc JOIN webhook_subscriptions w ON w.tenant = sc.tenant AND w.status = 'active')
+    SELECT cbs.callbacks, targets.* FROM cbs LEFT JOIN targets ON true`,
+    [
+      JSON.stringify([...started.values()]),
+      [...new Set(events.map((e) => e.runId))],
+      JSON.stringify(callbacksStarted),
+      requestedRuns,
+    ],
   );
   const scopes = new Map<string, RunScope>();
   const subscriptions = new Map<string, SubscriptionRow>();
+  const callbacks = new Map<string, RunCallback>();
+  for (const c of rows[0]?.callbacks ?? []) {
+    callbacks.set(c.run_id, {
+      runId: c.run_id,
+      tenant: c.tenant,
+      url: c.url,
+      major: Number(c.protocol_major),
+    });
+  }
   for (const r of rows) {
+    if (r.scope_run_id === null) continue; // the row of no target: only the callbacks
     if (!scopes.has(r.scope_run_id))
       scopes.set(r.scope_run_id, { tenant: r.scope_tenant, tags: r.scope_tags });
-    if (!subscriptions.has(r.webhook_id)) subscriptions.set(r.webhook_id, subscriptionOf(r));
+    const sub = r as RawSubscription;
+    if (!subscriptions.has(sub.webhook_id)) subscriptions.set(sub.webhook_id, subscriptionOf(sub));
   }
-  return { scopes, subscriptions: [...subscriptions.values()] };
+  return { scopes, subscriptions: [...subscriptions.values()], callbacks };
 }
 
 /**

@@ -1,21 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { DATA_SOURCE, HOST_CONFIG, type HostConfig, type HostResolver } from '@openwop/platform-nest';
+import { HOST_CONFIG, type HostConfig, type HostResolver } from '@openwop/platform-nest';
+import type { RunCallback } from './delivery.store';
 import { HOST_RESOLVER } from './delivery.worker';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 import { deliverPinned } from './webhook-http.client';
 
 /** The body `type` of an interrupt notice. */
 export const INTERRUPT_NOTICE_TYPE = 'openwop.interrupt.notice';
-
-/** A run's callback as recorded from its `run.started`. */
-interface RunCallback {
-  readonly runId: string;
-  readonly tenant: string;
-  readonly url: string;
-  readonly major: number;
-}
 
 /** A notice to send: the URL and the JSON body. */
 export interface InterruptNotice {
@@ -59,54 +51,18 @@ export class InterruptCallbacks implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(NOTIFIER_OPTIONS) private readonly options: NotifierOptions,
     @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
   ) {}
 
   /**
-   * Records the callbacks of runs that start in `events` and returns the notices their interrupts
-   * owe. A batch with neither (the common case) costs no statement.
+   * The notices the interrupts requested in `events` owe, given their runs' `callbacks` (recorded and
+   * looked up with the batch's delivery targets, in the same statement: `deliveryTargets`).
    */
-  async notices(events: readonly RunEventDoc[]): Promise<InterruptNotice[]> {
-    const started = events.flatMap((e) => {
-      const p = e.payload as { callbackUrl?: unknown; owner?: { tenant?: unknown }; protocolMajor?: unknown };
-      return e.type === 'run.started' &&
-        typeof p.callbackUrl === 'string' &&
-        typeof p.owner?.tenant === 'string'
-        ? [
-            {
-              runId: e.runId,
-              tenant: p.owner.tenant,
-              url: p.callbackUrl,
-              major: p.protocolMajor === 2 ? 2 : 1,
-            },
-          ]
-        : [];
-    });
-    if (started.length > 0)
-      await this.ds.query(
-        `INSERT INTO run_callbacks (run_id, tenant, url, protocol_major)
-         SELECT s->>'runId', s->>'tenant', s->>'url', (s->>'major')::smallint FROM jsonb_array_elements($1::jsonb) AS s
-         ON CONFLICT (run_id) DO NOTHING`,
-        [JSON.stringify(started)],
-      );
-    const requested = events.filter((e) => e.type === 'interrupt.requested');
-    if (requested.length === 0) return [];
-    const rows = await this.ds.query<
-      { run_id: string; tenant: string; url: string; protocol_major: number }[]
-    >('SELECT run_id, tenant, url, protocol_major FROM run_callbacks WHERE run_id = ANY($1::text[])', [
-      [...new Set(requested.map((e) => e.runId))],
-    ]);
-    const byRun = new Map(
-      rows.map((r) => [
-        r.run_id,
-        { runId: r.run_id, tenant: r.tenant, url: r.url, major: Number(r.protocol_major) },
-      ]),
-    );
-    return requested.flatMap((e) => {
-      const cb = byRun.get(e.runId);
+  notices(events: readonly RunEventDoc[], callbacks: ReadonlyMap<string, RunCallback>): InterruptNotice[] {
+    return events.flatMap((e) => {
+      const cb = e.type === 'interrupt.requested' ? callbacks.get(e.runId) : undefined;
       return cb
         ? [{ runId: e.runId, url: cb.url, body: interruptNoticeBody(e, cb, this.config.publicUrl) }]
         : [];

@@ -61,11 +61,12 @@ export class RunEventsConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async handleBatch(messages: readonly IncomingMessage[]): Promise<void> {
     const events = messages.map((m) => assertRunEvent(m.value));
-    // interrupt.md §Callback delivery: recorded before the offset commits; sent off this path.
-    this.callbacks.send(await this.callbacks.notices(events));
-    // One statement records the starts and finds the subscriptions, for all the batches of a fetch
-    // together; a batch no subscription matches (the common case) ends there, with no transaction.
+    // One statement records the starts and the runs' callbacks and finds the subscriptions and the
+    // callbacks owed, for all the batches of a fetch together; a batch no subscription matches (the
+    // common case) ends there, with no transaction.
     const targets = await this.targets.call(events);
+    // interrupt.md §Callback delivery: recorded before the offset commits; sent off this path.
+    this.callbacks.send(this.callbacks.notices(events, targets.callbacks));
     if (targets.subscriptions.length === 0) return;
     const recorded = await transaction(this.ds, (m) =>
       recordDeliveries(m, events, targets, this.options.durableRetry.maxAttempts),
