@@ -1,5 +1,5 @@
 import { format } from 'node:util';
-import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type ConsoleLoggerOptions, type LoggerService, type LogLevel } from '@nestjs/common';
 import { diag, DiagLogLevel, trace, type DiagLogger } from '@opentelemetry/api';
 import { redactSecrets, redactValue } from './secret-redaction';
 
@@ -114,6 +114,11 @@ const NEST_STARTUP_CONTEXTS = new Set([
  * `verbose` ({@link NEST_STARTUP_CONTEXTS}).
  */
 export class RedactingConsoleLogger extends ConsoleLogger {
+  /** Nest 12 would lift the plain objects out of a line (`structuredParams`); this logger folds them into it. */
+  constructor(options: ConsoleLoggerOptions = {}) {
+    super({ ...options, structuredParams: false });
+  }
+
   override log(message: unknown, ...rest: unknown[]): void {
     const context = rest[rest.length - 1];
     if (typeof context === 'string' && NEST_STARTUP_CONTEXTS.has(context)) this.verbose(message, ...rest);
