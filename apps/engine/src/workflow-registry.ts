@@ -41,6 +41,11 @@ export class WorkflowRegistry implements OnModuleInit {
     return rows[0]?.definition ?? this.global.get(id);
   }
 
+  /** The workflow `id` as a tenant sees it, given its own registration (`registered`), if any. */
+  resolve(registered: WorkflowDefinition | undefined, id: string): WorkflowDefinition | undefined {
+    return registered ?? this.global.get(id);
+  }
+
   /** Adds or replaces `tenant`'s workflow of the definition's id. */
   async save(manager: EntityManager, tenant: string, definition: WorkflowDefinition): Promise<void> {
     await manager.query(

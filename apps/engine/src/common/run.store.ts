@@ -10,6 +10,7 @@ import {
   type OpenInterruptCommand,
   type ResolveInterruptCommand,
   type RunEventDoc,
+  type WorkflowDefinition,
   upcastRunEvent,
 } from '@openwop/contracts';
 import {
@@ -41,6 +42,25 @@ export async function loadRunForUpdate(manager: EntityManager, runId: string): P
     [runId],
   );
   return runStateFromDocument(rows[0]?.state);
+}
+
+/**
+ * A start's two reads in one statement: the run's engine state, locked as {@link loadRunForUpdate}
+ * locks it, and `tenant`'s own registration of the workflow, if it has one.
+ */
+export async function loadRunForStart(
+  manager: EntityManager,
+  runId: string,
+  tenant: string,
+  workflowId: string,
+): Promise<{ state: RunState; registered: WorkflowDefinition | undefined }> {
+  const [row] = await manager.query<{ state: object | null; definition: WorkflowDefinition | null }[]>(
+    `WITH run AS (SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE)
+     SELECT (SELECT state FROM run) AS state,
+       (SELECT definition FROM workflows WHERE tenant = $2 AND workflow_id = $3) AS definition`,
+    [runId, tenant, workflowId],
+  );
+  return { state: runStateFromDocument(row?.state), registered: row?.definition ?? undefined };
 }
 
 /** Loads a run's engine state without locking it (a read of another run's state). */

@@ -10,7 +10,7 @@ import {
 import { decideRun } from '@openwop/engine-domain';
 import { commandContext } from '../common/command-context';
 import { refusingDomainErrors } from '../common/domain-reply';
-import { commitDecision, lastSequenceOf, loadRun, loadRunForUpdate, publicStatus } from '../common/run.store';
+import { commitDecision, lastSequenceOf, loadRun, loadRunForStart, publicStatus } from '../common/run.store';
 import { CLOCK, type Clock } from '../engine.di-tokens';
 import { WorkflowRegistry } from '../workflow-registry';
 
@@ -28,7 +28,9 @@ export class StartRunHandler {
 
   async handle(manager: EntityManager, command: StartRunCommand): Promise<CommandReply<StartRunResult>> {
     const { runId, workflowId } = command.data;
-    const workflow = await this.workflows.find(manager, command.actor.tenant, workflowId);
+    // The run's state and the tenant's workflow in one statement (ADR 0039).
+    const { state, registered } = await loadRunForStart(manager, runId, command.actor.tenant, workflowId);
+    const workflow = this.workflows.resolve(registered, workflowId);
     if (!workflow) {
       return {
         ok: false,
@@ -54,7 +56,6 @@ export class StartRunHandler {
         },
       };
     }
-    const state = await loadRunForUpdate(manager, runId);
     const decided = await refusingDomainErrors(() =>
       decideRun(
         {
