@@ -34,6 +34,11 @@ export class RunNotices {
     return this;
   }
 
+  /** Whether a notice of `sequence` or later came: the store holds the run up to it. */
+  reached(sequence: number): boolean {
+    return this.highest >= sequence;
+  }
+
   /** Forgets earlier notices; call right before reading the store. */
   reset(): void {
     this.pending = false;
@@ -146,6 +151,9 @@ export async function waitForProjectedRun<R extends ProjectedRow>(
   return found ?? (last ? { row: last, ready: false } : undefined);
 }
 
+/** How long a command's answer waits for the feed's notice before it reads the run instead. */
+const NOTICE_FIRST_MS = 100;
+
 /** How long a command's events may take to reach the read model before the gateway answers anyway. */
 export const READ_YOUR_WRITES_MS = 5_000;
 
@@ -167,6 +175,12 @@ export async function projectedStatus(
   written: { readonly lastSequence: number; readonly status: string },
   notices?: RunNotices,
 ): Promise<string> {
+  if (notices) {
+    // The feed's notice says the store holds the run up to the command's last event: the status the
+    // command reported is the projected one, and reading it back would only repeat it (ADR 0039).
+    await notices.atLeast(written.lastSequence).wait(NOTICE_FIRST_MS);
+    if (notices.reached(written.lastSequence)) return written.status;
+  }
   const found = await waitForProjectedRun(
     {
       feed: deps.feed,

@@ -110,6 +110,61 @@ describe('waiting for a run whose projection is held (ADR 0019)', () => {
   });
 });
 
+describe('a command answered from the feed’s notice (ADR 0039: no read of what was just written)', () => {
+  it('answers the command’s status without reading the run once a notice reaches its last sequence', async () => {
+    const feed = new InProcessRunEventFeed();
+    const notices = new RunNotices(feed, 'n1');
+    let reads = 0;
+    await feed.publishedAll([{ runId: 'n1', sequence: 4 }]);
+    const status = await projectedStatus(
+      {
+        feed,
+        runs: {
+          findVisible: async () => {
+            reads += 1;
+            return undefined;
+          },
+        },
+        warn: () => undefined,
+      },
+      'n1',
+      'default',
+      { lastSequence: 4, status: 'waiting-approval' },
+      notices,
+    );
+    expect(status).toBe('waiting-approval');
+    expect(reads).toBe(0);
+    notices.close();
+  });
+
+  it('reads the run when the notices stop short of the command’s last sequence', async () => {
+    const feed = new InProcessRunEventFeed();
+    const notices = new RunNotices(feed, 'n2');
+    let reads = 0;
+    const row = { status: 'completed', lastSequence: 6, snapshot: {} };
+    await feed.publishedAll([{ runId: 'n2', sequence: 5 }]);
+    const status = await projectedStatus(
+      {
+        feed,
+        runs: {
+          findVisible: async () => {
+            reads += 1;
+            return row;
+          },
+        },
+        warn: () => undefined,
+      },
+      'n2',
+      'default',
+      { lastSequence: 6, status: 'waiting-approval' },
+      notices,
+    );
+    expect(status).toBe('completed');
+    expect(reads).toBe(1);
+    notices.close();
+  });
+});
+
 /** True when `p` settles within a few event-loop turns (a wait that is not due stays pending). */
 async function settlesWithin(p: Promise<unknown>): Promise<boolean> {
   let settled = false;
