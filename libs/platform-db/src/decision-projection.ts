@@ -24,6 +24,12 @@ export type RunEventProjector = (
   events: readonly RunEventDoc[],
 ) => Promise<readonly ProjectedInDecision[]>;
 
+/**
+ * The audit log's writer, applied in the caller's transaction to the audit facts a decision appends
+ * (the values of its `Topics.auditFacts` messages): chains them there. Throws when it cannot.
+ */
+export type AuditFactWriter = (manager: EntityManager, facts: readonly unknown[]) => Promise<void>;
+
 /** Told when a decision's events could not be projected in it (they are left to the consumer). */
 export type ProjectionLeftToConsumer = (events: readonly RunEventDoc[], error: unknown) => void;
 
@@ -80,6 +86,7 @@ export class ProjectionFailedInDecision extends Error {
 export class DecisionProjection {
   private projector: RunEventProjector | undefined;
   private leftToConsumer: ProjectionLeftToConsumer | undefined;
+  private auditWriter: AuditFactWriter | undefined;
 
   /** The registry bound to `ds`, made at the first call: one per process's data source. */
   static bind(ds: DataSource): DecisionProjection {
@@ -109,6 +116,40 @@ export class DecisionProjection {
       this.projector = undefined;
       this.leftToConsumer = undefined;
     };
+  }
+
+  /**
+   * The audit log's writer (ADR 0039: audit facts go into the deciding transaction), one per
+   * process. Returns the unregistering function.
+   */
+  registerAuditWriter(writer: AuditFactWriter): () => void {
+    if (this.auditWriter) throw new Error('an audit writer already writes in this process’s decisions');
+    this.auditWriter = writer;
+    return () => {
+      if (this.auditWriter === writer) this.auditWriter = undefined;
+    };
+  }
+
+  /**
+   * Chains `facts` in the transaction of `manager` when its decisions may project there (the same
+   * rule as {@link project}); false when they are left to the audit topic's consumer.
+   * @throws ProjectionFailedInDecision when the writer failed: the transaction must roll back
+   */
+  async writeAudit(manager: EntityManager, facts: readonly unknown[]): Promise<boolean> {
+    const writer = this.auditWriter;
+    if (!writer || facts.length === 0 || !projectable.has(manager)) return false;
+    try {
+      await writer(manager, facts);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ProjectionFailedInDecision(`its audit facts could not be chained: ${reason}`, {
+        cause: error,
+      });
+    }
+    // Its audit records are in the transaction: a failure of the statement carrying them takes the
+    // work again without (transaction()'s rule for what was projected).
+    projected.add(manager);
+    return true;
   }
 
   /** Whether decisions project here: a projector registered. */

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { activeTraceHeaders, detachedFromTrace, type TraceHeaders } from '@openwop/observability';
 import { assertBusMessageSize, Topics, versionedCommand, type CommandEnvelope } from '@openwop/contracts';
+import { DecisionProjection } from './decision-projection';
 import { GroupedCalls } from './grouped-calls';
 import { sendWithHeldWrites, takeHeldWrites } from './held-writes';
 import { chunksWithinParameterLimit, valuesTuples } from './parameter-chunks';
@@ -197,10 +198,11 @@ export function dropHeldAppends(manager: EntityManager): void {
  */
 async function writeAppends(
   manager: EntityManager,
-  traced: readonly TracedMessage[],
+  appended: readonly TracedMessage[],
   records: readonly DecisionRecord[],
   chained: readonly TopicKey[],
 ): Promise<WrittenDecisions> {
+  const traced = await withoutAuditWrittenHere(manager, appended);
   if (traced.length === 0) {
     if (records.length === 0) return { recorded: [], chainBehind: false };
     const row = await insertOutboxRows(manager, [], records, chained, false);
@@ -243,6 +245,24 @@ async function writeAppends(
   });
   appendedBy.set(manager, list);
   return written;
+}
+
+/**
+ * In one process, the audit facts among `traced` are chained in the transaction itself, by the
+ * audit log's writer (ADR 0039, {@link DecisionProjection.writeAudit}): they need no outbox row.
+ * Elsewhere, or in a transaction that may not project, they stay in the outbox for the consumer.
+ */
+async function withoutAuditWrittenHere(
+  manager: EntityManager,
+  traced: readonly TracedMessage[],
+): Promise<readonly TracedMessage[]> {
+  const facts = traced.filter((t) => t.message.topic === Topics.auditFacts);
+  if (facts.length === 0) return traced;
+  const written = await DecisionProjection.of(manager)?.writeAudit(
+    manager,
+    facts.map((t) => t.message.value),
+  );
+  return written ? traced.filter((t) => t.message.topic !== Topics.auditFacts) : traced;
 }
 
 /** Per record, whether the statement inserted it (`inserted`: `consumer/message id` of those it did). */

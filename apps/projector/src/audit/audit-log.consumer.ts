@@ -2,15 +2,17 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type OnModuleInit,
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ConsumerGroups, Topics } from '@openwop/contracts';
 import type { AuditFact } from '@openwop/audit-chain';
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
-import { transaction } from '@openwop/platform-db';
-import { BUS, DATA_SOURCE } from '@openwop/platform-nest';
+import { transaction, type DecisionProjection } from '@openwop/platform-db';
+import { BUS, DATA_SOURCE, DECISION_PROJECTION } from '@openwop/platform-nest';
 import { appendFacts, readFact } from './audit-log.store';
 
 /** How long a fetch of audit facts may wait to gather more (how much later a record is chained, at most). */
@@ -22,14 +24,31 @@ export const AUDIT_GATHER_MS = 250;
  * offset committed after it: a crash re-reads the facts and records none twice.
  */
 @Injectable()
-export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AuditLogConsumer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuditLog');
   private subscription: Subscription | undefined;
+  private unregister: (() => void) | undefined;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Optional() @Inject(DECISION_PROJECTION) private readonly inDecision: DecisionProjection | null = null,
   ) {}
+
+  /**
+   * In one process, the facts a decision appends are chained in its own transaction (ADR 0039): the
+   * same code as the consumer's, with no outbox row, topic hop or transaction of their own.
+   */
+  onModuleInit(): void {
+    this.unregister = this.inDecision?.registerAuditWriter(async (manager, values) => {
+      const facts = values.map((value) => {
+        const fact = readFact(value);
+        if (typeof fact === 'string') throw new Error(`not an audit fact: ${fact}`);
+        return fact;
+      });
+      await appendFacts(manager, facts);
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.subscription = await this.bus.subscribe({
@@ -48,6 +67,8 @@ export class AuditLogConsumer implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unregister?.();
+    this.unregister = undefined;
     await this.subscription?.stop();
   }
 

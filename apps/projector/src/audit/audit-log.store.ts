@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { holdWrite } from '@openwop/platform-db';
 import {
   AUDIT_ACTIONS,
   AUDIT_ROUTES,
@@ -76,15 +77,20 @@ async function appendToTenant(
     head = { seq: line.seq, hash: line.hash };
   }
   if (lines.length === 0) return 0;
-  // The records and the head's move in one statement.
-  await m.query(
-    `WITH appended AS (
-       INSERT INTO audit_records (tenant, seq, at, source_id, record, prev_hash, hash)
+  // The records and the head's move, held: they go out in one statement, with the deciding
+  // transaction's closing one when the facts are chained in the decision (ADR 0039).
+  await holdWrite(m, {
+    sql: `INSERT INTO audit_records (tenant, seq, at, source_id, record, prev_hash, hash)
        SELECT $1, r.seq, r.at, r.source_id, r.record, r.prev_hash, r.hash
-         FROM jsonb_to_recordset($2::jsonb) AS r(seq bigint, at timestamptz, source_id text, record jsonb, prev_hash text, hash text))
-     UPDATE audit_heads SET seq = $3, hash = $4 WHERE tenant = $1`,
-    [tenant, JSON.stringify(lines), head.seq, head.hash],
-  );
+         FROM jsonb_to_recordset($2::jsonb) AS r(seq bigint, at timestamptz, source_id text, record jsonb, prev_hash text, hash text)`,
+    params: [tenant, JSON.stringify(lines)],
+    tables: ['audit_records'],
+  });
+  await holdWrite(m, {
+    sql: 'UPDATE audit_heads SET seq = $2, hash = $3 WHERE tenant = $1',
+    params: [tenant, head.seq, head.hash],
+    tables: ['audit_heads'],
+  });
   return lines.length;
 }
 
