@@ -56,7 +56,7 @@ describe('auth-scoped discovery (RFC 0011, same-endpoint)', () => {
 
   it('webhooks:manage alone shows the webhook family and its limit', () => {
     const wh = view('webhooks:manage');
-    expect(wh.webhooks).toEqual(doc.webhooks);
+    expect(wh.webhooks).toEqual((doc as Record<string, unknown>).webhooks);
     expect((wh.extensions as { webhooks?: unknown }).webhooks).toBeDefined();
     expect((wh.extensions as { limits: object }).limits).toHaveProperty('maxWebhookSubscriptionsPerTenant');
     expect(wh).not.toHaveProperty('replay');
