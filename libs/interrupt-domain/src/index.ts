@@ -74,7 +74,9 @@ export {
 } from './interrupt-state.version';
 export { DEFAULT_CLAIM_LEASE_MS, MAX_CLAIM_LEASE_MS, liveClaim } from './interrupt-claim';
 export {
+  ENFORCED_REF_KINDS,
   GROUP_PREFIX,
+  ROLE_PREFIX,
   admittingEntry,
   assertEligibleApprover,
   enforcedApprovers,

@@ -14,6 +14,11 @@ export interface CommandContext {
    * from a request; an approvers list entry `group:<name>` admits a member. Absent: none.
    */
   readonly groups?: readonly string[];
+  /**
+   * The principal's roles as the host configured them, never taken from a request; a major-2
+   * interrupt's `approverRoleRefs` entry admits a holder (RFC 0104). Absent: none.
+   */
+  readonly roles?: readonly string[];
 }
 
 /** What the engine requested, as the interrupt service holds it. */
@@ -22,6 +27,11 @@ export interface InterruptFacts extends InterruptRecord {
   readonly tenant: string;
   /** `requestedAt + timeoutMs`; absent when the interrupt never times out. */
   readonly deadlineAt?: string;
+  /**
+   * 2 when the interrupt's run was created under major 2 (ADR 0041): its approver eligibility is
+   * then always enforced (RFC 0173 §B). Fixed when the interrupt opens; absent for a major-1 run.
+   */
+  readonly protocolMajor?: 2;
 }
 
 /** `interrupt.open`: hold a new pending interrupt. Idempotent by `interruptId`. */
