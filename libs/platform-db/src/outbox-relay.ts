@@ -74,7 +74,18 @@ export class OutboxRelay {
   constructor(
     private readonly ds: DataSource,
     private readonly publish: Publish,
-    private readonly options: { sweepMs?: number; batchSize?: number; onError?: (e: unknown) => void } = {},
+    private readonly options: {
+      sweepMs?: number;
+      batchSize?: number;
+      onError?: (e: unknown) => void;
+      /**
+       * The process is alone on its outbox (the one-process host): the delete of a published row
+       * may wait for the relay's next transaction to ride on. With other processes on the table it
+       * may not: their writes would find the row still there, take it for an older row of its key
+       * that waits, and have their relays publish it again.
+       */
+      deletesRide?: boolean;
+    } = {},
   ) {
     this.deletes = new GroupedCalls(async (ids) => {
       await this.ds.query('DELETE FROM outbox WHERE id = ANY($1::bigint[])', [ids]);
@@ -152,7 +163,7 @@ export class OutboxRelay {
     try {
       result = await transaction(this.ds, (manager) => {
         used.push(manager);
-        deletesRidingOn.set(manager, this.published);
+        if (this.options.deletesRide) deletesRidingOn.set(manager, this.published);
         return work(manager);
       });
     } catch (error) {
@@ -191,8 +202,13 @@ export class OutboxRelay {
             ),
           ),
         );
-        this.published.add(appended.flatMap((a) => a.ids));
-        this.deleteSoon();
+        const ids = appended.flatMap((a) => a.ids);
+        if (this.options.deletesRide) {
+          this.published.add(ids);
+          this.deleteSoon();
+        } else {
+          await this.deletes.call(ids);
+        }
       });
     } catch (e) {
       (

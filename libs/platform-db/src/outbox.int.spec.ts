@@ -140,4 +140,40 @@ describe('outbox (real Postgres)', () => {
     );
     expect({ outbox: rows!.n, records: records!.n }).toEqual({ outbox: 0, records: 0 });
   });
+  describe('the delete of a published row (ADR 0039)', () => {
+    const keys = async () =>
+      (await ds.query<{ key: string }[]>(`SELECT key FROM outbox WHERE topic = 'ride' ORDER BY id`)).map(
+        (r) => r.key,
+      );
+    const decide = (relay: OutboxRelay, key: string) =>
+      relay.transaction(async (m) => {
+        holdAppends(m);
+        await writeHeldAppends(m, { consumer: 'ride-test', messageId: key, reply: { ok: true } });
+        await appendToOutbox(m, [{ topic: 'ride', key, value: { key } }]);
+      });
+
+    it('alone on the outbox, rides the next decision’s closing statement, or goes on its own soon after', async () => {
+      await ds.query('DELETE FROM outbox');
+      const published: unknown[] = [];
+      const relay = new OutboxRelay(ds, async (_t, ms) => void published.push(...ms.map((m) => m.value)), {
+        deletesRide: true,
+      });
+      await decide(relay, 'a');
+      expect(published).toEqual([{ key: 'a' }]);
+      expect(await keys()).toEqual(['a']); // published, its delete waiting for a ride
+      await decide(relay, 'b');
+      expect(await keys()).toEqual(['b']); // a's delete rode b's statement
+      await waitFor(async () => (await keys()).length === 0, { timeoutMs: 5_000 });
+      expect(published).toEqual([{ key: 'a' }, { key: 'b' }]);
+      await relay.stop();
+    });
+
+    it('beside other processes, is sent right after the publish', async () => {
+      await ds.query('DELETE FROM outbox');
+      const relay = new OutboxRelay(ds, async () => undefined);
+      await decide(relay, 'c');
+      expect(await keys()).toEqual([]);
+      await relay.stop();
+    });
+  });
 });

@@ -74,7 +74,10 @@ export async function startPlatform(config: HostConfig): Promise<Platform> {
   // share the feed in memory, so a notice costs no pg_notify statement and no LISTEN round trip.
   const feed: RunEventFeed =
     config.mode === 'embedded' ? new InProcessRunEventFeed() : new PgRunEventFeed(dataSource, url);
-  const relay = new OutboxRelay(dataSource, (topic, messages) => bus.publish(topic, messages));
+  // One process is alone on its outbox: a published row's delete rides its next decision (ADR 0039).
+  const relay = new OutboxRelay(dataSource, (topic, messages) => bus.publish(topic, messages), {
+    deletesRide: config.mode === 'embedded',
+  });
   relay.start();
   const pruning = setInterval(() => {
     pruneProcessedMessages(dataSource, config.dedupeRetentionMs).catch((e: unknown) =>
