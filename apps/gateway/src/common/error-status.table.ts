@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   run_not_paused: 409,
   /** The `Idempotency-Key` was used before with a different request (idempotency.md §Record shape). */
   idempotency_key_mismatch: 409,
+  /** A v2 `Idempotency-Key` outside the grammar or under the 128-bit floor (v2 idempotency.md §Layer 1). */
+  idempotency_key_invalid: 400,
   /** A request with the same `Idempotency-Key` is still executing (idempotency.md §Concurrent duplicates). */
   idempotency_in_flight: 409,
   interrupt_not_found: 404,

@@ -50,6 +50,53 @@ export function parseIdempotencyKey(raw: string | readonly string[] | undefined)
 }
 
 /**
+ * The v2 key grammar (v2 idempotency.md §Layer 1 "Grammar"): URL-safe characters, 22 to 128 of them.
+ * A value outside it is `400 idempotency_key_invalid` on a request served under major 2.
+ */
+const V2_KEY_GRAMMAR = /^[A-Za-z0-9._~-]{22,128}$/;
+
+/** The v2 entropy floor (idempotency.md: "at least 128 bits of entropy"). */
+export const MIN_IDEMPOTENCY_KEY_BITS = 128;
+
+/**
+ * The most entropy a key can carry: its length times log2 of the smallest usual alphabet that holds
+ * every character of it — decimal digits (10), one-case hex with `-` (17: a canonical UUID), else
+ * the whole grammar alphabet (66: base64url). A host cannot see how a key was generated, so this is
+ * an upper bound: it refuses keys too short for their alphabet (22 hex digits, 32 decimal digits),
+ * while a canonical UUIDv4 (36 × log2 17 ≈ 147) and a base64url UUIDv4 (22 × 6.04 ≈ 133) pass.
+ */
+export function idempotencyKeyCapacityBits(key: string): number {
+  const alphabet = /^[0-9]+$/.test(key) ? 10 : /^[0-9a-f-]+$/.test(key) || /^[0-9A-F-]+$/.test(key) ? 17 : 66;
+  return key.length * Math.log2(alphabet);
+}
+
+/**
+ * Reads the header under major 2: the v1 rules (sent once, not empty), then the v2 grammar and the
+ * 128-bit floor. A `/v1/` request keeps {@link parseIdempotencyKey} (ADR 0041).
+ */
+export function parseIdempotencyKeyV2(raw: string | readonly string[] | undefined): ParsedIdempotencyKey {
+  if (raw === undefined) return { kind: 'absent' };
+  const path = `/headers/${IDEMPOTENCY_KEY_HEADER}`;
+  if (typeof raw !== 'string') return { kind: 'invalid', error: { path, message: 'must be sent once' } };
+  if (!V2_KEY_GRAMMAR.test(raw)) {
+    return {
+      kind: 'invalid',
+      error: { path, message: 'must match ^[A-Za-z0-9._~-]{22,128}$; a UUIDv4 is conventional' },
+    };
+  }
+  if (idempotencyKeyCapacityBits(raw) < MIN_IDEMPOTENCY_KEY_BITS) {
+    return {
+      kind: 'invalid',
+      error: {
+        path,
+        message: `must carry at least ${MIN_IDEMPOTENCY_KEY_BITS} bits of entropy; this one is too short for its alphabet`,
+      },
+    };
+  }
+  return { kind: 'valid', key: raw };
+}
+
+/**
  * JSON with object keys sorted at every depth, so two bodies that differ only in key order (or in
  * whitespace) have one text. `undefined` members are dropped, as `JSON.stringify` drops them.
  */

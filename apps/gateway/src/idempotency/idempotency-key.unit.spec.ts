@@ -4,7 +4,10 @@ import {
   isUnrecordedStatus,
   keyDigest,
   MAX_IDEMPOTENCY_KEY_LENGTH,
+  idempotencyKeyCapacityBits,
+  MIN_IDEMPOTENCY_KEY_BITS,
   parseIdempotencyKey,
+  parseIdempotencyKeyV2,
   requestDigest,
   withoutShownOnce,
 } from './idempotency-key';
@@ -40,6 +43,61 @@ describe('parseIdempotencyKey', () => {
 
   it('refuses a header sent as several values', () => {
     expect(parseIdempotencyKey(['a', 'b'])).toMatchObject({ kind: 'invalid' });
+  });
+});
+
+describe('parseIdempotencyKeyV2 (v2 idempotency.md: grammar and 128-bit floor)', () => {
+  it('takes a canonical UUIDv4, its base64url form, and the longest grammar key', () => {
+    for (const key of [
+      '3f1c2a4e-7b1d-4c55-9d7e-0b7a4f3e2c11',
+      '3F1C2A4E-7B1D-4C55-9D7E-0B7A4F3E2C11',
+      'PxwqTnsdTFWdfgt6Tz4sEQ',
+      'a'.repeat(64) + '.Z_~-'.repeat(12) + 'kkkk',
+    ]) {
+      expect(parseIdempotencyKeyV2(key)).toEqual({ kind: 'valid', key });
+    }
+  });
+
+  it('reads an absent header as absent and a repeated one as invalid', () => {
+    expect(parseIdempotencyKeyV2(undefined)).toEqual({ kind: 'absent' });
+    expect(parseIdempotencyKeyV2(['PxwqTnsdTFWdfgt6Tz4sEQ', 'PxwqTnsdTFWdfgt6Tz4sEQ'])).toMatchObject({
+      kind: 'invalid',
+    });
+  });
+
+  it.each([
+    ['empty', ''],
+    ['21 characters', 'PxwqTnsdTFWdfgt6Tz4sE'],
+    ['129 characters', 'k'.repeat(129)],
+    ['a character v1 allowed (":")', 'order:42-PxwqTnsdTFWdfgt6Tz4sEQ'],
+    ['a "/"', 'PxwqTnsdTFWdfgt6Tz4sEQ/1'],
+    ['two headers joined by Node', 'PxwqTnsdTFWdfgt6Tz4sEQ, PxwqTnsdTFWdfgt6Tz4sEQ'],
+  ])('refuses a key outside the grammar: %s', (_what, key) => {
+    expect(parseIdempotencyKeyV2(key)).toMatchObject({
+      kind: 'invalid',
+      error: {
+        path: '/headers/Idempotency-Key',
+        message: expect.stringContaining('^[A-Za-z0-9._~-]{22,128}$'),
+      },
+    });
+  });
+
+  it.each([
+    ['22 hex digits (88 bits)', '3f1c2a4e7b1d4c559d7e0b'],
+    ['31 hex digits', '3f1c2a4e7b1d4c559d7e0b7a4f3e2c1'],
+    ['38 decimal digits', '1'.repeat(38)],
+  ])('refuses a grammar key under the 128-bit floor: %s', (_what, key) => {
+    expect(idempotencyKeyCapacityBits(key)).toBeLessThan(MIN_IDEMPOTENCY_KEY_BITS);
+    expect(parseIdempotencyKeyV2(key)).toMatchObject({
+      kind: 'invalid',
+      error: { message: expect.stringContaining('128 bits') },
+    });
+  });
+
+  it('puts the floor where each alphabet reaches 128 bits', () => {
+    expect(parseIdempotencyKeyV2('3f1c2a4e7b1d4c559d7e0b7a4f3e2c11')).toMatchObject({ kind: 'valid' });
+    expect(parseIdempotencyKeyV2('1'.repeat(39))).toMatchObject({ kind: 'valid' });
+    expect(parseIdempotencyKeyV2('z'.repeat(22))).toMatchObject({ kind: 'valid' });
   });
 });
 

@@ -26,6 +26,7 @@ import type { DataSource } from 'typeorm';
 import type { AuthenticatedRequest } from '../auth/caller.decorator';
 import { ApiError } from '../common/api.error';
 import { toErrorResponse } from '../common/error-response.mapper';
+import { requestMajorOf } from '../common/protocol-negotiation.middleware';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAY_HEADER,
@@ -34,6 +35,7 @@ import {
   keyDigest,
   MUTATING_METHODS,
   parseIdempotencyKey,
+  parseIdempotencyKeyV2,
   requestDigest,
   withoutShownOnce,
 } from './idempotency-key';
@@ -101,10 +103,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (!MUTATING_METHODS.has(req.method)) return next.handle();
-    const parsed = parseIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]);
+    const v2 = requestMajorOf(req) === 2;
+    const raw = req.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    const parsed = v2 ? parseIdempotencyKeyV2(raw) : parseIdempotencyKey(raw);
     if (parsed.kind === 'absent') return next.handle();
     if (parsed.kind === 'invalid') {
-      throw ApiError.validation(`The ${IDEMPOTENCY_KEY_HEADER} header is not a valid key.`, [parsed.error]);
+      const message = `The ${IDEMPOTENCY_KEY_HEADER} header is not a valid key.`;
+      // v2 names its own code (idempotency.md §Layer 1); v1 keeps validation_error (ADR 0041).
+      if (v2) throw new ApiError('idempotency_key_invalid', message, { errors: [parsed.error] });
+      throw ApiError.validation(message, [parsed.error]);
     }
     const res = context.switchToHttp().getResponse<Response>();
     const endpoint = `${req.method} ${routePath(req)}`;
