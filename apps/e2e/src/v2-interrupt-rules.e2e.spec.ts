@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
+import { workflowDefinition } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // The v2 interrupt rules (issue 30 item 3; interrupt.md, RFC 0213, RFC 0223) on runs created under
 // major 2, both modes: a resolve's Idempotency-Key follows the v2 grammar and 128-bit floor
 // (idempotency.md) and a retry under it replays the first answer; a rejection fails the gate with
 // approval_rejected (retryable: false); a timeout never grants, even with onTimeout "approve"; a
-// resolve after the run ended is 409 interrupt_already_resolved.
+// resolve after the run ended is 409 interrupt_already_resolved; a key per visit: a gate re-entered
+// over a reject loop is asked again, and a replay fork asks nobody.
 
 interface Answer {
   readonly status: number;
@@ -23,9 +25,35 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('v2 interrupt rules,
   let hut: HostUnderTest;
   let base: string;
 
+  const loop = `v2-reject-loop-${mode}`;
+
   beforeAll(async () => {
     hut = await MODES[mode]();
     base = hut.host.gateways[0]!;
+    // A gate whose rejection loops back to it over an any_failed edge (RFC 0223 §A, row
+    // 0223.reject-loopback-reasks); an acceptance goes on to `done`.
+    const registered = await call('POST', '/v1/workflows', {
+      body: workflowDefinition(
+        loop,
+        [
+          { id: 'start', typeId: 'core.noop' },
+          {
+            id: 'gate',
+            typeId: 'core.approvalGate',
+            config: { title: 'ok?', actions: ['accept', 'reject'] },
+          },
+          { id: 'retry', typeId: 'core.noop' },
+          { id: 'done', typeId: 'core.noop' },
+        ],
+        [
+          ['start', 'gate', 'any_success'],
+          ['retry', 'gate', 'any_success'],
+          ['gate', 'retry', 'any_failed'],
+          ['gate', 'done'],
+        ],
+      ),
+    });
+    expect(registered.status).toBe(201);
   });
   afterAll(async () => {
     await hut?.stop();
@@ -138,6 +166,61 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('v2 interrupt rules,
     expect(events.filter((e) => e.type === 'run.completed')).toEqual([]);
     const late = await call('POST', path, { body: { resumeValue: { action: 'accept' } } });
     expect([late.status, late.body.error]).toEqual([409, 'interrupt_already_resolved']);
+  });
+
+  it('a key per visit: a gate re-entered after a rejection raises a new interrupt and never returns the first answer', async () => {
+    const runId = await startV2(loop);
+    await waitStatus(runId, 'waiting-approval');
+    const path = `/runs/${runId}/interrupts/gate`;
+    expect((await call('POST', path, { body: { resumeValue: { action: 'reject' } } })).status).toBe(200);
+    const requested = await waitFor(
+      async () => {
+        const events = await eventsOf(runId);
+        const found = events.filter((e) => e.type === 'interrupt.requested');
+        return found.length === 2 ? events : undefined;
+      },
+      { timeoutMs: 20_000, what: `run ${runId} asking again` },
+    );
+    expect((await waitStatus(runId, 'waiting-approval')).interrupt).toMatchObject({ nodeId: 'gate' });
+    const [first, second] = requested.filter((e) => e.type === 'interrupt.requested').map((e) => e.payload);
+    expect(second!.key).not.toBe(first!.key);
+    expect(second!.interruptId).not.toBe(first!.interruptId);
+    expect(requested.filter((e) => e.type === 'interrupt.resolved')).toHaveLength(1);
+    expect(only(requested, 'node.failed')).toMatchObject({
+      nodeId: 'gate',
+      error: { code: 'approval_rejected' },
+    });
+
+    expect((await call('POST', path, { body: { resumeValue: { action: 'accept' } } })).status).toBe(200);
+    await waitStatus(runId, 'completed');
+    const events = await eventsOf(runId);
+    const resolved = events.filter((e) => e.type === 'interrupt.resolved').map((e) => e.payload);
+    expect(resolved.map((r) => [r.key, r.action])).toEqual([
+      [first!.key, 'reject'],
+      [second!.key, 'accept'],
+    ]);
+    expect(events.filter((e) => e.type === 'interrupt.requested')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'node.completed').map((e) => e.payload.nodeId)).toEqual(
+      expect.arrayContaining(['gate', 'done']),
+    );
+
+    // Replay returns each visit's persisted resolution and asks nobody: no new interrupt.requested.
+    const fork = await call('POST', `/runs/${runId}:fork`, { body: { mode: 'replay' } });
+    expect([fork.status, fork.body.mode]).toEqual([201, 'replay']);
+    const forkId = fork.body.runId as string;
+    await waitStatus(forkId, 'completed');
+    const replayed = await eventsOf(forkId);
+    const types = replayed.map((e) => e.type);
+    expect(types).not.toContain('interrupt.requested');
+    expect(types).not.toContain('node.suspended');
+    expect(types).not.toContain('replay.diverged');
+    expect(only(replayed, 'run.started')).toMatchObject({
+      protocolMajor: 2,
+      forkedFrom: { runId, mode: 'replay' },
+    });
+    expect(replayed.filter((e) => e.type === 'node.completed').map((e) => e.payload.nodeId)).toEqual(
+      events.filter((e) => e.type === 'node.completed').map((e) => e.payload.nodeId),
+    );
   });
 
   it('a timeout never grants on a v2 run: onTimeout "approve" records a rejection', async () => {
