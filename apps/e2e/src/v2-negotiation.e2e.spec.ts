@@ -92,6 +92,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
             since: '2.0',
             witness: 'witnessable-gated',
             tokenAlgs: ['hs256'],
+            refKinds: ['principal', 'group', 'role'],
             callbackDelivery: true,
           },
         });

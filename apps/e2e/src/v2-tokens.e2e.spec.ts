@@ -125,6 +125,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('ow2 interrupt token
       since: '2.0',
       witness: 'witnessable-gated',
       tokenAlgs: ['hs256'],
+      refKinds: ['principal', 'group', 'role'],
       callbackDelivery: true,
     });
     // The v2 OpenAPI document gives the token parameter its grammar and lists the 401; v1's does not.

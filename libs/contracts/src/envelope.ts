@@ -11,6 +11,11 @@ export interface Actor {
    * request): an approvers list entry `group:<name>` admits a member. Absent: none.
    */
   readonly groups?: readonly string[];
+  /**
+   * The principal's roles, set only by the gateway from its key configuration (never from a
+   * request): a major-2 interrupt's `approverRoleRefs` entry admits a holder (RFC 0104). Absent: none.
+   */
+  readonly roles?: readonly string[];
 }
 
 /**

@@ -25,6 +25,11 @@ export class OpenInterruptData {
    * the wire's `data` of those kinds does not allow. Never part of `interrupt.requested`.
    */
   @IsOptional() @IsObject() hostData?: Record<string, unknown>;
+  /**
+   * 2 when the run was created under major 2 (ADR 0041): the interrupt service then always enforces
+   * the interrupt's approvers, with its RFC 0104 group and role refs (RFC 0173 §B). Absent: major 1.
+   */
+  @IsOptional() @IsIn([2]) protocolMajor?: 2;
 }
 
 /** `interrupt.resolve`: an external caller's answer (gateway, request/reply). */

@@ -26,13 +26,18 @@ export function assertCommand<T extends CommandEnvelope>(
   }
   if (typeof v.actor !== 'object' || v.actor === null || typeof v.actor.tenant !== 'string') {
     problems.push({ path: '/actor', message: 'must carry tenant and principal' });
-  } else if (
-    v.actor.groups !== undefined &&
-    !(
-      Array.isArray(v.actor.groups) && v.actor.groups.every((g: unknown) => typeof g === 'string' && g !== '')
-    )
-  ) {
-    problems.push({ path: '/actor/groups', message: 'must be an array of non-empty strings when present' });
+  } else {
+    for (const field of ['groups', 'roles'] as const) {
+      const names: unknown = v.actor[field];
+      if (
+        names !== undefined &&
+        !(Array.isArray(names) && names.every((g: unknown) => typeof g === 'string' && g !== ''))
+      )
+        problems.push({
+          path: `/actor/${field}`,
+          message: 'must be an array of non-empty strings when present',
+        });
+    }
   }
   const dataClass =
     typeof v.type === 'string' && Object.hasOwn(dataClasses, v.type) ? dataClasses[v.type] : undefined;

@@ -81,3 +81,28 @@ describe("assertCommand: the actor's groups", () => {
     ).toThrow(/actor\/groups|CommandEnvelope/);
   });
 });
+
+describe("assertCommand: the actor's roles (RFC 0104 role refs)", () => {
+  const withActor = (actor: Record<string, unknown>) => ({
+    ...(resolveCommand('{"action": "accept"}') as object),
+    actor,
+  });
+
+  it('carries a list of role names', () => {
+    const command = assertCommand<CommandEnvelope>(
+      withActor({ tenant: 't1', principal: 'p', groups: ['finance'], roles: ['controller'] }),
+      INTERRUPT_COMMAND_DATA,
+    );
+    expect(command.actor).toMatchObject({ groups: ['finance'], roles: ['controller'] });
+  });
+
+  it.each([
+    ['a string', 'controller'],
+    ['an empty name', ['']],
+    ['a non-string', [1]],
+  ])('refuses roles that are %s', (_what, roles) => {
+    expect(() =>
+      assertCommand(withActor({ tenant: 't1', principal: 'p', roles }), INTERRUPT_COMMAND_DATA),
+    ).toThrow(/actor\/roles/);
+  });
+});

@@ -15,6 +15,11 @@ export interface OpenInterruptRequest extends InterruptRecord {
   readonly conversation?: Record<string, unknown>;
   /** Host extensions the interrupt service adds to its copy of `data` (see `InterruptRequest.hostData`). */
   readonly hostData?: Record<string, unknown>;
+  /**
+   * 2 when the run is of major 2 (ADR 0041): the interrupt service then always enforces the
+   * interrupt's approvers (RFC 0173 §B). Never part of `interrupt.requested`.
+   */
+  readonly protocolMajor?: 2;
 }
 
 /**
@@ -74,10 +79,11 @@ export function emitSuspension(
     key: request.key,
     ...lowConfidenceSuspension(kind, request.data, w.state.workflow, nodeId),
   });
-  const held =
-    request.hostData && Object.keys(request.hostData).length > 0
-      ? { ...open, hostData: request.hostData }
-      : open;
+  const held: OpenInterruptRequest = {
+    ...open,
+    ...(request.hostData && Object.keys(request.hostData).length > 0 ? { hostData: request.hostData } : {}),
+    ...(w.state.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
+  };
   if (kind !== 'conversation.exchange') return held;
   return { ...held, conversation: emitOpened(w, nodeId, request, suspended.eventId) };
 }

@@ -89,6 +89,9 @@ function dataProblems(kind: InterruptKind, d: Record<string, unknown>): Violatio
         d.approversList === undefined || isStringArray(d.approversList),
         'must be an array of strings',
       );
+      // RFC 0104: opaque group and role refs; a major-2 run enforces their members (RFC 0173 §B).
+      for (const refs of ['approverGroupRefs', 'approverRoleRefs'] as const)
+        need(refs, d[refs] === undefined || isRefList(d[refs]), 'must be an array of non-empty strings');
       need(
         'rejectionPolicy',
         d.rejectionPolicy === undefined ||
@@ -202,5 +205,14 @@ function isQuestions(v: unknown): boolean {
         (q.schema === undefined || isObject(q.schema)) &&
         Object.keys(q).every((k) => k === 'id' || k === 'question' || k === 'schema'),
     )
+  );
+}
+
+/** An RFC 0104 ref list: opaque, non-empty strings (each at most 200 characters, like a group name). */
+function isRefList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length <= 100 &&
+    value.every((r) => typeof r === 'string' && r.length > 0 && r.length <= 200)
   );
 }

@@ -3,7 +3,7 @@ import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun } from './run.decider';
 import { initialRunState } from './run.state';
-import { context, fixture, NOW, payloadOf } from './test-kit.spec';
+import { context, fixture, NOW, payloadOf, record, workflow } from './test-kit.spec';
 
 /** ADR 0041: a run keeps the protocol major it was created under, through fork and replay. */
 describe('protocol major of a run', () => {
@@ -61,4 +61,51 @@ describe('protocol major of a run', () => {
       expect(forkSourceOf(await started(2), fromSeq, mode).started.protocolMajor).toBe(2);
     },
   );
+});
+
+/** RFC 0173 §B: a major-2 run's interrupts are opened as major-2 interrupts, whose approvers bind. */
+describe('the interrupt a major-2 run opens', () => {
+  const gate = (config: Record<string, unknown>) =>
+    workflow([{ id: 'gate', typeId: 'core.approvalGate', config }]);
+  const open = (config: Record<string, unknown>, protocolMajor?: 2) =>
+    decideRun(
+      {
+        type: 'StartRun',
+        runId: 'r1',
+        workflow: gate(config),
+        inputs: {},
+        ...(protocolMajor ? { protocolMajor } : {}),
+        context: context('c0', NOW),
+      },
+      initialRunState(),
+    );
+
+  it('says major 2 to the interrupt service (never on interrupt.requested); a major-1 run says nothing', async () => {
+    const v2 = await open({ approversList: ['bob'] }, 2);
+    expect(v2.openInterrupt).toMatchObject({ kind: 'approval', protocolMajor: 2 });
+    expect(payloadOf(v2.events, 'interrupt.requested')).not.toHaveProperty('protocolMajor');
+    expect(record(v2.state).protocolMajor).toBe(2);
+    const v1 = await open({ approversList: ['bob'] });
+    expect(v1.openInterrupt).not.toHaveProperty('protocolMajor');
+    expect(record(v1.state)).not.toHaveProperty('protocolMajor');
+  });
+
+  it('carries RFC 0104 group and role refs unchanged on the approval data', async () => {
+    const { events, openInterrupt } = await open(
+      { approverGroupRefs: ['finance'], approverRoleRefs: ['controller'] },
+      2,
+    );
+    expect(payloadOf(events, 'interrupt.requested').data).toMatchObject({
+      approverGroupRefs: ['finance'],
+      approverRoleRefs: ['controller'],
+    });
+    expect(openInterrupt?.data).toMatchObject({ approverGroupRefs: ['finance'] });
+  });
+
+  it.each([[['']], ['finance'], [[7]]])('fails the gate whose approverGroupRefs is %j', async (refs) => {
+    const { events } = await open({ approverGroupRefs: refs }, 2);
+    expect(payloadOf(events, 'node.failed')).toMatchObject({
+      error: { code: 'validation_error', message: expect.stringContaining('/data/approverGroupRefs') },
+    });
+  });
 });

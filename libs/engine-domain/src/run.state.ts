@@ -87,6 +87,11 @@ export interface RunRecord {
   readonly principal: string;
   /** The definition the run started with: a later re-registration does not change a running run. */
   readonly workflow: WorkflowDefinition;
+  /**
+   * 2 for a run created under major 2 (`run.started.protocolMajor`, ADR 0041), for life: its
+   * interrupts open as major-2 interrupts, whose approvers are always enforced (RFC 0173 §B).
+   */
+  readonly protocolMajor?: 2;
   readonly inputs: Record<string, unknown>;
   readonly options: RunOptions;
   readonly lastSequence: number;
@@ -166,6 +171,8 @@ export function evolveRun(state: RunState, event: RunEventDoc): RunState {
   const nodeId = event.nodeId ?? '';
   const p = (event.payload ?? {}) as Record<string, unknown>;
   switch (event.type) {
+    case 'run.started':
+      return p.protocolMajor === 2 ? { ...s, protocolMajor: 2 } : s;
     case 'node.started': {
       const visit = ownValue(s.visits, nodeId) ?? 0;
       return {

@@ -12,6 +12,11 @@ export interface ApiKeyConfigEntry {
    * `group:<name>` admits it. A principal's groups are the union over its keys in the tenant.
    */
   readonly groups?: readonly string[];
+  /**
+   * Roles the principal holds (names without the `role:` prefix): a major-2 interrupt's
+   * `approverRoleRefs` entry admits a holder (RFC 0104). The union over its keys in the tenant.
+   */
+  readonly roles?: readonly string[];
 }
 
 /** At most this many groups per key, each name at most this long (the approvers list's name bound). */
@@ -65,7 +70,7 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
     throw new ApiKeyConfigError(`${where} must be an object`);
   const e = item as Record<string, unknown>;
   const unknown = Object.keys(e).filter(
-    (k) => !['key', 'scopes', 'tenant', 'principal', 'id', 'groups'].includes(k),
+    (k) => !['key', 'scopes', 'tenant', 'principal', 'id', 'groups', 'roles'].includes(k),
   );
   if (unknown.length) throw new ApiKeyConfigError(`${where} has unknown field(s) ${unknown.join(', ')}`);
   if (typeof e.key !== 'string' || e.key.length < 8) {
@@ -82,7 +87,8 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
       throw new ApiKeyConfigError(`${where}: "${field}" must be a non-empty string when present`);
     }
   }
-  const groups = e.groups === undefined ? undefined : groupsOf(e.groups, where);
+  const groups = e.groups === undefined ? undefined : namesOf(e.groups, 'groups', 'group:', where);
+  const roles = e.roles === undefined ? undefined : namesOf(e.roles, 'roles', 'role:', where);
   return {
     key: e.key,
     scopes: e.scopes as string[],
@@ -90,22 +96,26 @@ function parseEntry(item: unknown, index: number): ApiKeyConfigEntry {
     ...(typeof e.principal === 'string' ? { principal: e.principal } : {}),
     ...(typeof e.id === 'string' ? { id: e.id } : {}),
     ...(groups !== undefined && groups.length > 0 ? { groups } : {}),
+    ...(roles !== undefined && roles.length > 0 ? { roles } : {}),
   };
 }
 
-/** `groups`: distinct group names, each non-empty, without whitespace and without the `group:` prefix. */
-function groupsOf(value: unknown, where: string): string[] {
+/**
+ * `groups` or `roles`: distinct names, each non-empty, without whitespace and without the entry
+ * prefix (`group:`, `role:`).
+ */
+function namesOf(value: unknown, field: 'groups' | 'roles', prefix: string, where: string): string[] {
   const ok = (g: unknown): g is string =>
     typeof g === 'string' && g.length >= 1 && g.length <= MAX_GROUP_NAME_LENGTH && !/\s/.test(g);
   if (!Array.isArray(value) || value.length > MAX_KEY_GROUPS || !value.every(ok)) {
     throw new ApiKeyConfigError(
-      `${where}: "groups" must be an array of at most ${MAX_KEY_GROUPS} names of 1 to ${MAX_GROUP_NAME_LENGTH} characters without whitespace`,
+      `${where}: "${field}" must be an array of at most ${MAX_KEY_GROUPS} names of 1 to ${MAX_GROUP_NAME_LENGTH} characters without whitespace`,
     );
   }
-  const prefixed = value.find((g) => g.startsWith('group:'));
+  const prefixed = value.find((g) => g.startsWith(prefix));
   if (prefixed !== undefined) {
     throw new ApiKeyConfigError(
-      `${where}: "groups" names a group without its "group:" prefix (write "${prefixed.slice(6)}")`,
+      `${where}: "${field}" names each without its "${prefix}" prefix (write "${prefixed.slice(prefix.length)}")`,
     );
   }
   return [...new Set(value)];

@@ -25,6 +25,17 @@ describe('parseApiKeysConfig', () => {
     ]);
   });
 
+  it('reads roles (deduplicated) beside groups; an empty list is the same as none', () => {
+    const raw = JSON.stringify([
+      { key: KEY, scopes: [], tenant: 'acme', principal: 'erin', roles: ['controller', 'controller'] },
+      { key: 'x'.repeat(20), scopes: [], tenant: 'acme', groups: ['finance'], roles: [] },
+    ]);
+    expect(parseApiKeysConfig(raw)).toEqual([
+      { key: KEY, scopes: [], tenant: 'acme', principal: 'erin', roles: ['controller'] },
+      { key: 'x'.repeat(20), scopes: [], tenant: 'acme', groups: ['finance'] },
+    ]);
+  });
+
   it('treats an unset or blank variable as no keys', () => {
     expect(parseApiKeysConfig(undefined)).toEqual([]);
     expect(parseApiKeysConfig('  ')).toEqual([]);
@@ -67,6 +78,16 @@ describe('parseApiKeysConfig', () => {
       'a group name with its prefix',
       JSON.stringify([{ key: KEY, scopes: [], tenant: 't', groups: ['group:finance'] }]),
       /write "finance"/,
+    ],
+    [
+      'roles that are not an array',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', roles: 'controller' }]),
+      /"roles" must be an array/,
+    ],
+    [
+      'a role name with its prefix',
+      JSON.stringify([{ key: KEY, scopes: [], tenant: 't', roles: ['role:controller'] }]),
+      /"roles" names each without its "role:" prefix \(write "controller"\)/,
     ],
     [
       'an unknown field',

@@ -14,6 +14,11 @@ export interface Caller {
    * request: the union over the principal's keys in its tenant. Absent when it has none.
    */
   readonly groups?: readonly string[];
+  /**
+   * The principal's roles (names without `role:`), from the key configuration alone, never from a
+   * request: the union over the principal's keys in its tenant. Absent when it has none.
+   */
+  readonly roles?: readonly string[];
   /** Set for the items of a bulk request: the commands it sends say so (the audit log's route). */
   readonly via?: 'bulk';
 }
@@ -40,6 +45,8 @@ export class ApiKeyRegistry {
   private readonly keys: readonly StoredKey[];
   /** Each (tenant, principal)'s groups, the union over its keys. */
   private readonly groups = new Map<string, Set<string>>();
+  /** Each (tenant, principal)'s roles, the union over its keys. */
+  private readonly roles = new Map<string, Set<string>>();
 
   constructor(entries: readonly ApiKeyConfigEntry[]) {
     // Whatever their shape, the configured keys are redacted from every log line of this process.
@@ -62,10 +69,18 @@ export class ApiKeyRegistry {
       const union = this.groups.get(id) ?? new Set<string>();
       for (const g of entry.groups ?? []) union.add(g);
       this.groups.set(id, union);
+      const held = this.roles.get(id) ?? new Set<string>();
+      for (const r of entry.roles ?? []) held.add(r);
+      this.roles.set(id, held);
     }
     this.keys = keys.map(({ entry: _entry, ...stored }) => {
       const groups = this.groupsOf(stored.tenant, stored.principal);
-      return groups.length > 0 ? { ...stored, groups } : stored;
+      const roles = this.rolesOf(stored.tenant, stored.principal);
+      return {
+        ...stored,
+        ...(groups.length > 0 ? { groups } : {}),
+        ...(roles.length > 0 ? { roles } : {}),
+      };
     });
   }
 
@@ -75,6 +90,11 @@ export class ApiKeyRegistry {
    */
   groupsOf(tenant: string, principal: string): readonly string[] {
     return [...(this.groups.get(principalId(tenant, principal)) ?? [])].sort();
+  }
+
+  /** The configured roles of `principal` in `tenant` (sorted), `[]` for one with none. */
+  rolesOf(tenant: string, principal: string): readonly string[] {
+    return [...(this.roles.get(principalId(tenant, principal)) ?? [])].sort();
   }
 
   /** Number of configured keys. */

@@ -62,6 +62,22 @@ describe('ApiKeyRegistry', () => {
     expect(r.groupsOf('t1', 'bob')).toEqual([]);
   });
 
+  it("gives a principal's every key the union of the roles its keys name in that tenant (RFC 0104 role refs)", () => {
+    const D = 'key-d-' + 'd'.repeat(26);
+    const E = 'key-e-' + 'e'.repeat(26);
+    const F = 'key-f-' + 'f'.repeat(26);
+    const r = new ApiKeyRegistry([
+      { key: D, scopes: [], tenant: 't1', principal: 'erin', roles: ['controller'] },
+      { key: E, scopes: [], tenant: 't1', principal: 'erin', groups: ['finance'], roles: ['auditor'] },
+      { key: F, scopes: [], tenant: 't2', principal: 'erin' },
+    ]);
+    expect(r.verify(D)).toMatchObject({ groups: ['finance'], roles: ['auditor', 'controller'] });
+    expect(r.verify(E)!.roles).toEqual(['auditor', 'controller']);
+    expect(r.verify(F)!.roles).toBeUndefined();
+    expect(r.rolesOf('t1', 'erin')).toEqual(['auditor', 'controller']);
+    expect(r.rolesOf('t1', 'bob')).toEqual([]);
+  });
+
   it('rejects unknown keys, prefixes and near misses', () => {
     const r = registry();
     for (const presented of ['', 'nope', A.slice(0, -1), `${A}x`, A.toUpperCase()])

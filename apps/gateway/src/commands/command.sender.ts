@@ -21,7 +21,7 @@ export class CommandSender {
 
   /**
    * Builds the envelope for `caller`: fresh id, the caller as actor (with its key's id, never the
-   * key, its configured groups, and `via: bulk` for a bulk request's items), correlated by `key`.
+   * key, its configured groups and roles, and `via: bulk` for a bulk request's items), correlated by `key`.
    */
   envelope<TType extends string, TData>(
     type: TType,
@@ -41,6 +41,7 @@ export class CommandSender {
         ...(caller.via !== undefined ? { via: caller.via } : {}),
         // From the key registry only: the caller's groups are never read from a request.
         ...(caller.groups !== undefined && caller.groups.length > 0 ? { groups: [...caller.groups] } : {}),
+        ...(caller.roles !== undefined && caller.roles.length > 0 ? { roles: [...caller.roles] } : {}),
       },
       data,
     };

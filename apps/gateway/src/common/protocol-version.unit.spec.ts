@@ -226,6 +226,8 @@ describe('the v2 discovery document', () => {
       since: '2.0',
       witness: 'witnessable-gated',
       tokenAlgs: [...INTERRUPT_TOKEN_ALGS],
+      // What a major-2 interrupt enforces, and nothing it does not (RFC 0148).
+      refKinds: ['principal', 'group', 'role'],
       callbackDelivery: true,
     });
     expect(doc).toMatchObject({

@@ -11,6 +11,13 @@ import type { GatewayRoute, RouteParameter } from './gateway-routes.constants';
 export const EVENT_LOG_ERA = V1_EVENT_LOG_SCHEMA_VERSION;
 
 /**
+ * The `interrupt.refKinds` a major-2 run's interrupts enforce (interrupt.md §Approver enforcement):
+ * the kinds of entry the interrupt service's `enforcedApprovers` (`@openwop/interrupt-domain`,
+ * `ENFORCED_REF_KINDS`) admits by, for a major-2 run.
+ */
+export const INTERRUPT_REF_KINDS = ['principal', 'group', 'role'] as const;
+
+/**
  * The metadata keys of the closed v2 root (capabilities.md §3.1). The v2 document below uses only
  * these; a capability family (§5) appears only once this host meets that family's v2 contract.
  */
@@ -72,8 +79,10 @@ export function buildV2DiscoveryDocument(): Record<string, unknown> {
  * exactly the list the token service verifies `ow2.` tokens against (`INTERRUPT_TOKEN_ALGS`, one
  * constant for both). `callbackDelivery`: a `callbackUrl` is refused at `createRun` by the webhook
  * registration guard and its notice delivered through the guarded delivery path, no redirect
- * (interrupt.md §Callback delivery; issue #30 item 6). `refKinds` is omitted, not offered: RFC
- * 0104 group and role refs are not enforced (absent, a host ignores those fields).
+ * (interrupt.md §Callback delivery; issue #30 item 6). `refKinds`: what a major-2 run's
+ * interrupts enforce on every route that writes a decision (API, bulk, link; RFC 0173 §B):
+ * `approversList` principals, and RFC 0104's `approverGroupRefs` and `approverRoleRefs` resolved
+ * against the groups and roles the key configuration gives the caller (issue #30 item 4).
  */
 export function interruptFamilyRecord(): Record<string, unknown> {
   return {
@@ -81,6 +90,7 @@ export function interruptFamilyRecord(): Record<string, unknown> {
     since: '2.0',
     witness: 'witnessable-gated',
     tokenAlgs: [...INTERRUPT_TOKEN_ALGS],
+    refKinds: [...INTERRUPT_REF_KINDS],
     callbackDelivery: true,
   };
 }

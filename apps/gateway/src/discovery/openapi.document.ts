@@ -195,7 +195,7 @@ function componentSchemas(): Record<string, JsonSchema> {
             admittedAs: {
               type: 'string',
               description:
-                'On an enforced approvers list: the entry that admitted `who` (itself, or `group:<name>`).',
+                'On an enforced approvers list: the entry that admitted `who` (itself, `group:<name>`, or on a major-2 run `role:<name>`).',
             },
           },
         },

@@ -31,7 +31,7 @@ function keyOf(command: CommandEnvelope, via: string | undefined): { keyId?: str
 /**
  * The fact of an accepted `interrupt.resolve`: `resolve` when it decided the interrupt, `vote` for
  * a vote short of quorum; nothing for an `ask` (a question, not a decision). On an enforced
- * approvers list it records `admittedAs`, the entry that admitted the principal (a `group:<name>`
+ * approvers list it records `admittedAs`, the entry that admitted the principal (a `group:<name>` or `role:<name>`
  * when it answered as a member): the membership of the moment, kept with the decision.
  */
 export function resolveFact(

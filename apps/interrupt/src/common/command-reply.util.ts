@@ -2,15 +2,16 @@ import { refusal, type CommandEnvelope, type CommandReply } from '@openwop/contr
 import type { CommandContext } from '@openwop/interrupt-domain';
 import { DomainError } from '@openwop/kernel';
 
-/** The decider's inputs from an envelope: its id, the authenticated actor (and its groups), and the handler's clock. */
+/** The decider's inputs from an envelope: its id, the authenticated actor (and its groups and roles), and the handler's clock. */
 export function contextOf(command: CommandEnvelope, now: string): CommandContext {
-  const { tenant, principal, groups } = command.actor;
+  const { tenant, principal, groups, roles } = command.actor;
   return {
     commandId: command.id,
     now,
     tenant,
     principal,
     ...(groups !== undefined && groups.length > 0 ? { groups } : {}),
+    ...(roles !== undefined && roles.length > 0 ? { roles } : {}),
   };
 }
 

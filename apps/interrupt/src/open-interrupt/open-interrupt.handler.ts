@@ -29,8 +29,18 @@ export class OpenInterruptHandler {
     manager: EntityManager,
     command: OpenInterruptCommand,
   ): Promise<CommandReply<OpenInterruptResult>> {
-    const { interruptId, runId, nodeId, kind, key, resumeSchema, timeoutMs, requestedAt, hostData } =
-      command.data;
+    const {
+      interruptId,
+      runId,
+      nodeId,
+      kind,
+      key,
+      resumeSchema,
+      timeoutMs,
+      requestedAt,
+      hostData,
+      protocolMajor,
+    } = command.data;
     // Host extensions the wire's data of this kind does not allow join the service's own copy (ADR 0034).
     const data =
       hostData && isRecord(command.data.data) ? { ...command.data.data, ...hostData } : command.data.data;
@@ -50,6 +60,8 @@ export class OpenInterruptHandler {
           requestedAt,
           ...(resumeSchema ? { resumeSchema } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          // A major-2 run's interrupt always enforces its approvers (RFC 0173 §B), fixed here for its life.
+          ...(protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
         },
         runCancelled,
         context: contextOf(command, this.clock.now()),

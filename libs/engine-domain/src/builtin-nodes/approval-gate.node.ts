@@ -71,6 +71,8 @@ function approvalData(ctx: NodeContext): Record<string, unknown> {
     ...pick(c, [
       'requiredApprovals',
       'approversList',
+      'approverGroupRefs',
+      'approverRoleRefs',
       'rejectionPolicy',
       'voterAttribution',
       'resolveAuth',
