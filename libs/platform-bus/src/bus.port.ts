@@ -129,7 +129,8 @@ export interface SubscribeOptions {
    * For a consumer off every request's path (webhook deliveries): a fetch may wait up to this many
    * ms to gather messages, so they arrive in fewer, larger batches (fewer fetches, fewer batch
    * statements) at the price of up to this much latency. Default: none, a fetch returns as soon as
-   * a message is there. Capped at {@link MAX_GATHER_MS}; adapters that do not fetch ignore it.
+   * a message is there. Capped at {@link MAX_GATHER_MS}. The in-process bus gathers too: a
+   * member with a batch handler takes what waits in all its partitions at one shared tick.
    */
   readonly gatherMs?: number;
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Topics } from '@openwop/contracts';
 import { observeConsumerLag } from '@openwop/observability';
-import type {
-  Bus,
-  OutgoingMessage,
-  RequestOptions,
-  ServeOptions,
-  SubscribeOptions,
-  Subscription,
+import {
+  MAX_GATHER_MS,
+  type Bus,
+  type OutgoingMessage,
+  type RequestOptions,
+  type ServeOptions,
+  type SubscribeOptions,
+  type Subscription,
 } from './bus.port';
 import { GroupMember } from './in-process/group.member';
 import { InProcessBroker } from './in-process/in-process.broker';
@@ -97,6 +98,9 @@ export class InProcessBus implements Bus {
       options.transientBudgetMs === undefined
         ? undefined
         : resolveTransientBudgetMs(options.transientBudgetMs),
+      options.gatherMs !== undefined && options.gatherMs > 0
+        ? Math.min(options.gatherMs, MAX_GATHER_MS)
+        : undefined,
     );
     const group = this.broker.group(options.group);
     const subscription = new InProcessSubscription(group, member, (s) => this.subscriptions.delete(s));

@@ -36,6 +36,31 @@ describe('InProcessBus specifics', () => {
     await waitFor(() => recorder.count === 1, { timeoutMs: 1_000 });
   });
 
+  it('gathers for gatherMs: what a batch handler’s partitions receive meanwhile comes in one tick', async () => {
+    const topic = uniqueName('gather');
+    const batches: { keys: string[] }[] = [];
+    const handle = async (ms: readonly { key: string }[]) =>
+      void batches.push({ keys: ms.map((m) => m.key) });
+    await bus.subscribe({
+      group: 'g',
+      topics: [topic],
+      handler: (m) => handle([m]),
+      batchHandler: handle,
+      gatherMs: 200,
+    });
+    // Without gathering, the first message is delivered before the second is published.
+    await bus.publish(topic, [{ key: 'k1', value: 1 }]);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    await bus.publish(topic, [
+      { key: 'k1', value: 2 },
+      { key: 'k2', value: 3 },
+      { key: 'k3', value: 4 },
+    ]);
+    await waitFor(() => batches.flatMap((b) => b.keys).length === 4, { timeoutMs: 2_000 });
+    // One partition's two messages, published apart, in one batch.
+    expect(batches.find((b) => b.keys.includes('k1'))?.keys).toEqual(['k1', 'k1']);
+  });
+
   it('delivers copies: no object is shared by publisher, groups or retries', async () => {
     const topic = uniqueName('copy');
     const seen: unknown[] = [];

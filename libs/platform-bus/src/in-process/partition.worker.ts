@@ -72,6 +72,8 @@ export class PartitionWorker {
       if (!(await log.waitFor(offset, this.revoked.signal))) return;
       // Never deliver inside publish()'s call stack, and let other partitions take turns.
       await new Promise<void>((resolve) => setImmediate(resolve));
+      // A member that gathers (SubscribeOptions.gatherMs) takes what waits at its next tick.
+      if (member.batch && member.gatherMs) await untilAborted(member.gathered(), this.revoked.signal);
       if (!this.active || !log.at(offset)) return;
       const settled = member.batch
         ? await this.deliverWaiting(offset, member.batch)
@@ -168,4 +170,17 @@ export class PartitionWorker {
       attempt,
     };
   }
+}
+
+/** `p`, or sooner when `signal` aborts. */
+function untilAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void p.then(done);
+  });
 }
