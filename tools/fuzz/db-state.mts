@@ -139,8 +139,11 @@ export class DbState {
   /**
    * Waits until two checksums `gapMs` apart agree (the host finished the effects of earlier
    * requests: outbox relays, projections, token minting); false when `timeoutMs` passed first.
+   * The gap outlasts the host's longest deliberate delay of an effect: the notifier gathers run
+   * events for 250 ms (`NOTIFIER_GATHER_MS`, on Kafka and in-process alike), and in one process a
+   * published outbox row's delete waits up to 200 ms for a decision to ride on (ADR 0039).
    */
-  async quiesce(timeoutMs = 15_000, gapMs = 150): Promise<boolean> {
+  async quiesce(timeoutMs = 15_000, gapMs = 350): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     let last = await this.checksum();
     while (Date.now() < deadline) {
