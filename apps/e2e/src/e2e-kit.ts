@@ -102,14 +102,36 @@ export async function callGateway(
   body?: unknown,
   apiKey: string = TEST_KEYS.t1,
 ): Promise<Answer> {
-  const res = await fetch(`${gateway}${path}`, {
+  const answer = await sendJson(`${gateway}${path}`, method, { authorization: `Bearer ${apiKey}` }, body);
+  return { status: answer.status, json: answer.body };
+}
+
+/** One HTTP answer with its headers and its parsed body (`{}` when empty). */
+export interface HeadedAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * One request with `headers` (and a JSON `body`, with its content type, when given): the status,
+ * headers and parsed body, whatever the status.
+ */
+export async function sendJson(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<HeadedAnswer> {
+  const res = await fetch(url, {
     method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
+    headers: body !== undefined ? { ...headers, 'content-type': 'application/json' } : headers,
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
-import { workflowDefinition } from './e2e-kit';
+import { sendJson, workflowDefinition, type HeadedAnswer as Answer } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // The v2 interrupt rules (issue 30 item 3; interrupt.md, RFC 0213, RFC 0223) on runs created under
@@ -9,12 +9,6 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // approval_rejected (retryable: false); a timeout never grants, even with onTimeout "approve"; a
 // resolve after the run ended is 409 interrupt_already_resolved; a key per visit: a gate re-entered
 // over a reject loop is asked again, and a replay fork asks nobody.
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Record<string, unknown>;
-}
 
 interface RunEvent {
   readonly type: string;
@@ -70,18 +64,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('v2 interrupt rules,
     };
     if (!path.startsWith('/v1/')) headers['openwop-version'] = '2';
     if (options.key !== undefined) headers['idempotency-key'] = options.key;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-    };
+    return sendJson(`${base}${path}`, method, headers, options.body);
   }
 
   async function startV2(workflowId: string): Promise<string> {

@@ -1,16 +1,11 @@
 import { TEST_KEYS, waitFor } from '@openwop/testing';
+import { sendJson, type HeadedAnswer as Answer } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // OpenWOP v2 beside v1 (issue 30 item 1, ADR 0041), both modes: discovery names both majors, the
 // OpenWOP-Version header is checked on requests and set on every protocol answer (errors too), the
 // unversioned path space serves every /v1 operation under major 2 — a whole approval cycle here —
 // an unknown operation is 404 on both path spaces, and a run keeps the major it was created under.
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Record<string, unknown>;
-}
 
 describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
   'v1 and v2 negotiated per request, %s mode',
@@ -34,18 +29,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
       if (options.auth !== false) headers.authorization = `Bearer ${TEST_KEYS.t1}`;
       if (options.version !== undefined) headers['openwop-version'] = options.version;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers,
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        headers: res.headers,
-        body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-      };
+      return sendJson(`${base}${path}`, method, headers, options.body);
     }
 
     const statusOf = async (path: string, version?: string): Promise<string> =>

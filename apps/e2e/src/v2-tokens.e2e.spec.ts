@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { TEST_KEYS, testTokenKeysJson, waitFor } from '@openwop/testing';
-import { workflowDefinition } from './e2e-kit';
+import { sendJson, workflowDefinition, type HeadedAnswer as Answer } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // `ow2.` tokens (issue 30 item 2; identity.md §4, RFC 0170 §E.1), both modes: a run created under
@@ -11,12 +11,6 @@ import { MODES, type HostUnderTest } from './host-matrix';
 
 const KID = 'e2e-v2k';
 const CAPPED_MS = 90_000;
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Record<string, unknown>;
-}
 
 /** The pending interrupt of a snapshot, with the token fields a key holding approvals:respond sees. */
 interface TokenedInterrupt {
@@ -72,18 +66,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('ow2 interrupt token
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.auth !== false) headers.authorization = `Bearer ${TEST_KEYS.t1}`;
     if (options.version !== undefined) headers['openwop-version'] = options.version;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-    };
+    return sendJson(`${base}${path}`, method, headers, options.body);
   }
 
   /** Creates a run on `createPath` (`/runs`: major 2; `/v1/runs`: major 1) and waits for its gate's tokens. */

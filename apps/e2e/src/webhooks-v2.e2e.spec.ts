@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
+import { sendJson } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // Issue 30 items 7, 6 and 8, both modes, with a real local HTTP receiver:
@@ -143,18 +144,8 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
       const headers: Record<string, string> = { accept: 'application/json' };
       if (options.key !== null) headers.authorization = `Bearer ${options.key ?? TEST_KEYS.t1}`;
       if (options.version !== undefined) headers['openwop-version'] = options.version;
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${gw()}${path}`, {
-        method,
-        headers,
-        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        headers: res.headers,
-        json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-      };
+      const { body: json, ...answer } = await sendJson(`${gw()}${path}`, method, headers, options.body);
+      return { ...answer, json };
     }
 
     const webhookCount = async () => ((await call('GET', '/v1/webhooks')).json.webhooks as unknown[]).length;
