@@ -1,5 +1,7 @@
 import { CHILD_ENDED, childRunIdFor, type ChildRunChange } from './child-runs';
+import { forkSourceOf } from './fork-source';
 import { decideRun, publicRunStatus, type RunDecision } from './run.decider';
+import { decideFork } from './replay';
 import { initialRunState, type RunState } from './run.state';
 import { context, LATER, payloadOf, record, start, types, workflow } from './test-kit.spec';
 
@@ -188,4 +190,40 @@ describe('child runs: core.subWorkflow', () => {
       expect(d.startChild).toBeUndefined();
     }
   });
+});
+
+describe('child runs of a fork', () => {
+  it.each(['branch', 'replay'] as const)(
+    'a %s fork whose execution starts a child asks the host to start it, under its own derived id',
+    async (mode) => {
+      const { events } = await start(PARENT);
+      const fromSeq = mode === 'branch' ? 1 : 0;
+      const source = forkSourceOf(events, fromSeq, mode);
+      const fork = await decideFork(
+        {
+          type: 'ForkRun',
+          runId: 'fork',
+          sourceRunId: 'r1',
+          mode,
+          fromSeq,
+          workflow: PARENT,
+          inputs: source.started.inputs ?? {},
+          history: source.history,
+          resolutions: source.resolutions,
+          expected: source.expected,
+          context: { commandId: 'f0', now: LATER, tenant: 't1', principal: 'p1' },
+        },
+        initialRunState(),
+      );
+      const forkChild = childRunIdFor('fork', 'invoke', 0, 0);
+      expect(forkChild).not.toBe(CHILD_ID);
+      expect(fork.startChild).toEqual({
+        nodeId: 'invoke',
+        runId: forkChild,
+        workflowId: 'child-wf',
+        inputs: { payload: { fromParent: true } },
+        parent: { runId: 'fork', nodeId: 'invoke' },
+      });
+    },
+  );
 });

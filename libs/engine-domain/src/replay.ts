@@ -18,7 +18,13 @@ import { EventWriter, runEventId } from './event-writer';
 import { drive, type NodeRegistry } from './executor';
 import { emitResolution, type OpenInterruptRequest } from './interrupt-events';
 import { emitTimerFired } from './timer-events';
-import { RunAlreadyExists, runOptions, type CommandContext, type RunDecision } from './run.decider';
+import {
+  childStartedIn,
+  RunAlreadyExists,
+  runOptions,
+  type CommandContext,
+  type RunDecision,
+} from './run.decider';
 import { newRunRecord, type RunRecord, type RunState } from './run.state';
 
 /**
@@ -159,7 +165,15 @@ export async function decideFork(
   }
   openInterrupt ??= await drive(w, nodes, resumedKey);
   w.finish();
-  return { events: w.events, state: w.result(), ...(openInterrupt ? { openInterrupt } : {}) };
+  const next = w.result();
+  // A node of the fork that started a child run: the host sends the child's run.start, as for any run.
+  const startChild = next.status === 'none' ? undefined : childStartedIn(next, w.events);
+  return {
+    events: w.events,
+    state: next,
+    ...(openInterrupt ? { openInterrupt } : {}),
+    ...(startChild ? { startChild } : {}),
+  };
 }
 
 const TERMINAL: readonly string[] = TERMINAL_RUN_EVENT_TYPES;

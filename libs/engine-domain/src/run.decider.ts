@@ -553,7 +553,7 @@ function decision(w: EventWriter, openInterrupt: OpenInterruptRequest | undefine
 }
 
 /** The child a node started among `events` (the run then waits on it), or `undefined`. */
-function childStartedIn(state: RunRecord, events: readonly RunEventDoc[]): ChildStart | undefined {
+export function childStartedIn(state: RunRecord, events: readonly RunEventDoc[]): ChildStart | undefined {
   const child = state.child;
   if (!child) return undefined;
   const started = events.some(

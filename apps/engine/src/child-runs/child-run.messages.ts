@@ -19,7 +19,8 @@ export const PARENT_CANCELLED = 'parent-cancelled';
 /**
  * The commands a decision owes to other runs of the parent/child tree (ADR 0025), put in the outbox
  * with the decision so they survive any crash and are sent once:
- * - a node started a child: the child's `run.start` (engine topic, keyed by the child);
+ * - a node started a child: the child's `run.start` (engine topic, keyed by the child), of the
+ *   parent's protocol major;
  * - the run was cancelled while it waited on a child: the child's `run.cancel` with
  *   `reason: parent-cancelled` and `parentRunId` (interrupt topic, so the child's interrupts are
  *   invalidated first, like any cancel);
@@ -51,6 +52,8 @@ export function childRunMessages(
         workflowId: c.workflowId,
         inputs: c.inputs,
         parent: { runId: c.parent.runId, nodeId: c.parent.nodeId },
+        // A child of a major-2 run (a fork of one included) is a major-2 run (ADR 0041).
+        ...(run.protocolMajor === 2 ? { protocolMajor: 2 as const } : {}),
       },
     };
     assertCommand(start, ENGINE_COMMAND_DATA);
