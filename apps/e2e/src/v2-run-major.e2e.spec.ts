@@ -1,10 +1,13 @@
 import { TEST_KEYS, waitFor } from '@openwop/testing';
-import { sendJson, type HeadedAnswer as Answer } from './e2e-kit';
+import { sendJson, workflowDefinition, type HeadedAnswer as Answer } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 
 // A run keeps the major it was created under (ADR 0041), both modes: a child run that a major-2 run
 // starts (core.subWorkflow) is a major-2 run (`run.started.protocolMajor: 2`), and so is a child
-// started by a replay or branch fork of it; a major-1 parent's child stays a major-1 run.
+// started by a replay or branch fork of it; a major-1 parent's child stays a major-1 run. On a
+// major-2 run the approval.* / clarification.* events are aliases of interrupt.requested /
+// interrupt.resolved (their payloads verbatim; a quorum vote is a host log record); a major-1 run
+// keeps the v1 payloads.
 
 interface RunEvent {
   readonly type: string;
@@ -114,5 +117,116 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('runs of major 2, %s
     expect(await startedOf(parentRunId)).not.toHaveProperty('protocolMajor');
     expect(await startedOf(childRunId)).not.toHaveProperty('protocolMajor');
     await completeThroughChild(parentRunId, childRunId);
+  });
+
+  const only = (events: RunEvent[], type: string) => {
+    const found = events.filter((e) => e.type === type);
+    expect(found).toHaveLength(1);
+    return found[0]!.payload;
+  };
+
+  it('a major-2 approval: approval.requested and approval.received carry the interrupt events; a v1 run keeps v1 payloads', async () => {
+    const created = await call('POST', '/runs', { workflowId: 'conformance-approval' });
+    const runId = created.body.runId as string;
+    await waitStatus(runId, 'waiting-approval');
+    const resolved = await call('POST', `/runs/${runId}/interrupts/gate`, {
+      resumeValue: { action: 'accept' },
+    });
+    expect(resolved.status).toBe(200);
+    await waitStatus(runId, 'completed');
+    // Read on both path spaces: the same log.
+    for (const events of [
+      await eventsOf(runId),
+      (await call('GET', `/v1/runs/${runId}/events`)).body.events as RunEvent[],
+    ]) {
+      expect(only(events, 'approval.requested')).toEqual(only(events, 'interrupt.requested'));
+      expect(only(events, 'approval.received')).toEqual(only(events, 'interrupt.resolved'));
+      expect(only(events, 'approval.received')).toMatchObject({
+        runId,
+        nodeId: 'gate',
+        action: 'accept',
+        decision: 'approved',
+      });
+    }
+
+    const v1 = await call('POST', '/v1/runs', { workflowId: 'conformance-approval' });
+    const v1RunId = v1.body.runId as string;
+    await waitStatus(v1RunId, 'waiting-approval');
+    await call('POST', `/v1/runs/${v1RunId}/interrupts/gate`, { resumeValue: { action: 'accept' } });
+    await waitStatus(v1RunId, 'completed');
+    const v1Events = await eventsOf(v1RunId);
+    expect(only(v1Events, 'approval.requested')).toMatchObject({
+      nodeId: 'gate',
+      title: 'Conformance approval',
+    });
+    expect(only(v1Events, 'approval.requested')).not.toHaveProperty('kind');
+    expect(only(v1Events, 'approval.received')).toEqual({
+      nodeId: 'gate',
+      interruptId: expect.any(String),
+      action: 'accept',
+      decidedBy: 'key-t1',
+      decidedAt: expect.any(String),
+    });
+  });
+
+  it('a major-2 clarification: clarification.requested and clarification.resolved carry the interrupt events', async () => {
+    const created = await call('POST', '/runs', { workflowId: 'conformance-clarification' });
+    const runId = created.body.runId as string;
+    const waiting = await waitStatus(runId, 'waiting-input');
+    const resolved = await call('POST', `/runs/${runId}/interrupts/${waiting.currentNodeId as string}`, {
+      resumeValue: { answers: { q1: 'blue' } },
+    });
+    expect(resolved.status).toBe(200);
+    await waitStatus(runId, 'completed');
+    const events = await eventsOf(runId);
+    expect(only(events, 'clarification.requested')).toEqual(only(events, 'interrupt.requested'));
+    expect(only(events, 'clarification.resolved')).toEqual(only(events, 'interrupt.resolved'));
+  });
+
+  it('a major-2 quorum: votes are host log records, one approval.received after the deciding vote', async () => {
+    // The quorum fixture's open panel admits nobody under major 2 (approvers always bind): the same
+    // gate with the test key on its list, three attested voters.
+    const quorum = `v2-quorum-${mode}`;
+    const registered = await call(
+      'POST',
+      '/v1/workflows',
+      workflowDefinition(quorum, [
+        {
+          id: 'gate',
+          typeId: 'core.approvalGate',
+          config: {
+            title: 'quorum',
+            actions: ['accept', 'reject'],
+            requiredApprovals: 3,
+            rejectionPolicy: 'majority',
+            approversList: ['key-t1'],
+            voterAttribution: 'attested',
+          },
+        },
+      ]),
+    );
+    expect(registered.status).toBe(201);
+    const created = await call('POST', '/runs', { workflowId: quorum });
+    const runId = created.body.runId as string;
+    await waitStatus(runId, 'waiting-approval');
+    for (const voter of ['approver-1', 'approver-2', 'approver-3']) {
+      const voted = await call('POST', `/runs/${runId}/interrupts/gate`, {
+        resumeValue: { action: 'accept', voter },
+      });
+      expect(voted.status).toBe(200);
+    }
+    await waitStatus(runId, 'completed');
+    const events = await eventsOf(runId);
+    const votes = events.filter(
+      (e) => e.type === 'log.appended' && (e.payload.fields as { vote?: unknown } | undefined)?.vote,
+    );
+    expect(votes.map((e) => (e.payload.fields as { vote: { voter: string } }).vote.voter)).toEqual([
+      'approver-1',
+      'approver-2',
+      'approver-3',
+    ]);
+    expect(only(events, 'approval.received')).toEqual(only(events, 'interrupt.resolved'));
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('approval.received')).toBe(types.indexOf('interrupt.resolved') + 1);
   });
 });

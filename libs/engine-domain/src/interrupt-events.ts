@@ -26,6 +26,10 @@ export interface OpenInterruptRequest extends InterruptRecord {
  * Emits the suspension of `nodeId` on a new interrupt: `interrupt.requested`, the legacy
  * `approval.requested` / `clarification.requested` for those kinds, then `node.suspended`.
  * Returns what the interrupt service must be told.
+ *
+ * On a run of major 2 (ADR 0041) the kind-specific event is the v2 alias: its payload is the
+ * `interrupt.requested` payload verbatim (v2 interrupt.md §Events, events.md: a `$ref` alias of
+ * `interruptRequested`). A major-1 run keeps the v1 payloads.
  */
 export function emitSuspension(
   w: EventWriter,
@@ -47,7 +51,9 @@ export function emitSuspension(
   const { interruptId, kind } = open;
   w.emit('interrupt.requested', nodeId, open);
   const data = request.data as Record<string, unknown>;
-  if (kind === 'approval') {
+  if (w.state.protocolMajor === 2) {
+    if (kind === 'approval' || kind === 'clarification') w.emit(`${kind}.requested`, nodeId, open);
+  } else if (kind === 'approval') {
     w.emit('approval.requested', nodeId, {
       nodeId,
       interruptId,
@@ -63,8 +69,7 @@ export function emitSuspension(
       ]),
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
     });
-  }
-  if (kind === 'clarification') {
+  } else if (kind === 'clarification') {
     w.emit('clarification.requested', nodeId, {
       nodeId,
       interruptId,
@@ -156,16 +161,22 @@ export interface InterruptOutcome {
  * Emits the resolution of the pending interrupt: the side-channel notes (approval votes as
  * `approval.received`, anything else as `log.appended`), `interrupt.resolved`, the legacy
  * `approval.received` / `clarification.resolved`, then `node.resumed`.
+ *
+ * On a run of major 2 (ADR 0041) the kind-specific event is the v2 alias, its payload the
+ * `interrupt.resolved` payload verbatim (a `$ref` alias of `interruptResolved`), and a vote is the
+ * host's record (`log.appended`), never an `approval.received`: a vote that does not decide the gate
+ * emits nothing shaped as a resolution (RFC 0223 §A). A major-1 run keeps the v1 payloads.
  */
 export function emitResolution(w: EventWriter, p: PendingInterrupt, o: InterruptOutcome): void {
   const { nodeId, interruptId } = p;
+  const v2 = w.state.protocolMajor === 2;
   const votes = (o.notes ?? [])
-    .map((note) => emitNote(w, p, note, o))
+    .map((note) => emitNote(w, p, note, o, v2))
     .filter((v): v is Vote => v !== undefined);
   const timeout = o.outcome === 'timeout';
   const resumeValue = timeout ? null : (o.resumeValue ?? null);
   const approval = p.kind === 'approval' ? approvalFields(resumeValue, timeout, gateActionsOf(p)) : {};
-  w.emit('interrupt.resolved', nodeId, {
+  const resolved = w.emit('interrupt.resolved', nodeId, {
     runId: w.state.runId,
     nodeId,
     interruptId,
@@ -179,7 +190,11 @@ export function emitResolution(w: EventWriter, p: PendingInterrupt, o: Interrupt
     resolvedBy: o.resolvedBy,
     ...approval,
   });
-  if (p.kind === 'approval') {
+  if (v2) {
+    const alias = p.kind === 'approval' ? 'approval.received' : 'clarification.resolved';
+    if (p.kind === 'approval' || (p.kind === 'clarification' && !timeout))
+      w.emit(alias, nodeId, { ...(resolved.payload as Record<string, unknown>) });
+  } else if (p.kind === 'approval') {
     const r = (resumeValue ?? {}) as Record<string, unknown>;
     const action = timeout ? 'timeout' : approvalActionOf(resumeValue, gateActionsOf(p));
     const decidedBy = typeof r.decidedBy === 'string' ? r.decidedBy : o.resolvedBy;
@@ -194,8 +209,7 @@ export function emitResolution(w: EventWriter, p: PendingInterrupt, o: Interrupt
         decidedAt: typeof r.decidedAt === 'string' ? r.decidedAt : o.resolvedAt,
       });
     }
-  }
-  if (p.kind === 'clarification' && !timeout) {
+  } else if (p.kind === 'clarification' && !timeout) {
     w.emit('clarification.resolved', nodeId, {
       nodeId,
       interruptId,
@@ -213,7 +227,13 @@ interface Vote {
 
 const VOTE_TYPES = ['vote', 'approval.vote', 'approval.received'];
 
-function emitNote(w: EventWriter, p: PendingInterrupt, note: unknown, o: InterruptOutcome): Vote | undefined {
+function emitNote(
+  w: EventWriter,
+  p: PendingInterrupt,
+  note: unknown,
+  o: InterruptOutcome,
+  v2: boolean,
+): Vote | undefined {
   const n = (typeof note === 'object' && note !== null ? note : { value: note }) as Record<string, unknown>;
   const type = n.type ?? n.kind;
   const isVote =
@@ -223,6 +243,18 @@ function emitNote(w: EventWriter, p: PendingInterrupt, note: unknown, o: Interru
     const { type: _t, kind: _k, ...rest } = n;
     const decidedBy = stringOr(n.decidedBy, stringOr(n.voter, o.resolvedBy));
     const action = stringOr(n.action, 'accept');
+    if (v2) {
+      w.emit('log.appended', undefined, {
+        level: 'info',
+        message: `vote on interrupt ${p.interruptId}`,
+        nodeId: p.nodeId,
+        fields: {
+          interruptId: p.interruptId,
+          vote: { ...rest, action, decidedBy, decidedAt: stringOr(n.decidedAt, o.resolvedAt) },
+        },
+      });
+      return { action, decidedBy };
+    }
     w.emit('approval.received', p.nodeId, {
       ...rest,
       nodeId: p.nodeId,

@@ -3,7 +3,7 @@ import { forkSourceOf } from './fork-source';
 import { decideFork } from './replay';
 import { decideRun } from './run.decider';
 import { initialRunState } from './run.state';
-import { context, fixture, NOW, payloadOf, record, workflow } from './test-kit.spec';
+import { context, fixture, NOW, payloadOf, record, resume, types, workflow } from './test-kit.spec';
 
 /** ADR 0041: a run keeps the protocol major it was created under, through fork and replay. */
 describe('protocol major of a run', () => {
@@ -106,6 +106,110 @@ describe('the interrupt a major-2 run opens', () => {
     const { events } = await open({ approverGroupRefs: refs }, 2);
     expect(payloadOf(events, 'node.failed')).toMatchObject({
       error: { code: 'validation_error', message: expect.stringContaining('/data/approverGroupRefs') },
+    });
+  });
+});
+
+/**
+ * v2 interrupt.md §Events, events.md: on a major-2 run the kind-specific `approval.*` /
+ * `clarification.*` events are `$ref` aliases of `interruptRequested` / `interruptResolved`; a
+ * major-1 run keeps its v1 payloads (approval.unit.spec.ts, clarification.unit.spec.ts).
+ */
+describe('the alias events of a major-2 run', () => {
+  const startUnder = (name: string, protocolMajor?: 2) =>
+    decideRun(
+      {
+        type: 'StartRun',
+        runId: 'r1',
+        workflow: fixture(name),
+        inputs: {},
+        ...(protocolMajor ? { protocolMajor } : {}),
+        context: context('c0', NOW),
+      },
+      initialRunState(),
+    );
+  const only = (events: readonly RunEventDoc[], type: string) => {
+    const found = events.filter((e) => e.type === type);
+    expect(found).toHaveLength(1);
+    return found[0]!.payload;
+  };
+
+  it('approval: approval.requested carries interrupt.requested, approval.received carries interrupt.resolved', async () => {
+    const started = await startUnder('conformance-approval', 2);
+    expect(types(started.events)).toEqual([
+      'run.started',
+      'node.started',
+      'interrupt.requested',
+      'approval.requested',
+      'node.suspended',
+    ]);
+    expect(only(started.events, 'approval.requested')).toEqual(only(started.events, 'interrupt.requested'));
+    const resolved = await resume(started.state, { action: 'reject', decidedBy: 'alice' });
+    expect(types(resolved.events).slice(0, 2)).toEqual(['interrupt.resolved', 'approval.received']);
+    expect(only(resolved.events, 'approval.received')).toEqual(only(resolved.events, 'interrupt.resolved'));
+    expect(only(resolved.events, 'approval.received')).toMatchObject({
+      action: 'reject',
+      decision: 'rejected',
+    });
+
+    const timedOut = await resume(started.state, null, { outcome: 'timeout' });
+    expect(only(timedOut.events, 'approval.received')).toEqual(only(timedOut.events, 'interrupt.resolved'));
+    expect(only(timedOut.events, 'approval.received')).toMatchObject({
+      action: 'timeout',
+      reason: 'timeout',
+    });
+  });
+
+  it('approval: a vote is the host record (log.appended), never an approval.received; one alias per resolution', async () => {
+    const { state } = await startUnder('conformance-approval', 2);
+    const notes = [
+      { type: 'vote', action: 'accept', decidedBy: 'bob', decidedAt: '2026-11-21T00:01:00.000Z' },
+      { type: 'vote', action: 'accept', decidedBy: 'alice', decidedAt: '2026-11-21T00:02:00.000Z' },
+    ];
+    const { events } = await resume(state, { action: 'accept', decidedBy: 'alice' }, { notes });
+    expect(types(events).slice(0, 4)).toEqual([
+      'log.appended',
+      'log.appended',
+      'interrupt.resolved',
+      'approval.received',
+    ]);
+    expect(events[0]!.nodeId).toBeUndefined();
+    expect(events[0]!.payload).toMatchObject({
+      nodeId: 'gate',
+      fields: { interruptId: 'r1:gate:0', vote: { action: 'accept', decidedBy: 'bob' } },
+    });
+    expect(only(events, 'approval.received')).toEqual(only(events, 'interrupt.resolved'));
+  });
+
+  it('clarification: clarification.requested and clarification.resolved carry the interrupt events', async () => {
+    const started = await startUnder('conformance-clarification', 2);
+    expect(only(started.events, 'clarification.requested')).toEqual(
+      only(started.events, 'interrupt.requested'),
+    );
+    const resolved = await resume(started.state, { answers: { q1: 'blue' } });
+    expect(only(resolved.events, 'clarification.resolved')).toEqual(
+      only(resolved.events, 'interrupt.resolved'),
+    );
+  });
+
+  it('a major-1 run keeps the v1 alias payloads', async () => {
+    const started = await startUnder('conformance-approval');
+    expect(only(started.events, 'approval.requested')).toEqual({
+      nodeId: 'gate',
+      interruptId: 'r1:gate:0',
+      artifactId: 'r1:gate',
+      artifactType: 'workflow-node',
+      title: 'Conformance approval',
+      description: 'Conformance suite — please accept to complete the run.',
+      actions: ['accept', 'reject'],
+    });
+    const resolved = await resume(started.state, { action: 'accept', decidedBy: 'alice' });
+    expect(only(resolved.events, 'approval.received')).toEqual({
+      nodeId: 'gate',
+      interruptId: 'r1:gate:0',
+      action: 'accept',
+      decidedBy: 'alice',
+      decidedAt: '2026-11-21T00:05:00.000Z',
     });
   });
 });
