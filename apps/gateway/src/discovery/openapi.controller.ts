@@ -12,17 +12,13 @@ import { buildOpenApiDocument } from './openapi.document';
 /**
  * `GET /v1/openapi.json`: this host's OpenAPI 3.1 document (built from the route table), served
  * without credentials; under major 2 (`GET /openapi.json`) the same operations on their unversioned
- * paths (ADR 0041).
+ * paths (ADR 0041), with the v2 `Idempotency-Key` grammar on every mutating operation.
  */
 @Controller()
 @Public()
 export class OpenApiController {
-  private readonly document = validatedJson(
-    buildOpenApiDocument(servedGatewayRoutes(multiPartySeamEnabled())),
-  );
-  private readonly v2 = validatedJson(
-    v2OpenApiDocument(buildOpenApiDocument(v2Routes(servedGatewayRoutes(multiPartySeamEnabled())))),
-  );
+  private readonly document = validatedJson(openApiDocuments(multiPartySeamEnabled()).v1);
+  private readonly v2 = validatedJson(openApiDocuments(multiPartySeamEnabled()).v2);
 
   @Get('/v1/openapi.json')
   openapi(@Req() req: Request, @Res() res: Response, @RequestMajor() major: ProtocolMajor): void {
@@ -30,6 +26,17 @@ export class OpenApiController {
       cacheControl: 'public, max-age=300',
     });
   }
+}
+
+/** The two representations of the OpenAPI document: v1's, and major 2's (unversioned paths, v2 key grammar). */
+export function openApiDocuments(testSeams: boolean): {
+  v1: Record<string, unknown>;
+  v2: Record<string, unknown>;
+} {
+  return {
+    v1: buildOpenApiDocument(servedGatewayRoutes(testSeams)),
+    v2: v2OpenApiDocument(buildOpenApiDocument(v2Routes(servedGatewayRoutes(testSeams)), 2)),
+  };
 }
 
 function v2OpenApiDocument(document: Record<string, unknown>): Record<string, unknown> {

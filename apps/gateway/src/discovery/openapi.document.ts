@@ -7,6 +7,7 @@ import {
   RUN_STATUSES,
 } from '@openwop/contracts';
 import { ERROR_STATUS, type ErrorCode } from '../common/error-status.table';
+import { MUTATING_METHODS } from '../idempotency/idempotency-key';
 import { IMPLEMENTATION, SUPPORTED_ENVELOPES } from './discovery.document';
 import { classSchema, componentNameOf } from './class-schema';
 import {
@@ -26,6 +27,12 @@ const BODY_ERRORS: readonly ErrorCode[] = ['validation_error', 'payload_too_larg
 /** `Idempotency-Key` on every POST (idempotency.md); its two refusals. */
 const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = [
   'validation_error',
+  'idempotency_key_mismatch',
+  'idempotency_in_flight',
+];
+/** Under major 2 a key outside the grammar or under the floor is `idempotency_key_invalid` (ADR 0041). */
+const V2_IDEMPOTENCY_ERRORS: readonly ErrorCode[] = [
+  'idempotency_key_invalid',
   'idempotency_key_mismatch',
   'idempotency_in_flight',
 ];
@@ -438,24 +445,41 @@ export function requestBodySchemas(routes: readonly GatewayRoute[]): Record<stri
   return out;
 }
 
-function operationObject(route: GatewayRoute): Record<string, unknown> {
-  const keyed = route.scope !== undefined;
-  const post = route.method === 'POST';
-  const parameters = [...(route.parameters ?? []).map(parameterObject), ...queryParameters(route)];
-  if (post) {
-    parameters.push({
+/** The v2 `Idempotency-Key` grammar (v2 idempotency.md §Layer 1), as the gateway checks it under major 2. */
+export const V2_IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9._~-]{22,128}$';
+
+/** The `Idempotency-Key` header parameter: v1's (`≤ 255` visible ASCII) or v2's grammar and floor. */
+function idempotencyKeyParameter(major: 1 | 2): Record<string, unknown> {
+  if (major === 1) {
+    return {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
       schema: { type: 'string', minLength: 1, maxLength: 255 },
       description:
         'Retry-safe key (idempotency.md): a retry within 24 h gets the first answer with `openwop-Idempotent-Replay: true`.',
-    });
+    };
   }
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    schema: { type: 'string', pattern: V2_IDEMPOTENCY_KEY_PATTERN, minLength: 22, maxLength: 128 },
+    description:
+      'Retry-safe key (v2 idempotency.md §Layer 1): 22 to 128 URL-safe characters carrying at least 128 bits of entropy (a UUIDv4 does); otherwise `400 idempotency_key_invalid`. A retry within 24 h gets the first answer with `openwop-Idempotent-Replay: true`.',
+  };
+}
+
+function operationObject(route: GatewayRoute, major: 1 | 2): Record<string, unknown> {
+  const keyed = route.scope !== undefined;
+  // v1 documents the header on POST; under major 2 the gateway reads it on every mutating method.
+  const post = major === 2 ? MUTATING_METHODS.has(route.method) : route.method === 'POST';
+  const parameters = [...(route.parameters ?? []).map(parameterObject), ...queryParameters(route)];
+  if (post) parameters.push(idempotencyKeyParameter(major));
   const codes: ErrorCode[] = [...ALWAYS, ...(route.errors ?? [])];
   if (keyed) codes.push(...KEYED_ERRORS);
   if (route.body) codes.push(...BODY_ERRORS);
-  if (post) codes.push(...IDEMPOTENCY_ERRORS);
+  if (post) codes.push(...(major === 2 ? V2_IDEMPOTENCY_ERRORS : IDEMPOTENCY_ERRORS));
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const mediaType = r.mediaType === undefined ? 'application/json' : r.mediaType;
@@ -518,10 +542,11 @@ function operationObject(route: GatewayRoute): Record<string, unknown> {
  */
 export function buildOpenApiDocument(
   routes: readonly GatewayRoute[] = GATEWAY_ROUTES,
+  major: 1 | 2 = 1,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route, major);
   }
   return {
     openapi: '3.1.0',
