@@ -4,6 +4,7 @@ import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { AGENT_TURN_OPTIONS, AgentTurnWorker, agentTurnOptionsFromEnv } from './agent-turn/agent-turn.worker';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ChildRunChangedHandler } from './child-runs/child-run-changed.handler';
+import { CredentialConnect } from './common/credential-connect';
 import { DecisionPace } from './common/decision-pace';
 import { RecordConversationHandler } from './converse/record-conversation.handler';
 import { RecordEscalationHandler } from './escalate/record-escalation.handler';
@@ -26,6 +27,7 @@ import { WorkflowRegistry } from './workflow-registry';
     { provide: CLOCK, useValue: systemClock },
     { provide: WorkflowRegistry, useFactory: () => new WorkflowRegistry(process.env.WORKFLOWS_DIR) },
     DecisionPace,
+    CredentialConnect,
     StartRunHandler,
     ResumeRunHandler,
     CancelRunHandler,

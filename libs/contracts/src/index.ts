@@ -54,6 +54,7 @@ export {
 } from './engine-commands';
 export {
   INTERRUPT_KINDS,
+  V1_INTERRUPT_KINDS,
   APPROVAL_ACTIONS,
   waitingStatusFor,
   suspendReasonFor,
@@ -93,6 +94,20 @@ export {
   type WorkflowNode,
   type WorkflowEdge,
 } from './workflow';
+export {
+  CONNECTOR_AUTH_DECLINED,
+  CREDENTIAL_OUTCOMES,
+  CREDENTIAL_REASONS,
+  CREDENTIAL_RESUME_SCHEMA,
+  credentialDataProblems,
+  credentialQuestionProblems,
+  credentialSchemaProblems,
+  namesCredentialMaterial,
+  type CredentialData,
+  type CredentialOutcome,
+  type CredentialProblem,
+  type CredentialReason,
+} from './credential';
 export { CONFORMANCE_FIXTURES, SEEDED_FIXTURES, isRunnable } from './fixtures';
 export {
   validateWorkflowDefinition,

@@ -1,4 +1,7 @@
-/** The eight interrupt kinds (`interrupt.md`, RFC 0094). */
+/**
+ * The nine interrupt kinds (v2 `interrupt.md`): v1's eight (RFC 0094) and RFC 0199's `credential`,
+ * which only v2 discovery advertises ({@link V1_INTERRUPT_KINDS}).
+ */
 export const INTERRUPT_KINDS = [
   'approval',
   'clarification',
@@ -8,9 +11,13 @@ export const INTERRUPT_KINDS = [
   'conversation.exchange',
   'conversation.close',
   'low-confidence',
+  'credential',
 ] as const;
 
 export type InterruptKind = (typeof INTERRUPT_KINDS)[number];
+
+/** The kinds of v1's `interrupt.md` (what v1 discovery lists): all but `credential`. */
+export const V1_INTERRUPT_KINDS: readonly InterruptKind[] = INTERRUPT_KINDS.filter((k) => k !== 'credential');
 
 /** The five approval actions; `edit` in a gate's `actions` offers the `edit-accept` resolution. */
 export const APPROVAL_ACTIONS = ['accept', 'reject', 'refine', 'edit', 'ask'] as const;
@@ -85,6 +92,7 @@ export function waitingStatusFor(
   switch (kind) {
     case 'clarification':
     case 'custom':
+    case 'credential':
       return 'waiting-input';
     case 'external-event':
       return 'waiting-external';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { INTERRUPT_KINDS, suspendReasonFor, waitingStatusFor } from './interrupt';
+import { INTERRUPT_KINDS, suspendReasonFor, V1_INTERRUPT_KINDS, waitingStatusFor } from './interrupt';
 import { RUN_STATUSES } from './run-status';
 
 const suspendRequest = JSON.parse(
@@ -8,8 +8,13 @@ const suspendRequest = JSON.parse(
 ) as { properties: { kind: { enum: string[] } } };
 
 describe('interrupt vocabulary', () => {
-  it('has the kinds of suspend-request.schema.json (interrupt.md, RFC 0094), in its order', () => {
-    expect([...INTERRUPT_KINDS]).toEqual(suspendRequest.properties.kind.enum);
+  it('has the kinds of suspend-request.schema.json (interrupt.md, RFC 0094), in its order, as v1 kinds', () => {
+    expect([...V1_INTERRUPT_KINDS]).toEqual(suspendRequest.properties.kind.enum);
+  });
+
+  it("adds RFC 0199's credential as the ninth kind (v2 interrupt.md), waiting for input", () => {
+    expect([...INTERRUPT_KINDS]).toEqual([...suspendRequest.properties.kind.enum, 'credential']);
+    expect(waitingStatusFor('credential')).toBe('waiting-input');
   });
 
   it('waits in a run status of the snapshot schema for every kind', () => {

@@ -1,3 +1,4 @@
+import { credentialQuestionProblems, credentialSchemaProblems } from './credential';
 import { untrustedSchemaProblem } from './linear-schema';
 import { MAX_DELAY_MS } from './limits';
 
@@ -69,6 +70,7 @@ export const SUPPORTED_NODE_TYPES: readonly string[] = [
   'conformance.requiresMissing',
   'core.subWorkflow',
   'conformance.artifact.emit',
+  'core.credential',
 ];
 
 /** One reason a definition cannot run here, named by JSON pointer (`details.errors[]` of a `validation_error`). */
@@ -179,6 +181,9 @@ function embeddedSchemaProblems(config: Record<string, unknown>, at: string): Un
     const problem = untrustedSchemaProblem(schema);
     if (problem) problems.push({ path: `${path}${problem.path}`, message: problem.message });
   }
+  // RFC 0199 §C.6: no interrupt asks for credential material; a credential comes through `core.credential`.
+  for (const f of SCHEMA_FIELDS) problems.push(...credentialSchemaProblems(config[f], `${at}/${f}`));
+  problems.push(...credentialQuestionProblems(config.questions, `${at}/questions`));
   return problems;
 }
 
@@ -203,6 +208,8 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
       ),
     );
   }
+  if (node.typeId === 'core.credential')
+    problems.push(...credentialNodeProblems(config, `/nodes/${i}/config`));
   problems.push(...embeddedSchemaProblems(config, `/nodes/${i}/config`));
   for (const [port, value] of Object.entries(node.inputs ?? {})) {
     if ((value as { type?: unknown } | null)?.type === 'expression') {
@@ -212,6 +219,33 @@ function nodeFeatureProblems(node: WorkflowNode, i: number): UnsupportedFeature[
       });
     }
   }
+  return problems;
+}
+
+/** `core.credential` needs `provider` and `scopes` (RFC 0199 §C.2), and at most a `{ref, scope?}` reference. */
+function credentialNodeProblems(config: Record<string, unknown>, at: string): UnsupportedFeature[] {
+  const problems: UnsupportedFeature[] = [];
+  if (typeof config.provider !== 'string' || config.provider === '')
+    problems.push({
+      path: `${at}/provider`,
+      message: 'core.credential needs provider as a non-empty string',
+    });
+  const scopes = config.scopes;
+  if (
+    !Array.isArray(scopes) ||
+    !scopes.every((s) => typeof s === 'string' && s !== '') ||
+    new Set(scopes).size !== scopes.length
+  )
+    problems.push({
+      path: `${at}/scopes`,
+      message: 'core.credential needs scopes as distinct non-empty strings',
+    });
+  const ref = config.credentialRef as { ref?: unknown } | undefined | null;
+  if (
+    ref !== undefined &&
+    (typeof ref !== 'object' || ref === null || typeof ref.ref !== 'string' || ref.ref === '')
+  )
+    problems.push({ path: `${at}/credentialRef`, message: 'must be {ref, scope?}' });
   return problems;
 }
 

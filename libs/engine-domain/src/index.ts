@@ -69,7 +69,12 @@ export {
   type NodeEmittableEvent,
   type RunConfigurable,
 } from './node';
-export { BUILTIN_NODES, BUILTIN_NODE_REGISTRY } from './builtin-nodes';
+export {
+  BUILTIN_NODES,
+  BUILTIN_NODE_REGISTRY,
+  connectUrlOf,
+  setCredentialConnectBase,
+} from './builtin-nodes';
 export { decideFork, type ForkRun, type ForkedFrom } from './replay';
 export {
   assertForkMayReuse,

@@ -1,4 +1,10 @@
-import { INTERRUPT_KINDS, type InterruptKind } from '@openwop/contracts';
+import {
+  credentialDataProblems,
+  credentialQuestionProblems,
+  credentialSchemaProblems,
+  INTERRUPT_KINDS,
+  type InterruptKind,
+} from '@openwop/contracts';
 import { NodeError, type InterruptRequest, type SuspendRequest } from './node';
 
 const KNOWN_INTERRUPT_KINDS: readonly InterruptKind[] = INTERRUPT_KINDS;
@@ -43,6 +49,10 @@ export function assertInterruptPayload(payload: InterruptRequest): void {
     problems.push({ path: '/resumeSchema', message: 'must be an object' });
   if (!isObject(p.data)) problems.push({ path: '/data', message: 'must be an object' });
   else if (KNOWN_INTERRUPT_KINDS.includes(payload.kind)) problems.push(...dataProblems(payload.kind, p.data));
+  // RFC 0199 §C.6: no interrupt of any kind asks for credential material.
+  problems.push(...credentialSchemaProblems(p.resumeSchema, '/resumeSchema'));
+  if (isObject(p.data) && payload.kind === 'clarification')
+    problems.push(...credentialQuestionProblems(p.data.questions, '/data/questions'));
   if (problems.length) {
     throw new NodeError(
       'validation_error',
@@ -163,6 +173,9 @@ function dataProblems(kind: InterruptKind, d: Record<string, unknown>): Violatio
       need('agentId', isString(d.agentId, 3, 256), 'must be a string of 3..256 characters');
       need('threshold', isUnit(d.threshold), 'must be a number in [0, 1]');
       need('observed', isUnit(d.observed), 'must be a number in [0, 1]');
+      break;
+    case 'credential':
+      out.push(...credentialDataProblems(d));
       break;
   }
   return out;

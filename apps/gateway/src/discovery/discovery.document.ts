@@ -4,7 +4,7 @@ import {
   APPROVAL_RESOLVE_ACTIONS,
   conversationLimits,
   FORK_MODES,
-  INTERRUPT_KINDS,
+  V1_INTERRUPT_KINDS,
   MAX_BULK_DECISION_ITEMS,
   MAX_DELAY_MS,
   PAUSE_DRAIN_POLICIES,
@@ -114,7 +114,7 @@ export function buildDiscoveryDocument(
     })),
     extensions: {
       interrupts: {
-        kinds: [...INTERRUPT_KINDS],
+        kinds: [...V1_INTERRUPT_KINDS],
         // The answer's vocabulary (interrupt.md §ApprovalResume): `edit-accept`; a gate's config may still list `edit`.
         approvalActions: [...APPROVAL_RESOLVE_ACTIONS],
         quorum: true,

@@ -5,6 +5,7 @@ import { approvalGateNode } from './approval-gate.node';
 import { artifactEmitNode } from './artifact-emit.node';
 import { clarificationGateNode } from './clarification-gate.node';
 import { conversationGateNode } from './conversation-gate.node';
+import { credentialNode } from './credential.node';
 import { customNode } from './custom.node';
 import { delayNode } from './delay.node';
 import { externalEventNode } from './external-event.node';
@@ -31,6 +32,9 @@ export const BUILTIN_NODES: readonly NodeModule[] = [
   requiresMissingNode,
   subWorkflowNode,
   artifactEmitNode,
+  credentialNode,
 ];
+
+export { setCredentialConnectBase, connectUrlOf } from './credential.node';
 
 export const BUILTIN_NODE_REGISTRY: NodeRegistry = createNodeRegistry(BUILTIN_NODES);
