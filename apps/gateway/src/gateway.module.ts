@@ -58,6 +58,11 @@ import { RunEventsController } from './run-events/run-events.controller';
 import { RunEventsReader } from './run-events/run-events.reader';
 import { RunReadRepository } from './runs/run-read.repository';
 import { ShutdownSignal } from './runs/shutdown-signal.service';
+import { CredentialResumeCheck } from './oauth-connect/credential-resume.check';
+import { OAuthConnectController } from './oauth-connect/oauth-connect.controller';
+import { OAuthConnectHandler } from './oauth-connect/oauth-connect.handler';
+import { OAuthCredentialRepository } from './oauth-connect/oauth-credential.repository';
+import { oauthProvidersProvider } from './oauth-connect/oauth-providers.provider';
 
 /**
  * The gateway: the only HTTP edge (OpenWOP REST + SSE, discovery, health). It takes the bus, the
@@ -104,6 +109,7 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     PauseRunController,
     AdminPageController,
     LinkPageController,
+    OAuthConnectController,
     // Conformance-only (host-sample-test-seams.md): mounted only under OPENWOP_TEST_SEAM_ENABLED=true.
     ...(multiPartySeamEnabled() ? [MultiPartySeamController] : []),
   ],
@@ -143,6 +149,10 @@ import { ShutdownSignal } from './runs/shutdown-signal.service';
     AuditSigner,
     CancelRunHandler,
     MultiPartySeamHandler,
+    oauthProvidersProvider,
+    OAuthCredentialRepository,
+    CredentialResumeCheck,
+    OAuthConnectHandler,
   ],
   exports: [API_KEY_REGISTRY],
 })

@@ -18,6 +18,10 @@ export const ERROR_STATUS = {
    * with its challenge (RFC 0201 §D; v2 webhooks.md); nothing is registered. `details.reason`.
    */
   webhook_endpoint_unverified: 400,
+  /** A `core.credential` node naming a provider this host is not a client of (v2 oauth.md §Token lifecycle). */
+  oauth_provider_unsupported: 400,
+  /** A `core.credential` node asking for a scope its provider does not list (v2 oauth.md §Token lifecycle). */
+  oauth_scope_unsupported: 400,
   run_already_exists: 409,
   run_terminal: 409,
   /** `POST /v1/runs/{runId}:pause` of a run already paused (rest-endpoints.md); `details.pausedAt`. */

@@ -1,5 +1,6 @@
 import { INTERRUPT_TOKEN_ALGS, SEEDED_FIXTURES, V1_EVENT_LOG_SCHEMA_VERSION } from '@openwop/contracts';
 import { PREFERRED_VERSION, PROTOCOL_VERSIONS } from '../common/protocol-version';
+import type { OAuthProvider } from '../oauth-connect/oauth-providers.config';
 import { IMPLEMENTATION } from './discovery.document';
 import type { GatewayRoute, RouteParameter } from './gateway-routes.constants';
 
@@ -63,7 +64,8 @@ export function versionAdvertisement(): {
  * delivery headers, `idempotency` the v2 key grammar, `replay` the effect-seam manifest, so
  * `openwop-core-standard` is not claimed.
  */
-export function buildV2DiscoveryDocument(): Record<string, unknown> {
+export function buildV2DiscoveryDocument(oauth?: OAuthAdvertisement): Record<string, unknown> {
+  const oauthRecord = oauth && oauthFamilyRecord(oauth);
   return {
     protocolVersion: PREFERRED_VERSION,
     ...versionAdvertisement(),
@@ -71,6 +73,38 @@ export function buildV2DiscoveryDocument(): Record<string, unknown> {
     eventLogSchemaVersion: EVENT_LOG_ERA,
     fixtures: SEEDED_FIXTURES.map((f) => f.id),
     interrupt: interruptFamilyRecord(),
+    ...(oauthRecord ? { oauth: oauthRecord } : {}),
+  };
+}
+
+/** What the `oauth` record is built from: the host's public URL and its configured providers. */
+export interface OAuthAdvertisement {
+  readonly publicUrl: string;
+  readonly providers: readonly OAuthProvider[];
+}
+
+/**
+ * The v2 `oauth` record (v2 `oauth.md`, RFC 0199 §E.1), only when it works: at least one provider
+ * is configured (`WOP_OAUTH_PROVIDERS`) and the public URL is https, since a `connectUrl` must be
+ * (§C.3). `credentialInterrupt` is present (RFC 0192: a v2 facet is advertised by presence):
+ * `core.credential` raises a `credential` interrupt whose grant runs PKCE S256 with a single-use,
+ * Subject-bound `state`. Providers carry no client id or secret; `pkce` is absent (always S256).
+ */
+export function oauthFamilyRecord(oauth: OAuthAdvertisement): Record<string, unknown> | undefined {
+  if (oauth.providers.length === 0 || !oauth.publicUrl.startsWith('https://')) return undefined;
+  return {
+    status: 'stable',
+    since: '2.0',
+    witness: 'witnessable-gated',
+    grants: ['authorization_code'],
+    credentialInterrupt: true,
+    providers: oauth.providers.map((p) => ({
+      id: p.id,
+      authUrl: p.authUrl,
+      tokenUrl: p.tokenUrl,
+      ...(p.scopesSupported.length > 0 ? { scopesSupported: [...p.scopesSupported] } : {}),
+      ...(p.issuer !== undefined ? { issuer: p.issuer } : {}),
+    })),
   };
 }
 

@@ -13,6 +13,8 @@ import { buildV2DiscoveryDocument, versionAdvertisement } from './discovery-v2.d
 import { AUTH_SCOPED_DISCOVERY, scopedDiscoveryDocument } from './discovery-scope';
 import { buildDiscoveryDocument } from './discovery.document';
 import { servedGatewayRoutes } from './gateway-routes.constants';
+import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
+import { OAUTH_PROVIDERS, type OAuthProviders } from '../oauth-connect/oauth-providers.provider';
 
 /** How long clients and caches may keep the discovery document (capabilities.md §Endpoint). */
 export const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
@@ -36,11 +38,19 @@ export class DiscoveryController {
     discovery: AUTH_SCOPED_DISCOVERY,
   };
   private readonly v1 = validatedJson(this.v1Document);
-  private readonly v2 = validatedJson(buildV2DiscoveryDocument());
+  private readonly v2: ValidatedJson;
   /** The scoped v1 views, one per set of scopes a key holds (a handful in practice). */
   private readonly scoped = new Map<string, ValidatedJson>();
 
-  constructor(@Inject(API_KEY_REGISTRY) private readonly keys: ApiKeyRegistry) {}
+  constructor(
+    @Inject(API_KEY_REGISTRY) private readonly keys: ApiKeyRegistry,
+    @Inject(HOST_CONFIG) config: HostConfig,
+    @Inject(OAUTH_PROVIDERS) providers: OAuthProviders,
+  ) {
+    this.v2 = validatedJson(
+      buildV2DiscoveryDocument({ publicUrl: config.publicUrl, providers: [...providers.values()] }),
+    );
+  }
 
   /**
    * Without `Authorization`, the public document. With a valid key, RFC 0011's `same-endpoint`

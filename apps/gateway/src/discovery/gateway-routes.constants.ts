@@ -253,6 +253,50 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     errors: ['not_found'],
   },
   {
+    method: 'GET',
+    path: '/oauth/connect/{runId}/{nodeId}',
+    scope: 'approvals:respond',
+    operationId: 'connectCredential',
+    summary:
+      "A credential interrupt's connectUrl (RFC 0199 §C.3): for the run's principal only, starts an authorization-code grant with PKCE S256 at the provider; anyone else gets 404.",
+    tag: 'interrupts',
+    parameters: [RUN_ID, NODE_ID],
+    responses: {
+      200: {
+        description: 'A credential already resolved: the interrupt is resolved `authorized`.',
+        schema: { type: 'object', properties: { outcome: { type: 'string' }, provider: { type: 'string' } } },
+      },
+      302: {
+        description: "Redirect to the provider's authorization endpoint (`Location`).",
+        mediaType: null,
+      },
+    },
+    errors: ['not_found', 'validation_error', 'unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/oauth/callback/{providerId}',
+    operationId: 'oauthCallback',
+    summary:
+      "The provider's fixed redirect URI: completes the grant bound to `state` for its Subject only, stores the credential sealed and resolves the credential interrupt.",
+    tag: 'interrupts',
+    parameters: [
+      { name: 'providerId', in: 'path', schema: { type: 'string', minLength: 1 } },
+      { name: 'code', in: 'query', schema: { type: 'string' } },
+      { name: 'state', in: 'query', schema: { type: 'string' } },
+      { name: 'iss', in: 'query', schema: { type: 'string' } },
+      { name: 'error', in: 'query', schema: { type: 'string' } },
+    ],
+    responses: {
+      200: {
+        description:
+          'The grant completed (`authorized`) or the user refused it at the provider (`declined`).',
+        schema: { type: 'object', properties: { outcome: { type: 'string' }, provider: { type: 'string' } } },
+      },
+    },
+    errors: ['validation_error', 'unauthenticated', 'forbidden', 'not_found', 'unavailable'],
+  },
+  {
     method: 'POST',
     path: '/v1/runs',
     scope: 'runs:create',

@@ -20,6 +20,7 @@ import {
   ConversationReadRepository,
   type ConversationTurnView,
 } from '../conversations/conversation-read.repository';
+import { CredentialResumeCheck } from '../oauth-connect/credential-resume.check';
 import { waitForRun } from '../runs/run-change.waiter';
 import {
   TokenLinkReadRepository,
@@ -77,6 +78,7 @@ export class InterruptTokenHandler {
     private readonly links: TokenLinkReadRepository,
     private readonly conversations: ConversationReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
+    private readonly credentials: CredentialResumeCheck,
   ) {}
 
   /** @throws DomainError with the token service's code; ApiError `validation_error` for an undecodable token. */
@@ -111,6 +113,8 @@ export class InterruptTokenHandler {
       TOKEN_BEARER,
     );
     const granted = await this.commands.send<AuthorizeTokenResult>(Topics.tokenCommands, runId, authorize);
+    if (granted.tenant !== undefined)
+      await this.credentials.assertResolvable(granted.runId, granted.nodeId, granted.tenant, resumeValue);
     const principal = `token:${granted.kid}`;
     const command: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',

@@ -12,6 +12,7 @@ import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
 import { ApiError } from '../common/api.error';
 import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
+import { CredentialResumeCheck } from '../oauth-connect/credential-resume.check';
 import { RunNotices, waitForProjectedRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
@@ -36,6 +37,7 @@ export class ResolveInterruptHandler {
     private readonly commands: CommandSender,
     private readonly runs: RunReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
+    private readonly credentials: CredentialResumeCheck,
   ) {}
 
   /** The node a run-scoped resolve without `nodeId` addresses: the one the run waits on. */
@@ -57,6 +59,7 @@ export class ResolveInterruptHandler {
   ): Promise<ResolveInterruptResult> {
     assertResumeValueWithinLimits(resumeValue);
     await this.runs.requireVisible(runId, caller.tenant);
+    await this.credentials.assertResolvable(runId, nodeId, caller.tenant, resumeValue);
     const envelope: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',
       runId,

@@ -22,6 +22,7 @@ import { InterruptClaimExpiry1700000002010 } from './1700000002010-interrupt-cla
 import { IdempotencyShownOnce1700000002120 } from './1700000002120-idempotency-shown-once';
 import { WebhookSignatureAlgorithms1700000002210 } from './1700000002210-webhook-signature-algorithms';
 import { RunCallbacks1700000002220 } from './1700000002220-run-callbacks';
+import { OauthCredentials1700000002330 } from './1700000002330-oauth-credentials';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   IdempotencyShownOnce1700000002120,
   WebhookSignatureAlgorithms1700000002210,
   RunCallbacks1700000002220,
+  OauthCredentials1700000002330,
 ];

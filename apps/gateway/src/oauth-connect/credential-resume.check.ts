@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import type { CredentialData } from '@openwop/contracts';
+import { ApiError } from '../common/api.error';
+import { RunReadRepository, type RunRow } from '../runs/run-read.repository';
+import { scopesCover } from './oauth-client';
+import { OAuthCredentialRepository } from './oauth-credential.repository';
+
+/** The pending `credential` interrupt a run snapshot shows at `nodeId`, with the run's owner. */
+export interface PendingCredential {
+  readonly interruptId: string;
+  readonly owner: string;
+  readonly data: CredentialData;
+}
+
+/** The `credential` interrupt the snapshot of `row` shows pending at `nodeId`, if any. */
+export function pendingCredentialOf(row: RunRow, nodeId: string): PendingCredential | undefined {
+  const snapshot = row.snapshot as {
+    owner?: { principal?: string };
+    interrupt?: { interruptId?: string; nodeId?: string; kind?: string; data?: unknown };
+  };
+  const i = snapshot.interrupt;
+  const owner = snapshot.owner?.principal;
+  if (!i || i.nodeId !== nodeId || i.kind !== 'credential' || owner === undefined) return undefined;
+  return { interruptId: String(i.interruptId), owner, data: i.data as CredentialData };
+}
+
+/**
+ * RFC 0199 §C.4: a caller's `{outcome: "authorized"}` on a `credential` interrupt is refused `400
+ * validation_error` (`details.field: "resumeValue"`) unless a credential now resolves for the run's
+ * principal, the provider and the scopes. The host re-checks; it does not trust the caller.
+ */
+@Injectable()
+export class CredentialResumeCheck {
+  constructor(
+    private readonly runs: RunReadRepository,
+    private readonly credentials: OAuthCredentialRepository,
+  ) {}
+
+  /** Whether a credential resolves for the owner of `pending` (provider and every scope). */
+  async resolves(tenant: string, pending: PendingCredential): Promise<boolean> {
+    const stored = await this.credentials.find(tenant, pending.owner, pending.data.provider);
+    return stored !== undefined && scopesCover(stored.scopes, pending.data.scopes ?? []);
+  }
+
+  /** @throws {@link ApiError} `validation_error` for an `authorized` no credential backs. */
+  async assertResolvable(runId: string, nodeId: string, tenant: string, resumeValue: unknown): Promise<void> {
+    if ((resumeValue as { outcome?: unknown } | null)?.outcome !== 'authorized') return;
+    const row = await this.runs.findVisible(runId, tenant);
+    const pending = row && pendingCredentialOf(row, nodeId);
+    if (!pending || (await this.resolves(tenant, pending))) return;
+    const message = `no credential for ${pending.data.provider} resolves for the run's principal yet; authorize it through connectUrl first`;
+    throw ApiError.validation(
+      `resumeValue is refused: ${message}.`,
+      [{ path: '/resumeValue/outcome', message }],
+      {
+        field: 'resumeValue',
+      },
+    );
+  }
+}
