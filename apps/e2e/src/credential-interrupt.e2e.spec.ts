@@ -1,4 +1,4 @@
-import { TEST_KEYS, waitFor } from '@openwop/testing';
+import { startEmbeddedHost, TEST_KEYS, waitFor, type RunningHost } from '@openwop/testing';
 import { query, sendJson, workflowDefinition, type HeadedAnswer } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
 import { TestAuthorizationServer } from './oauth-authorization-server';
@@ -313,4 +313,75 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the credential inte
     }
     await ended(atProvider.runId, 'failed');
   }, 120_000);
+});
+
+describe('the credential interrupt on PGlite (the embedded default)', () => {
+  let as: TestAuthorizationServer;
+  let host: RunningHost;
+  const gw = () => host.gateways[0]!;
+  const local = (url: string) => gw() + url.slice(PUBLIC.length);
+  const call = (method: string, path: string, body?: unknown) =>
+    sendJson(`${gw()}${path}`, method, { authorization: `Bearer ${OWNER}`, 'openwop-version': '2' }, body);
+  const visit = async (url: string, key?: string) => {
+    const res = await fetch(url, {
+      redirect: 'manual',
+      headers: key !== undefined ? { authorization: `Bearer ${key}` } : {},
+    });
+    const text = await res.text();
+    return { status: res.status, location: res.headers.get('location') ?? '', body: text };
+  };
+
+  beforeAll(async () => {
+    as = await TestAuthorizationServer.start({ ...CLIENT, redirectUris: [`${PUBLIC}/oauth/callback/acme`] });
+    const providers = [
+      {
+        id: 'acme',
+        authUrl: as.authUrl,
+        tokenUrl: as.tokenUrl,
+        clientId: CLIENT.id,
+        clientSecret: CLIENT.secret,
+      },
+    ];
+    host = await startEmbeddedHost({
+      env: { PUBLIC_URL: PUBLIC, WOP_OAUTH_PROVIDERS: JSON.stringify(providers) },
+    });
+    const definition = workflowDefinition('credential-pglite', [
+      { id: 'connect', typeId: 'core.credential', config: { provider: 'acme', scopes: ['read'] } },
+    ]);
+    expect((await call('POST', '/workflows', definition)).status).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    await host?.stop();
+    await as?.stop();
+  }, 60_000);
+
+  it('runs the grant to the end and completes the run', async () => {
+    const created = await call('POST', '/runs', { workflowId: 'credential-pglite' });
+    const runId = created.body.runId as string;
+    const connectUrl = await waitFor(
+      async () => {
+        const s = (await call('GET', `/runs/${runId}`)).body;
+        return s.status === 'waiting-input'
+          ? (s.interrupt as { data: { connectUrl: string } }).data.connectUrl
+          : undefined;
+      },
+      { timeoutMs: 20_000, what: `run ${runId} waiting on its credential interrupt` },
+    );
+    const early = await call('POST', `/runs/${runId}/interrupts/connect`, {
+      resumeValue: { outcome: 'authorized' },
+    });
+    expect(early.status).toBe(400);
+    const started = await visit(local(connectUrl), OWNER);
+    const atProvider = await visit(started.location);
+    const done = await visit(local(atProvider.location));
+    expect(done.status).toBe(200);
+    await waitFor(
+      async () => ((await call('GET', `/runs/${runId}`)).body.status === 'completed' ? true : undefined),
+      {
+        timeoutMs: 20_000,
+        what: `run ${runId} completed`,
+      },
+    );
+    expect(as.tokenRequests.map((t) => t.issued)).toEqual([true]);
+  }, 60_000);
 });
