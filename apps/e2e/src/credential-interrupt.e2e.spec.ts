@@ -197,6 +197,26 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the credential inte
       'validation_error',
       'resumeValue',
     ]);
+    // The same on the signed token and in a bulk: every route that resolves re-checks.
+    const linkToken = ((await statusOf(runId)).interrupt as { interruptToken: string }).interruptToken;
+    const byToken = await call(
+      'POST',
+      `/interrupts/${linkToken}`,
+      { resumeValue: { outcome: 'authorized' } },
+      undefined,
+    );
+    expect([byToken.status, byToken.body.error]).toEqual([400, 'validation_error']);
+    const bulk = await call(
+      'POST',
+      '/v1/interrupts:bulk-resolve',
+      { items: [{ runId, nodeId: 'connect', resumeValue: { outcome: 'authorized' } }] },
+      OWNER,
+      false,
+    );
+    expect((bulk.body.results as { ok: boolean; error?: { code: string } }[])[0]).toMatchObject({
+      ok: false,
+      error: { code: 'validation_error' },
+    });
     // A resume value carrying anything else fails the fixed resumeSchema.
     const smuggled = await call('POST', `/runs/${runId}/interrupts/connect`, {
       resumeValue: { outcome: 'authorized', token: 'x' },
