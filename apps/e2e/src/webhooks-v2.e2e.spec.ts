@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { TEST_KEYS, waitFor } from '@openwop/testing';
 import { sendJson } from './e2e-kit';
 import { MODES, type HostUnderTest } from './host-matrix';
@@ -9,7 +9,8 @@ import { MODES, type HostUnderTest } from './host-matrix';
 // - v2 webhooks (webhooks.md, RFC 0165, RFC 0201): the five OpenWOP-* headers beside X-openwop-*,
 //   a generated secret returned once and a supplied one never echoed, 400 webhook_url_rejected on
 //   both majors, Standard Webhooks signing on opt-in after one endpoint verification, with a
-//   webhook-id stable across the attempts of one delivery; no rotation advertised or served;
+//   webhook-id stable across the attempts of one delivery; secret rotation with an overlap window
+//   (served, not advertised: the v2 webhooks record is not);
 // - callback delivery (interrupt.md §Callback delivery): callbackUrl through the egress guard at
 //   createRun (400 validation_error, field callbackUrl), a notice per interrupt, no redirect;
 // - auth-scoped discovery (RFC 0011): a key sees only what its scopes reach.
@@ -105,6 +106,9 @@ function verifyStandardWebhooks(secret: string, h: Record<string, string>, rawBo
   });
 }
 
+/** The rotation overlap the hosts under test run with. */
+const OVERLAP_SECONDS = 6;
+
 const FIVE = ['Webhook-Id', 'Event-Type', 'Timestamp', 'Signature', 'Signature-Algorithm'];
 
 describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
@@ -122,6 +126,7 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         WEBHOOK_RETRY_BASE_MS: '200',
         WEBHOOK_RETRY_MAX_MS: '1000',
         WEBHOOK_POLL_MS: '200',
+        WEBHOOK_SECRET_ROTATION_OVERLAP_SECONDS: String(OVERLAP_SECONDS),
       });
     });
     afterAll(async () => {
@@ -139,11 +144,12 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
     async function call(
       method: string,
       path: string,
-      options: { body?: unknown; key?: string | null; version?: string } = {},
+      options: { body?: unknown; key?: string | null; version?: string; idempotencyKey?: string } = {},
     ): Promise<Answer> {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (options.key !== null) headers.authorization = `Bearer ${options.key ?? TEST_KEYS.t1}`;
       if (options.version !== undefined) headers['openwop-version'] = options.version;
+      if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
       const { body: json, ...answer } = await sendJson(`${gw()}${path}`, method, headers, options.body);
       return { ...answer, json };
     }
@@ -354,17 +360,97 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])(
         expect(await webhookCount()).toBe(before);
       });
 
-      it('discovery advertises v1 and standard-webhooks-1 and no secret rotation, which is not served', async () => {
+      it('discovery advertises v1 and standard-webhooks-1 and no secret rotation; the v2 root has no webhooks record', async () => {
         const d = await call('GET', '/.well-known/openwop', { key: null });
         expect(d.json.webhooks).toMatchObject({ signatureAlgorithms: ['v1', 'standard-webhooks-1'] });
         expect(d.json.webhooks).not.toHaveProperty('secretRotation');
+        const v2 = await call('GET', '/.well-known/openwop', { key: null, version: '2' });
+        expect(v2.json).not.toHaveProperty('webhooks');
+      });
+
+      it('rotate-secret: a new whsec_ secret once; during the overlap OpenWOP-Signature stays on the old secret and webhook-signature carries both; after it only the new one signs', async () => {
+        const old = `whsec_${randomBytes(32).toString('base64')}`;
         const reg = await call('POST', '/webhooks', {
+          body: {
+            url: rx.url('/verify-rot'),
+            events: ['run.completed'],
+            secret: old,
+            signatureAlgorithms: ['v1', 'standard-webhooks-1'],
+          },
+        });
+        expect(reg.status).toBe(201);
+        const webhookId = reg.json.webhookId as string;
+        const key = randomUUID();
+        const rotated = await call('POST', `/webhooks/${webhookId}/rotate-secret`, { idempotencyKey: key });
+        expect([rotated.status, rotated.headers.get('openwop-version')]).toEqual([200, '2.45']);
+        const fresh = rotated.json.secret as string;
+        expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        expect(rotated.json).toMatchObject({ webhookId, overlapSeconds: OVERLAP_SECONDS });
+        const until = Date.parse(rotated.json.previousSecretExpiresAt as string);
+        expect(until).toBeGreaterThan(Date.now());
+        // A retry under the same key answers the same, without the secret (shown once).
+        const replayed = await call('POST', `/webhooks/${webhookId}/rotate-secret`, { idempotencyKey: key });
+        expect([replayed.status, replayed.headers.get('openwop-idempotent-replay')]).toEqual([200, 'true']);
+        expect(replayed.json).not.toHaveProperty('secret');
+        expect(replayed.json.secretFingerprint).toBe(rotated.json.secretFingerprint);
+
+        const during = await completedRun();
+        const [d] = await waitFor(
+          () => {
+            const found = deliveriesOf('/verify-rot', during, 'run.completed');
+            return found.length > 0 ? found : undefined;
+          },
+          { timeoutMs: 20_000, what: 'a delivery during the overlap' },
+        );
+        expect(Number(d!.headers['openwop-timestamp']) * 1000).toBeLessThan(until);
+        expect(verifyV1(old, d!.headers, d!.body)).toBe(true);
+        expect(verifyV1(fresh, d!.headers, d!.body)).toBe(false);
+        expect(d!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+        expect(verifyStandardWebhooks(fresh, d!.headers, d!.body)).toBe(true);
+        expect(verifyStandardWebhooks(old, d!.headers, d!.body)).toBe(true);
+
+        await waitFor(async () => Date.now() > until + 500, {
+          timeoutMs: (OVERLAP_SECONDS + 5) * 1000,
+          what: 'the end of the overlap',
+        });
+        const after = await completedRun();
+        const [e] = await waitFor(
+          () => {
+            const found = deliveriesOf('/verify-rot', after, 'run.completed');
+            return found.length > 0 ? found : undefined;
+          },
+          { timeoutMs: 20_000, what: 'a delivery after the overlap' },
+        );
+        expect(verifyV1(fresh, e!.headers, e!.body)).toBe(true);
+        expect(verifyV1(old, e!.headers, e!.body)).toBe(false);
+        expect(e!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+        expect(verifyStandardWebhooks(fresh, e!.headers, e!.body)).toBe(true);
+        expect(verifyStandardWebhooks(old, e!.headers, e!.body)).toBe(false);
+      }, 60_000);
+
+      it("rotate-secret on /v1: a 64-hex secret for a subscription that did not opt in; another tenant's or an unknown id is 404 subscription_not_found", async () => {
+        const reg = await call('POST', '/v1/webhooks', {
           body: { url: rx.url('/rot'), events: ['run.completed'] },
         });
-        const rotate = await call('POST', `/webhooks/${reg.json.webhookId as string}/rotate-secret`, {
-          body: {},
-        });
-        expect([rotate.status, rotate.json.error]).toEqual([404, 'not_found']);
+        expect(reg.status).toBe(201);
+        const webhookId = reg.json.webhookId as string;
+        const rotated = await call('POST', `/v1/webhooks/${webhookId}/rotate-secret`);
+        expect(rotated.status).toBe(200);
+        expect(rotated.json.secret).toMatch(/^[0-9a-f]{64}$/);
+        expect(rotated.json.secret).not.toBe(reg.json.secret);
+        const read = await call('GET', `/v1/webhooks/${webhookId}`);
+        expect(read.json.secretFingerprint).toBe(rotated.json.secretFingerprint);
+        expect(JSON.stringify(read.json)).not.toContain(rotated.json.secret as string);
+        for (const [path, key] of [
+          [`/v1/webhooks/${webhookId}/rotate-secret`, TEST_KEYS.t2],
+          ['/v1/webhooks/wh_unknown/rotate-secret', TEST_KEYS.t1],
+        ] as const) {
+          const refused = await call('POST', path, { key });
+          expect([refused.status, refused.json.error]).toEqual([404, 'subscription_not_found']);
+        }
+        expect((await call('GET', `/v1/webhooks/${webhookId}`)).json.secretFingerprint).toBe(
+          rotated.json.secretFingerprint,
+        );
       });
     });
 

@@ -18,6 +18,12 @@ export interface SubscriptionRow extends SubscriptionFilter {
   readonly url: string;
   /** The secret as stored: sealed (`v1:…`, ADR 0028) or, written by an earlier build, plain text; opened at delivery. */
   readonly storedSecret: string;
+  /**
+   * The secret a rotation replaced, as stored (sealed like `storedSecret`), and the end of its
+   * overlap: while it lasts, deliveries are signed with both (v2 webhooks.md "Rotation").
+   */
+  readonly storedPreviousSecret?: string;
+  readonly previousSecretUntilMs?: number;
   readonly fingerprint: string;
   readonly durable: boolean;
   /** Opted into `standard-webhooks-1` at registration (RFC 0201): the secret is `whsec_…`. */
@@ -414,6 +420,8 @@ const SUBSCRIPTION_COLUMNS = (t: string) =>
     'window_started_at',
     'window_failures',
     'signature_algorithms',
+    'previous_secret',
+    'previous_secret_until',
   ]
     .map((c) => `${t}.${c}`)
     .join(', ');
@@ -437,6 +445,8 @@ interface RawSubscription {
   window_started_at: Date | string | null;
   window_failures: number;
   signature_algorithms: string[] | null;
+  previous_secret: string | null;
+  previous_secret_until: Date | string | null;
 }
 
 interface RawClaim {
@@ -457,6 +467,9 @@ function subscriptionOf(r: RawSubscription): SubscriptionRow {
     tags: r.tags,
     url: r.url,
     storedSecret: r.secret,
+    ...(r.previous_secret !== null && r.previous_secret_until !== null
+      ? { storedPreviousSecret: r.previous_secret, previousSecretUntilMs: ms(r.previous_secret_until)! }
+      : {}),
     fingerprint: r.secret_fingerprint,
     durable: r.durable,
     standardWebhooks: (r.signature_algorithms ?? []).includes(STANDARD_WEBHOOKS_ALGORITHM),

@@ -26,6 +26,7 @@ import {
   loadWebhookSecretKeys,
   nextRetryDelayMs,
   openWebhookSecret,
+  previousSecretInOverlap,
   sealWebhookSecret,
   WEBHOOK_SECRET_KEYS_ENV,
   WebhookSecretUnreadable,
@@ -44,6 +45,7 @@ import {
   writeResealed,
   type ClaimedDelivery,
   type PruneClass,
+  type SubscriptionRow,
 } from './delivery.store';
 import { NOTIFIER_OPTIONS, type NotifierOptions } from './notifier.options';
 import { deliverPinned } from './webhook-http.client';
@@ -302,11 +304,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       );
       return;
     }
+    const previousSecret = this.previousSecretOf(gate);
     const headers = deliveryHeaders({
       webhookId: d.webhookId,
       deliveryId: d.deliveryId,
       eventType: d.eventType,
       secret,
+      ...(previousSecret !== undefined ? { previousSecret } : {}),
       body: d.body,
       attempt: d.attempt,
       nowSeconds: Math.floor(Date.now() / 1000),
@@ -323,6 +327,26 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       outcome = { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
     await this.record(d, outcome, gate.durable, gate.fingerprint);
+  }
+
+  /**
+   * The secret a rotation replaced, while its overlap lasts (v2 webhooks.md "Rotation"), opened; none
+   * after it. One that no longer opens (its key left the ring) is left out, logged: the delivery is
+   * then signed with the new secret only.
+   */
+  private previousSecretOf(sub: SubscriptionRow): string | undefined {
+    const stored = previousSecretInOverlap(sub.storedPreviousSecret, sub.previousSecretUntilMs, Date.now());
+    if (stored === undefined) return undefined;
+    try {
+      return openWebhookSecret(this.keys.ring, stored, { webhookId: sub.webhookId, tenant: sub.tenant })
+        .secret;
+    } catch (e) {
+      if (!(e instanceof WebhookSecretUnreadable)) throw e;
+      this.logger.error(
+        `${e.message} (the previous secret of webhook ${sub.webhookId}); signed with the new one only`,
+      );
+      return undefined;
+    }
   }
 
   private async record(

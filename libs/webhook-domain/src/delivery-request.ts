@@ -36,12 +36,17 @@ export function deliveryBody(event: { readonly runId: string }, tenant: string):
  * `standard-webhooks-1` (`standardWebhooks: true`; its secret is then `whsec_…`) also gets
  * `webhook-id` (the delivery id: the same on every attempt of the delivery, after a restart too),
  * `webhook-timestamp` (= `OpenWOP-Timestamp`) and `webhook-signature` (RFC 0201 §C).
+ *
+ * Within a rotation's overlap (`previousSecret`, v2 webhooks.md §Standard Webhooks "Rotation"),
+ * `OpenWOP-Signature` stays on the previous secret and `webhook-signature` carries one entry per
+ * secret; afterwards the caller passes no `previousSecret` and only the new secret signs.
  */
 export function deliveryHeaders(input: {
   readonly webhookId: string;
   readonly deliveryId: string;
   readonly eventType: string;
   readonly secret: string;
+  readonly previousSecret?: string;
   readonly body: string;
   readonly attempt: number;
   readonly nowSeconds: number;
@@ -53,7 +58,7 @@ export function deliveryHeaders(input: {
     webhookId: input.webhookId,
     eventType: input.eventType,
     timestamp: String(input.nowSeconds),
-    signature: signDelivery(input.secret, input.nowSeconds, input.body),
+    signature: signDelivery(input.previousSecret ?? input.secret, input.nowSeconds, input.body),
     signatureAlgorithm: SIGNATURE_ALGORITHM,
   };
   const headers: Record<string, string> = {
@@ -71,6 +76,7 @@ export function deliveryHeaders(input: {
       headers,
       standardWebhooksHeaders({
         secret: input.secret,
+        ...(input.previousSecret !== undefined ? { previousSecret: input.previousSecret } : {}),
         messageId: input.deliveryId,
         nowSeconds: input.nowSeconds,
         body: input.body,

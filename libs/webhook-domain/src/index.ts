@@ -84,7 +84,15 @@ export {
 } from './secret-box';
 export { DEFAULT_RETENTION, type RetentionPolicy } from './retention';
 export {
+  DEFAULT_SECRET_ROTATION_OVERLAP_SECONDS,
+  previousSecretInOverlap,
+  rotatedSecret,
+  SECRET_ROTATION_OVERLAP_ENV,
+  secretRotationOverlapSeconds,
+} from './secret-rotation';
+export {
   checkSignatureAlgorithms,
+  newStandardWebhooksSecret,
   newVerificationChallenge,
   SIGNATURE_ALGORITHMS,
   signStandardWebhooks,

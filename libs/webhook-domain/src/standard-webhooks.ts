@@ -52,22 +52,30 @@ export function signStandardWebhooks(
   return keys.map((k) => `v1,${createHmac('sha256', k).update(signed, 'utf8').digest('base64')}`).join(' ');
 }
 
-/** The three headers of an opted-in attempt (or of the endpoint-verification request). */
+/**
+ * The three headers of an opted-in attempt (or of the endpoint-verification request). During a
+ * rotation's overlap (`previousSecret`, v2 webhooks.md §Standard Webhooks "Rotation"),
+ * `webhook-signature` carries one entry per secret, the current one first.
+ */
 export function standardWebhooksHeaders(input: {
   readonly secret: string;
+  readonly previousSecret?: string;
   readonly messageId: string;
   readonly nowSeconds: number;
   readonly body: string;
 }): Record<string, string> {
   const key = standardWebhooksKey(input.secret);
   if (!key) throw new Error('not a Standard Webhooks secret (whsec_<base64 of 24–64 bytes>)');
+  const previous = input.previousSecret === undefined ? undefined : standardWebhooksKey(input.previousSecret);
+  if (input.previousSecret !== undefined && !previous)
+    throw new Error('the previous secret is not a Standard Webhooks secret (whsec_<base64 of 24–64 bytes>)');
   if (!WEBHOOK_MESSAGE_ID_PATTERN.test(input.messageId))
     throw new Error(`webhook-id ${input.messageId} does not match ${WEBHOOK_MESSAGE_ID_PATTERN.source}`);
   return {
     [StandardWebhooksHeaders.id]: input.messageId,
     [StandardWebhooksHeaders.timestamp]: String(input.nowSeconds),
     [StandardWebhooksHeaders.signature]: signStandardWebhooks(
-      [key],
+      previous ? [key, previous] : [key],
       input.messageId,
       input.nowSeconds,
       input.body,
@@ -133,6 +141,11 @@ export function checkSignatureAlgorithms(
 }
 
 /** The endpoint-verification request's body type (`schemas/v2/webhook-verification.schema.json`). */
+/** A fresh `whsec_` secret of 32 random bytes (for a rotation of an opted-in subscription). */
+export function newStandardWebhooksSecret(random: (n: number) => Buffer = randomBytes): string {
+  return `${STANDARD_WEBHOOKS_SECRET_PREFIX}${random(32).toString('base64')}`;
+}
+
 export const VERIFICATION_REQUEST_TYPE = 'openwop.webhook.verification';
 
 /** A fresh challenge: 24 random bytes as base64url (32 characters, 192 bits). */

@@ -789,6 +789,34 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
     errors: ['validation_error', 'subscription_not_found'],
   },
   {
+    method: 'POST',
+    path: '/v1/webhooks/{webhookId}/rotate-secret',
+    scope: 'webhooks:manage',
+    operationId: 'rotateWebhookSecret',
+    summary:
+      'Rotate a webhook secret: a new one, returned once; the previous one keeps signing beside it for the overlap (v2 webhooks.md §Standard Webhooks "Rotation"). Not advertised.',
+    tag: 'webhooks',
+    parameters: [WEBHOOK_ID],
+    responses: {
+      200: {
+        description:
+          'The new secret (absent on an idempotent replay), its fingerprint, and until when the previous secret signs too.',
+        schema: {
+          type: 'object',
+          required: ['webhookId', 'secretFingerprint', 'overlapSeconds', 'previousSecretExpiresAt'],
+          properties: {
+            webhookId: { type: 'string' },
+            secret: { type: 'string' },
+            secretFingerprint: { type: 'string' },
+            overlapSeconds: { type: 'integer', minimum: 1 },
+            previousSecretExpiresAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+    },
+    errors: ['subscription_not_found', 'unavailable'],
+  },
+  {
     method: 'GET',
     path: '/v1/webhook-deliveries',
     scope: 'webhooks:manage',

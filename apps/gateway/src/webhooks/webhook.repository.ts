@@ -99,6 +99,44 @@ export class WebhookRepository {
     });
   }
 
+  /**
+   * Rotates the subscription's secret (v2 webhooks.md §Standard Webhooks "Rotation"): the current
+   * secret becomes the previous one, signing beside the new one until `overlapSeconds` from now; a
+   * previous secret still in an earlier overlap is dropped (two secrets at most). `mint` gets
+   * whether the subscription opted into `standard-webhooks-1` and returns the new secret, sealed,
+   * and its fingerprint. The rotated subscription, or `undefined` when `tenant` has none of that id.
+   */
+  async rotate(
+    webhookId: string,
+    tenant: string,
+    overlapSeconds: number,
+    mint: (standardWebhooks: boolean) => { sealed: string; fingerprint: string },
+  ): Promise<{ view: WebhookView; previousSecretUntil: string } | undefined> {
+    return transaction(this.ds, async (m) => {
+      const [locked] = await m.query<{ signature_algorithms: string[] }[]>(
+        'SELECT signature_algorithms FROM webhook_subscriptions WHERE webhook_id = $1 AND tenant = $2 FOR UPDATE',
+        [webhookId, tenant],
+      );
+      if (!locked) return undefined;
+      const next = mint((locked.signature_algorithms ?? []).includes('standard-webhooks-1'));
+      const [row] = returnedRows(
+        await m.query<
+          | (RawSubscription & { previous_secret_until: Date | string })[]
+          | [(RawSubscription & { previous_secret_until: Date | string })[], number]
+        >(
+          `UPDATE webhook_subscriptions
+              SET previous_secret = secret, previous_secret_until = now() + make_interval(secs => $3),
+                  secret = $4, secret_fingerprint = $5
+            WHERE webhook_id = $1 AND tenant = $2
+            RETURNING webhook_id, tenant, url, events, tags, durable, signature_algorithms, status, secret_fingerprint,
+                      breaker_phase, created_at, previous_secret_until`,
+          [webhookId, tenant, overlapSeconds, next.sealed, next.fingerprint],
+        ),
+      );
+      return row ? { view: viewOf(row), previousSecretUntil: iso(row.previous_secret_until) } : undefined;
+    });
+  }
+
   /** Deletes the subscription (its deliveries with it); whether there was one in `tenant`. */
   async delete(webhookId: string, tenant: string): Promise<boolean> {
     const rows = returnedRows(

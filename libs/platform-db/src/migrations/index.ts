@@ -23,6 +23,7 @@ import { IdempotencyShownOnce1700000002120 } from './1700000002120-idempotency-s
 import { WebhookSignatureAlgorithms1700000002210 } from './1700000002210-webhook-signature-algorithms';
 import { RunCallbacks1700000002220 } from './1700000002220-run-callbacks';
 import { OauthCredentials1700000002330 } from './1700000002330-oauth-credentials';
+import { WebhookSecretRotation1700000002340 } from './1700000002340-webhook-secret-rotation';
 
 /** Every migration, oldest first. Schema changes are migrations, never `synchronize`. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   WebhookSignatureAlgorithms1700000002210,
   RunCallbacks1700000002220,
   OauthCredentials1700000002330,
+  WebhookSecretRotation1700000002340,
 ];
