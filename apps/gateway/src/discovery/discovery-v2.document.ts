@@ -59,10 +59,13 @@ export function versionAdvertisement(): {
  * - `eventLogSchemaVersion`: the era this host writes ({@link EVENT_LOG_ERA});
  * - `implementation` and the seeded `fixtures`;
  * - the `interrupt` record ({@link interruptFamilyRecord}) with `tokenAlgs`: a major-2 run's
- *   tokens are `ow2.` tokens (issue #30 item 2).
- * No other capability family yet: `eventLog` needs the v2 era and codemap, `webhooks` the v2
- * delivery headers, `idempotency` the v2 key grammar, `replay` the effect-seam manifest, so
- * `openwop-core-standard` is not claimed.
+ *   tokens are `ow2.` tokens (issue #30 item 2);
+ * - the `oauth` record, only where it works ({@link oauthFamilyRecord}).
+ * No other capability family: `eventLog` needs the v2 era and codemap, `webhooks` tenant-bound ids,
+ * v2 event names and durable-only delivery, `idempotency` Layer 2 and `GET /runs/{runId}/effects`,
+ * `replay` the effect-seam manifest, so `openwop-core-standard` is not claimed. The families and
+ * the profiles they claim are held equal to `docs/conformance.md` "v2 verdict by family and
+ * profile" (`v2-profiles.unit.spec.ts`).
  */
 export function buildV2DiscoveryDocument(oauth?: OAuthAdvertisement): Record<string, unknown> {
   const oauthRecord = oauth && oauthFamilyRecord(oauth);
