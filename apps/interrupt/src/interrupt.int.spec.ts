@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
+  CREDENTIAL_RESUME_SCHEMA,
   Topics,
   type CommandEnvelope,
   type CommandReply,
@@ -361,6 +362,68 @@ describe('interrupt service', () => {
       ok: false,
       error: { code: 'interrupt_not_found' },
     });
+  });
+
+  it("refuses a credential interrupt's authorized without the gateway's attestation for it, and changes nothing; declined needs none", async () => {
+    // RFC 0199 §C.4, ADR 0044: the command straight to the interrupt service, as when the
+    // gateway's snapshot did not show the interrupt yet and its check did not run.
+    const credential = (runId: string) =>
+      open(runId, {
+        kind: 'credential',
+        data: {
+          provider: 'acme',
+          scopes: ['read'],
+          reason: 'missing',
+          connectUrl: `https://wop.test/oauth/connect/${runId}/gate`,
+        },
+        resumeSchema: CREDENTIAL_RESUME_SCHEMA,
+      });
+    const answer = (runId: string, outcome: string, credentialCheckedFor?: string) =>
+      send<ResolveInterruptResult>(
+        envelope('interrupt.resolve', {
+          runId,
+          nodeId: 'gate',
+          resumeValue: { outcome },
+          via: 'api',
+          ...(credentialCheckedFor !== undefined ? { credentialCheckedFor } : {}),
+        }),
+      );
+    await credential('cred');
+    for (const attested of [undefined, 'cred:gate:earlier']) {
+      expect(await answer('cred', 'authorized', attested)).toMatchObject({
+        ok: false,
+        error: {
+          code: 'validation_error',
+          details: { field: 'resumeValue', errors: [{ path: '/resumeValue/outcome' }] },
+        },
+      });
+    }
+    expect(await statusOf('cred:gate:0')).toBe('pending');
+    expect(engineCommandsOf('cred')).toEqual([]);
+    // Attested for this interrupt: taken.
+    expect(await answer('cred', 'authorized', 'cred:gate:0')).toMatchObject({
+      ok: true,
+      data: { status: 'resolved' },
+    });
+    await credential('cred-declined');
+    expect(await answer('cred-declined', 'declined')).toMatchObject({
+      ok: true,
+      data: { status: 'resolved' },
+    });
+    const resumes = await waitFor(
+      () => {
+        const found = [
+          ...engineCommandsOf('cred', 'run.resume'),
+          ...engineCommandsOf('cred-declined', 'run.resume'),
+        ];
+        return found.length === 2 ? (found as CommandEnvelope<'run.resume', ResumeRunData>[]) : undefined;
+      },
+      { what: 'the two credential resumes' },
+    );
+    expect(resumes.map((r) => r.data.resumeValue)).toEqual([
+      { outcome: 'authorized' },
+      { outcome: 'declined' },
+    ]);
   });
 
   // Values the edge may refuse but the contracts allow: the core holds them (ADR 0019).

@@ -48,6 +48,14 @@ export class ResolveInterruptData {
    * verdict is refused with `interrupt_already_resolved`.
    */
   @IsOptional() @IsBoolean() replayOnly?: boolean;
+  /**
+   * The gateway's attestation (RFC 0199 §C.4, ADR 0044): the id of the `credential` interrupt for
+   * which it checked, just before sending, that a credential resolves for the run's principal, the
+   * provider and every scope. Set only by the gateway's check, never taken from a request body. The
+   * interrupt service refuses `{outcome: "authorized"}` on a `credential` interrupt unless this
+   * names that very interrupt; every other kind and outcome ignores it.
+   */
+  @IsOptional() @IsString() @Length(1, 256) credentialCheckedFor?: string;
 }
 
 /** `run.cancel` on the interrupt topic: cancel pending interrupts, then forward to the engine. */

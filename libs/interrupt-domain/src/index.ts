@@ -54,6 +54,7 @@ export {
   NotAnApprover,
   type Violation,
 } from './interrupt.errors';
+export { assertCredentialAttested, CredentialNotResolved } from './credential.resolution';
 export { decideInterrupt, escalationDueAt, interruptDecider, requiresBearer } from './interrupt.decider';
 export {
   readEscalationPolicy,

@@ -53,6 +53,11 @@ export interface ResolveInterrupt {
   readonly resumeValue: unknown;
   /** The surface the answer came through; `token` is refused by an interrupt that requires a bearer. */
   readonly via?: 'api' | 'token' | 'legacy-approvals' | 'agent';
+  /**
+   * The gateway's attestation that a credential resolves for this `credential` interrupt (its id),
+   * checked just before sending; `authorized` is refused without it (RFC 0199 §C.4, ADR 0044).
+   */
+  readonly credentialCheckedFor?: string;
   readonly context: CommandContext;
 }
 

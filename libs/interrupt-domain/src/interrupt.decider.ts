@@ -4,6 +4,7 @@ import { dueEscalationEvents } from './escalation/escalation.decision';
 import { nextEscalationStep, openedAtMs, readEscalationPolicy } from './escalation/escalation.policy';
 import { checkClarificationAnswers } from './clarification.resolution';
 import { checkExternalEvent } from './external-event.resolution';
+import { assertCredentialAttested } from './credential.resolution';
 import { assertEligibleApprover } from './approver-eligibility';
 import { decideClaim, decideClaimExpiry, decideRelease } from './interrupt-claim';
 import type {
@@ -165,6 +166,7 @@ function resolvePending(state: PendingInterrupt, command: ResolveInterrupt): Int
     );
   }
   if (interrupt.resumeSchema) assertMatches(interrupt.resumeSchema, resumeValue, 'resumeSchema');
+  assertCredentialAttested(interrupt, resumeValue, command.credentialCheckedFor);
   return [
     {
       type: 'interrupt.resolved',

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import { Headers, versionedCommand, type CommandEnvelope, type CommandReply } from '@openwop/contracts';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import {
+  Headers,
+  versionedCommand,
+  type CommandEnvelope,
+  type CommandReply,
+  type ResolveInterruptCommand,
+} from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
 import { BUS, RequestTimeoutError, type Bus } from '@openwop/platform-bus';
 import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { ApiError } from '../common/api.error';
+import { CredentialResumeCheck } from '../oauth-connect/credential-resume.check';
 
 /**
  * Sends a command to its owning service over request/reply and returns the verdict's data.
@@ -17,6 +24,12 @@ export class CommandSender {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(HOST_CONFIG) private readonly config: HostConfig,
+    /**
+     * Attests, on every `interrupt.resolve` any route sends, that a credential resolves for an
+     * `authorized` `credential` interrupt (RFC 0199 §C.4, ADR 0044). Absent (a unit test): no
+     * attestation, so the interrupt service refuses every such `authorized`.
+     */
+    @Optional() private readonly credentials?: CredentialResumeCheck,
   ) {}
 
   /**
@@ -60,13 +73,17 @@ export class CommandSender {
     onTimeout?: (timeoutMs: number) => { message: string; details: Record<string, unknown> },
     timeoutMs: number = this.config.commandTimeoutMs,
   ): Promise<TResult> {
+    const outgoing =
+      command.type === 'interrupt.resolve'
+        ? await this.attested(command as ResolveInterruptCommand)
+        : command;
     let reply: CommandReply<TResult>;
     try {
       reply = await this.bus.request<CommandReply<TResult>>(
         topic,
         {
           key,
-          value: versionedCommand(command),
+          value: versionedCommand(outgoing),
           headers: {
             [Headers.correlationId]: command.correlationId,
             [Headers.messageId]: command.id,
@@ -85,5 +102,12 @@ export class CommandSender {
     }
     if (!reply.ok) throw new DomainError(reply.error.code, reply.error.message, reply.error.details);
     return reply.data;
+  }
+
+  /** The resolve with the credential check's attestation, or without any when there is no check. */
+  private async attested(command: ResolveInterruptCommand): Promise<ResolveInterruptCommand> {
+    if (this.credentials) return this.credentials.attest(command);
+    const { credentialCheckedFor: _unchecked, ...data } = command.data;
+    return { ...command, data };
   }
 }

@@ -20,7 +20,6 @@ import {
   ConversationReadRepository,
   type ConversationTurnView,
 } from '../conversations/conversation-read.repository';
-import { CredentialResumeCheck } from '../oauth-connect/credential-resume.check';
 import { waitForRun } from '../runs/run-change.waiter';
 import {
   TokenLinkReadRepository,
@@ -78,7 +77,6 @@ export class InterruptTokenHandler {
     private readonly links: TokenLinkReadRepository,
     private readonly conversations: ConversationReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
-    private readonly credentials: CredentialResumeCheck,
   ) {}
 
   /** @throws DomainError with the token service's code; ApiError `validation_error` for an undecodable token. */
@@ -99,7 +97,8 @@ export class InterruptTokenHandler {
    * decides `interrupt.resolve` (`via: token`, principal `token:<kid>`), first resolve wins, as for
    * an API answer. Two requests in a row, not one nested in another (ADR 0007, revised). Once
    * resolved, waits (bounded) until the run snapshot no longer shows that interrupt pending, so a
-   * read right after the answer sees the run moving on.
+   * read right after the answer sees the run moving on. An `authorized` on a `credential`
+   * interrupt is re-checked on the way out, as on every route (the command sender, ADR 0044).
    *
    * @throws DomainError with the deciding service's code (a cancelled interrupt is the token
    *   surface's `interrupt_already_resolved`); ApiError `validation_error` for an undecodable token.
@@ -113,8 +112,6 @@ export class InterruptTokenHandler {
       TOKEN_BEARER,
     );
     const granted = await this.commands.send<AuthorizeTokenResult>(Topics.tokenCommands, runId, authorize);
-    if (granted.tenant !== undefined)
-      await this.credentials.assertResolvable(granted.runId, granted.nodeId, granted.tenant, resumeValue);
     const principal = `token:${granted.kid}`;
     const command: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CredentialData } from '@openwop/contracts';
+import type { CredentialData, ResolveInterruptCommand } from '@openwop/contracts';
 import { ApiError } from '../common/api.error';
 import { RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { scopesCover } from './oauth-client';
@@ -28,6 +28,13 @@ export function pendingCredentialOf(row: RunRow, nodeId: string): PendingCredent
  * RFC 0199 §C.4: a caller's `{outcome: "authorized"}` on a `credential` interrupt is refused `400
  * validation_error` (`details.field: "resumeValue"`) unless a credential now resolves for the run's
  * principal, the provider and the scopes. The host re-checks; it does not trust the caller.
+ *
+ * The interrupt service decides (ADR 0044): it takes `authorized` on a `credential` interrupt only
+ * with this check's attestation, `credentialCheckedFor` naming the interrupt, which {@link attest}
+ * adds to every `interrupt.resolve` the gateway sends (the command sender calls it, so every route
+ * that resolves is covered). An `authorized` sent while the run snapshot does not show the
+ * interrupt yet goes without it and is refused there; {@link assertResolvable} only refuses earlier
+ * what the interrupt service would refuse anyway.
  */
 @Injectable()
 export class CredentialResumeCheck {
@@ -40,6 +47,26 @@ export class CredentialResumeCheck {
   async resolves(tenant: string, pending: PendingCredential): Promise<boolean> {
     const stored = await this.credentials.find(tenant, pending.owner, pending.data.provider);
     return stored !== undefined && scopesCover(stored.scopes, pending.data.scopes ?? []);
+  }
+
+  /**
+   * `command` as the gateway sends it: with `credentialCheckedFor` set to the interrupt's id when it
+   * answers `authorized`, the run snapshot shows that `credential` interrupt pending at its node
+   * (the same one, when the command names one) and a credential resolves for it; without the field
+   * otherwise. Never keeps a `credentialCheckedFor` it did not set.
+   */
+  async attest(command: ResolveInterruptCommand): Promise<ResolveInterruptCommand> {
+    const { credentialCheckedFor: _unchecked, ...data } = command.data;
+    const plain: ResolveInterruptCommand = { ...command, data };
+    const outcome = (data.resumeValue as { outcome?: unknown } | null | undefined)?.outcome;
+    if (outcome !== 'authorized' || data.replayOnly === true) return plain;
+    const tenant = command.actor.tenant;
+    const row = await this.runs.findVisible(data.runId, tenant);
+    const pending = row && pendingCredentialOf(row, data.nodeId);
+    if (!pending || (data.interruptId !== undefined && data.interruptId !== pending.interruptId))
+      return plain;
+    if (!(await this.resolves(tenant, pending))) return plain;
+    return { ...command, data: { ...data, credentialCheckedFor: pending.interruptId } };
   }
 
   /** @throws {@link ApiError} `validation_error` for an `authorized` no credential backs. */

@@ -30,7 +30,7 @@ export class ResolveInterruptHandler {
     manager: EntityManager,
     command: ResolveInterruptCommand,
   ): Promise<CommandReply<ResolveInterruptResult>> {
-    const { runId, nodeId, interruptId, resumeValue, via } = command.data;
+    const { runId, nodeId, interruptId, resumeValue, via, credentialCheckedFor } = command.data;
     const state = interruptId
       ? await this.interrupts.lockById(manager, interruptId)
       : await this.interrupts.lockForResolve(manager, runId, nodeId);
@@ -54,6 +54,7 @@ export class ResolveInterruptHandler {
           ...(interruptId ? { interruptId } : {}),
           resumeValue,
           via,
+          ...(credentialCheckedFor !== undefined ? { credentialCheckedFor } : {}),
           context,
         },
         state,
