@@ -180,6 +180,49 @@ describe.each(Object.keys(MODES) as (keyof typeof MODES)[])('the credential inte
     expect((await call('GET', `/v1/workflows/refused-${mode}`, undefined, OWNER, false)).status).toBe(404);
   });
 
+  it("refuses authorized in the interrupt service when the gateway's snapshot does not show the interrupt yet, on every route; declined still goes", async () => {
+    const { runId } = await waiting();
+    const linkToken = ((await statusOf(runId)).interrupt as { interruptToken: string }).interruptToken;
+    // The projection lags the interrupt service (the distributed race): the gateway cannot see the
+    // interrupt, so its own check does not run and it sends no attestation (ADR 0044).
+    await query(hut.db.url, "UPDATE runs SET snapshot = snapshot - 'interrupt' WHERE run_id = $1", [runId]);
+    const refusal = (body: Record<string, unknown>) => [
+      body.error,
+      (body.details as { field?: string } | undefined)?.field,
+    ];
+    const api = await call('POST', `/runs/${runId}/interrupts/connect`, {
+      resumeValue: { outcome: 'authorized' },
+    });
+    expect([api.status, ...refusal(api.body)]).toEqual([400, 'validation_error', 'resumeValue']);
+    const byToken = await call(
+      'POST',
+      `/interrupts/${linkToken}`,
+      { resumeValue: { outcome: 'authorized' } },
+      undefined,
+    );
+    expect([byToken.status, ...refusal(byToken.body)]).toEqual([400, 'validation_error', 'resumeValue']);
+    const bulk = await call(
+      'POST',
+      '/v1/interrupts:bulk-resolve',
+      { items: [{ runId, nodeId: 'connect', resumeValue: { outcome: 'authorized' } }] },
+      OWNER,
+      false,
+    );
+    expect((bulk.body.results as { ok: boolean; error?: { code: string } }[])[0]).toMatchObject({
+      ok: false,
+      error: { code: 'validation_error' },
+    });
+    // Nothing changed in the log: no interrupt.resolved.
+    const types = (await logOf(runId)).map((r) => (r.doc as { type: string }).type);
+    expect(types).not.toContain('interrupt.resolved');
+    // declined needs no attestation.
+    const declined = await call('POST', `/runs/${runId}/interrupts/connect`, {
+      resumeValue: { outcome: 'declined' },
+    });
+    expect(declined.status).toBe(200);
+    await ended(runId, 'failed');
+  }, 120_000);
+
   it('connects only for the run principal, with PKCE S256 and a single-use state bound to it, and resolves authorized', async () => {
     const { runId, data } = await waiting();
     expect(data).toEqual({
