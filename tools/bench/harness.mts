@@ -137,7 +137,10 @@ export async function runBench(
   const summary = { seq: SEQ ? med(seq) : med(conc), conc: med(conc) };
   if (SEQ) console.log(`MEDIAN ${name} seq : ${fmt(summary.seq)}`);
   if (counts) {
-    writeFileSync(`${process.env['COUNT_DIR']}.statements.txt`, counts.statementsByText() + '\n');
+    writeFileSync(
+      `${process.env['COUNT_DIR']}.statements.txt`,
+      `${counts.byProcessLines()}\n\n${counts.statementsByText()}\n`,
+    );
     console.log(counts.line(name));
   }
   console.log(`MEDIAN ${name} c${CONC}: ${fmt(summary.conc)}`);

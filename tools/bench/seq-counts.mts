@@ -28,6 +28,8 @@ export class SequentialCounts {
   private commits = 0;
   private readonly kafka: Record<string, number> = {};
   private readonly texts: Record<string, number> = {};
+  /** Per host process (its count file's name): statements and Kafka produce requests. */
+  private readonly byProcess: Record<string, { statements: number; produce: number }> = {};
 
   private readonly dir: string;
   private readonly pids: readonly number[];
@@ -55,7 +57,10 @@ export class SequentialCounts {
   async end(cycles: number): Promise<void> {
     const files = await this.collect();
     this.cycles += cycles;
-    for (const c of files) {
+    for (const [name, c] of files) {
+      const own = (this.byProcess[name] ??= { statements: 0, produce: 0 });
+      own.statements += c.pg;
+      own.produce += c.kafka['Produce'] ?? 0;
       this.statements += c.pg;
       this.commits += c.commits;
       for (const [text, k] of Object.entries(c.pgText)) this.texts[text] = (this.texts[text] ?? 0) + k;
@@ -71,6 +76,15 @@ export class SequentialCounts {
       .join('\n');
   }
 
+  /** Statements and produce requests per cycle of each host process (by its count file's name). */
+  byProcessLines(): string {
+    const per = (x: number) => (x / Math.max(1, this.cycles)).toFixed(2).padStart(7);
+    return Object.entries(this.byProcess)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, c]) => `${per(c.statements)} statements ${per(c.produce)} produce  ${name}`)
+      .join('\n');
+  }
+
   line(name: string): string {
     const per = (x: number) => (this.cycles ? (x / this.cycles).toFixed(2) : 'none');
     return (
@@ -80,7 +94,7 @@ export class SequentialCounts {
   }
 
   /** Signals every host process and waits (with a deadline) until each has written its file. */
-  private async collect(): Promise<Counted[]> {
+  private async collect(): Promise<[string, Counted][]> {
     rmSync(this.dir, { recursive: true, force: true });
     mkdirSync(this.dir, { recursive: true });
     for (const pid of this.pids) process.kill(pid, 'SIGUSR2');
@@ -88,7 +102,10 @@ export class SequentialCounts {
     for (;;) {
       const names = readdirSync(this.dir).filter((f) => f.endsWith('.json'));
       if (names.length >= this.pids.length) {
-        return names.map((f) => JSON.parse(readFileSync(join(this.dir, f), 'utf8')) as Counted);
+        return names.map((f) => [
+          f.replace(/\.json$/, ''),
+          JSON.parse(readFileSync(join(this.dir, f), 'utf8')) as Counted,
+        ]);
       }
       if (Date.now() > deadline) {
         throw new Error(
