@@ -66,6 +66,8 @@ export class OutboxRelay {
    * {@link DELETE_RIDE_MS}, they are deleted on their own ({@link deletes}).
    */
   private readonly published = new PublishedDeletes();
+  /** Direct publishes handed to the bus whose broker answer has not come yet ({@link transaction}). */
+  private readonly sending = new Set<Promise<void>>();
   private deleteTimer: NodeJS.Timeout | null = null;
 
   /** Deletes of published rows no transaction took; those asked for while one runs go together. */
@@ -131,6 +133,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.directSendsSettled();
     await this.running;
     await this.deletePublished().catch(() => undefined); // left to the next sweep: published twice, deduped
   }
@@ -154,8 +157,11 @@ export class OutboxRelay {
   }
 
   /**
-   * Runs `work` in a transaction (see {@link transaction}) and, once it committed, publishes what it appended to the outbox
-   * before resolving (see {@link publishAppended}), so what the caller does next comes after it.
+   * Runs `work` in a transaction (see {@link transaction}) and, once it committed, hands what it
+   * appended to the outbox to the bus before resolving (see {@link publishAppended}): what the caller
+   * publishes next (its command's reply) comes after it on the bus, and leaves in the same produce
+   * request (the bus gathers the publishes of one turn, ADR 0039). The caller does not wait for
+   * the broker's answer: the rows are committed, and a failed send is the relay's to retry.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const used: EntityManager[] = [];
@@ -174,8 +180,22 @@ export class OutboxRelay {
     // A transaction taken again (ADR 0039) used a manager per attempt; only the last committed.
     for (const [i, m] of used.entries()) this.published.settle(m, i === used.length - 1);
     const last = used[used.length - 1];
-    if (last) await this.publishAppended(last);
+    if (last) this.track(this.publishAppended(last));
     return result;
+  }
+
+  /** Keeps `sending` until it settles: the relay's passes and {@link stop} wait for it. */
+  private track(sending: Promise<void>): void {
+    this.sending.add(sending);
+    void sending.finally(() => this.sending.delete(sending));
+  }
+
+  /**
+   * Waits for the direct publishes in flight: a pass of the relay must not publish a later row of
+   * a key before an earlier one whose direct send then fails (the relay sends it again, in order).
+   */
+  private async directSendsSettled(): Promise<void> {
+    while (this.sending.size > 0) await Promise.all([...this.sending]);
   }
 
   /**
@@ -259,6 +279,7 @@ export class OutboxRelay {
   /** Publishes one batch of rows at least `minAgeMs` old; true when the batch was full. */
   private async flushOnce(minAgeMs: number): Promise<boolean> {
     const limit = this.options.batchSize ?? 500;
+    await this.directSendsSettled();
     return this.ds.transaction(async (m) => {
       const [lock] = await m.query<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
         RELAY_LOCK,

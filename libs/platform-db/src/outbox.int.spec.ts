@@ -168,11 +168,89 @@ describe('outbox (real Postgres)', () => {
       await relay.stop();
     });
 
-    it('beside other processes, is sent right after the publish', async () => {
+    it('beside other processes, is sent right after the publish, without waiting for a ride', async () => {
       await ds.query('DELETE FROM outbox');
       const relay = new OutboxRelay(ds, async () => undefined);
       await decide(relay, 'c');
-      expect(await keys()).toEqual([]);
+      // No sweep runs (the relay is not started): only the direct delete can remove it.
+      await waitFor(async () => (await keys()).length === 0, { timeoutMs: 5_000 });
+      await relay.stop();
+    });
+  });
+
+  describe('the direct publish after commit (ADR 0039: one produce request with the reply)', () => {
+    const keys = async () =>
+      (await ds.query<{ key: string }[]>(`SELECT key FROM outbox WHERE topic = 'direct' ORDER BY id`)).map(
+        (r) => r.key,
+      );
+    const decide = (relay: OutboxRelay, key: string) =>
+      relay.transaction(async (m) => {
+        await appendToOutbox(m, [{ topic: 'direct', key, value: { key } }]);
+      });
+
+    it('is handed to the bus before the transaction resolves; the caller does not wait for the broker', async () => {
+      await ds.query('DELETE FROM outbox');
+      const sent: unknown[] = [];
+      let answer!: () => void;
+      const broker = new Promise<void>((r) => (answer = r));
+      const relay = new OutboxRelay(ds, async (_t, ms) => {
+        sent.push(...ms.map((m) => m.value));
+        await broker;
+      });
+      await decide(relay, 'd1');
+      expect(sent).toEqual([{ key: 'd1' }]); // handed over, in the caller's turn
+      expect(await keys()).toEqual(['d1']); // not deleted: the broker has not answered
+      answer();
+      await waitFor(async () => (await keys()).length === 0, { timeoutMs: 5_000 });
+      await relay.stop();
+    });
+
+    it('a pass of the relay waits for a direct send in flight: a row sent directly is not sent twice', async () => {
+      await ds.query('DELETE FROM outbox');
+      const sent: string[] = [];
+      let answer!: () => void;
+      let first = true;
+      const relay = new OutboxRelay(ds, async (_t, ms) => {
+        sent.push(...ms.map((m) => (m.value as { key: string }).key));
+        if (!first) return;
+        first = false;
+        await new Promise<void>((r) => (answer = r));
+      });
+      await decide(relay, 'e1'); // its direct send waits for the broker
+      await ds.query(
+        `INSERT INTO outbox (topic, key, value, headers) VALUES ('direct', 'e2', '{"key":"e2"}', '{}')`,
+      );
+      const pass = relay.kick();
+      answer();
+      await pass;
+      await waitFor(async () => (await keys()).length === 0, { timeoutMs: 5_000 });
+      // Without the wait, the pass would read e1 (not yet deleted) and send it a second time.
+      expect(sent).toEqual(['e1', 'e2']);
+      await relay.stop();
+    });
+
+    it('a direct send that fails is sent again by the relay, before the rows after it', async () => {
+      await ds.query('DELETE FROM outbox');
+      const sent: string[] = [];
+      let fail!: (e: Error) => void;
+      let first = true;
+      const relay = new OutboxRelay(
+        ds,
+        async (_t, ms) => {
+          sent.push(...ms.map((m) => (m.value as { key: string }).key));
+          if (!first) return;
+          first = false;
+          await new Promise<void>((_, reject) => (fail = reject));
+        },
+        { onError: () => undefined },
+      );
+      await decide(relay, 'f1');
+      await ds.query(
+        `INSERT INTO outbox (topic, key, value, headers) VALUES ('direct', 'f2', '{"key":"f2"}', '{}')`,
+      );
+      fail(new Error('broker down'));
+      await waitFor(async () => (await keys()).length === 0, { timeoutMs: 5_000 });
+      expect(sent).toEqual(['f1', 'f1', 'f2']);
       await relay.stop();
     });
   });

@@ -3,9 +3,12 @@
  *
  * The producer has one request in flight (so a retry never reorders a partition):
  * concurrent publishers would otherwise queue, each waiting a full acks=all round trip behind the
- * one before. Here the first publish is sent at once; those that come while it is in flight wait,
- * and all of them leave in one multi-topic request as soon as it returns. A sequential caller sees
- * no added latency; under load, requests carry many publishes each (a group commit).
+ * one before. Here a publish waits only for the end of the current turn of the event loop
+ * (`setImmediate`), so the publishes one piece of work makes together leave in one request: a
+ * decision's outbox rows and the reply to its command are one produce request, not three
+ * (ADR 0039). Those that come while a request is in flight wait, and all of them leave in one
+ * multi-topic request as soon as it returns. A sequential caller waits no I/O longer; under load,
+ * requests carry many publishes each (a group commit).
  *
  * Order: messages leave in the order their `publish` calls were made, within a request and across
  * requests. Failure: when a request of several publishes fails, each publish is retried alone, so
@@ -34,12 +37,13 @@ export class ProduceCoalescer<M> {
   publish(topic: string, messages: readonly M[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, messages, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      this.flushing = true;
+      setImmediate(() => void this.flush());
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const taken = this.queue;

@@ -19,11 +19,16 @@ function manualSend() {
   return { send, requests, settle, inFlight: () => pending.length };
 }
 
+/** The end of the current turn of the event loop, when the coalescer sends what was published in it. */
+const turn = () => new Promise((r) => setImmediate(r));
+
 describe('ProduceCoalescer', () => {
-  it('sends a lone publish at once, in a request of its own', async () => {
+  it('sends a lone publish at the end of the turn, in a request of its own', async () => {
     const m = manualSend();
     const c = new ProduceCoalescer(m.send);
     const done = c.publish('t', ['a']);
+    expect(m.requests).toHaveLength(0);
+    await turn();
     expect(m.requests).toEqual([[{ topic: 't', messages: ['a'] }]]);
     await m.settle('ok');
     await expect(done).resolves.toBeUndefined();
@@ -33,6 +38,7 @@ describe('ProduceCoalescer', () => {
     const m = manualSend();
     const c = new ProduceCoalescer(m.send);
     const first = c.publish('runs', ['r1']);
+    await turn();
     const waiting = [c.publish('runs', ['r2', 'r3']), c.publish('cmds', ['c1']), c.publish('runs', ['r4'])];
     expect(m.requests).toHaveLength(1);
     await m.settle('ok');
@@ -47,10 +53,30 @@ describe('ProduceCoalescer', () => {
     expect(m.inFlight()).toBe(0);
   });
 
+  it('sends the publishes of one turn (a decision’s outbox rows, then its reply) in one request, in call order', async () => {
+    const m = manualSend();
+    const c = new ProduceCoalescer(m.send);
+    const events = c.publish('run-events', ['e1', 'e2']);
+    const command = c.publish('interrupt-commands', ['open']);
+    await Promise.resolve(); // a reply made a few promise steps later, still in the same turn
+    const reply = c.publish('replies', ['ok']);
+    await turn();
+    expect(m.requests).toEqual([
+      [
+        { topic: 'run-events', messages: ['e1', 'e2'] },
+        { topic: 'interrupt-commands', messages: ['open'] },
+        { topic: 'replies', messages: ['ok'] },
+      ],
+    ]);
+    await m.settle('ok');
+    await expect(Promise.all([events, command, reply])).resolves.toHaveLength(3);
+  });
+
   it('fails only the publish whose messages the broker refuses, retrying the others alone', async () => {
     const m = manualSend();
     const c = new ProduceCoalescer(m.send);
     const first = c.publish('t', ['head']);
+    await turn();
     const good = c.publish('t', ['good']);
     const bad = c.publish('t', ['too-large']);
     const bad$ = expect(bad).rejects.toThrow('message too large');
@@ -69,12 +95,14 @@ describe('ProduceCoalescer', () => {
     const m = manualSend();
     const c = new ProduceCoalescer(m.send);
     const p = c.publish('t', ['x']);
+    await turn();
     const rejected = expect(p).rejects.toThrow('broker down');
     await m.settle(new Error('broker down'));
     await rejected;
     expect(m.requests).toHaveLength(1);
     // and the next publish is sent normally
     const next = c.publish('t', ['y']);
+    await turn();
     expect(m.requests).toHaveLength(2);
     await m.settle('ok');
     await expect(next).resolves.toBeUndefined();
