@@ -10,9 +10,9 @@ import type { RunEventFeed } from '@openwop/platform-db';
 import { RUN_EVENT_FEED } from '@openwop/platform-nest';
 import type { Caller } from '../auth/api-key.registry';
 import { CommandSender } from '../commands/command.sender';
+import { DomainError } from '@openwop/kernel';
 import { ApiError } from '../common/api.error';
 import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
-import { CredentialResumeCheck } from '../oauth-connect/credential-resume.check';
 import { RunNotices, waitForProjectedRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
@@ -30,6 +30,11 @@ export interface ResolveOptions {
  * Resolves a run-scoped interrupt: the interrupt service decides (first resolve wins, per-kind
  * validation, quorum); once it resolved, we wait until the run snapshot no longer shows that
  * interrupt pending, so a read right after the answer sees the run moving on.
+ *
+ * The run is not read before the command (ADR 0039, nothing read that the decision reads): the
+ * interrupt service refuses another tenant's interrupt as `interrupt_not_found`, as it refuses a
+ * missing one, before it looks at the answer. Only that refusal reads the run, to answer a run the
+ * caller cannot see with the same `404` as every other route.
  */
 @Injectable()
 export class ResolveInterruptHandler {
@@ -37,7 +42,6 @@ export class ResolveInterruptHandler {
     private readonly commands: CommandSender,
     private readonly runs: RunReadRepository,
     @Inject(RUN_EVENT_FEED) private readonly feed: RunEventFeed,
-    private readonly credentials: CredentialResumeCheck,
   ) {}
 
   /** The node a run-scoped resolve without `nodeId` addresses: the one the run waits on. */
@@ -58,8 +62,6 @@ export class ResolveInterruptHandler {
     options: ResolveOptions = {},
   ): Promise<ResolveInterruptResult> {
     assertResumeValueWithinLimits(resumeValue);
-    await this.runs.requireVisible(runId, caller.tenant);
-    await this.credentials.assertResolvable(runId, nodeId, caller.tenant, resumeValue);
     const envelope: ResolveInterruptCommand = this.commands.envelope(
       'interrupt.resolve',
       runId,
@@ -70,11 +72,14 @@ export class ResolveInterruptHandler {
     // Watching before the command is sent: the projection's notice cannot come before we listen.
     const notices = new RunNotices(this.feed, runId);
     try {
-      const result = await this.commands.send<ResolveInterruptResult>(
-        Topics.interruptCommands,
-        runId,
-        command,
-      );
+      const result = await this.commands
+        .send<ResolveInterruptResult>(Topics.interruptCommands, runId, command)
+        .catch(async (error: unknown) => {
+          if (error instanceof DomainError && error.code === 'interrupt_not_found') {
+            await this.runs.requireVisible(runId, caller.tenant);
+          }
+          throw error;
+        });
       annotateActiveSpan({
         [Attr.runId]: runId,
         [Attr.nodeId]: nodeId,

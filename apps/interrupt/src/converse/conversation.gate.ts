@@ -71,11 +71,7 @@ export class ConversationGate {
     context: CommandContext,
   ): Promise<CommandReply<ResolveInterruptResult>> {
     const { runId, nodeId } = command.data;
-    const parsed = decided(() =>
-      parseConversationResolve(command.data.resumeValue as Record<string, unknown>),
-    );
-    if (!parsed.ok) return parsed.reply;
-    const resolve = parsed.value;
+    // Addressed first: another tenant learns nothing of the interrupt, not even how it would parse.
     if (
       interrupt.status === 'none' ||
       !conversationAddressed(interrupt, { runId, nodeId, tenant: context.tenant })
@@ -87,6 +83,11 @@ export class ConversationGate {
       if (!refused.ok) return refused.reply;
       throw new Error(`conversation resolve of ${runId}/${nodeId} was neither addressed nor refused`);
     }
+    const parsed = decided(() =>
+      parseConversationResolve(command.data.resumeValue as Record<string, unknown>),
+    );
+    if (!parsed.ok) return parsed.reply;
+    const resolve = parsed.value;
     const ids = resolve.turn ? [resolve.turn.messageId] : [];
     const state = await this.conversations.lockByInterrupt(manager, interrupt.interrupt.interruptId, ids);
     const now = context.now;
