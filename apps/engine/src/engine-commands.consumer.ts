@@ -21,10 +21,12 @@ import {
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import {
   CommandSeam,
+  ReadAhead,
   type DecidedThrough,
   type OutboxRelay,
   type UnappliedNotice,
 } from '@openwop/platform-db';
+import { ENGINE_RUN_READ_AHEAD } from './common/run.store';
 import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn/agent-turn.handler';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
@@ -56,6 +58,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
   private readonly logger = new Logger(EngineCommandsConsumer.name);
   private subscription: Subscription | undefined;
   private readonly seam: CommandSeam<EngineCommand>;
+  private readonly unreadAhead: (() => void) | undefined;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -80,6 +83,9 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
       (when: (notice: UnappliedNotice) => boolean) =>
       (command: EngineCommand & { data: { runId: string } }, notice: UnappliedNotice) =>
         when(notice) ? this.failRun(command, notice) : Promise.resolve();
+    // One process: the interrupt service's decision of a resolve reads the run's engine row for
+    // the resume it decides through (ADR 0039, read-ahead.ts).
+    this.unreadAhead = decidedThrough ? ReadAhead.register(ds, ENGINE_RUN_READ_AHEAD) : undefined;
     const always = failsRun((n) => !(n.cause === 'refused' && n.code !== undefined && SETTLED.has(n.code)));
     this.seam = new CommandSeam<EngineCommand>({
       consumer: ConsumerGroups.engine,
@@ -131,6 +137,7 @@ export class EngineCommandsConsumer implements OnApplicationBootstrap, OnApplica
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unreadAhead?.();
     await this.subscription?.stop();
   }
 

@@ -23,6 +23,7 @@ import {
 import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import {
   CommandSeam,
+  ReadAhead,
   storedReply,
   type DecidedThrough,
   type OutboxRelay,
@@ -30,6 +31,7 @@ import {
 } from '@openwop/platform-db';
 import { BUS, DATA_SOURCE, DECIDED_THROUGH, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { ClaimInterruptHandler } from './claim-interrupt/claim-interrupt.handler';
+import { RUN_INTERRUPTS_READ_AHEAD } from './common/interrupt.repository';
 import { CancelRunHandler } from './cancel-run/cancel-run.handler';
 import { ExpireInterruptHandler } from './expire-interrupt/expire-interrupt.handler';
 import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
@@ -63,6 +65,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
   private readonly logger = new Logger(InterruptCommandsConsumer.name);
   private subscription: Subscription | undefined;
   private readonly seam: CommandSeam<InterruptCommand>;
+  private readonly unreadAhead: (() => void) | undefined;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -75,6 +78,9 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
     claim: ClaimInterruptHandler,
     @Optional() @Inject(DECIDED_THROUGH) decidedThrough: DecidedThrough | null = null,
   ) {
+    // One process: a start's first statement reads the run's interrupts for the opens it decides
+    // through (ADR 0039, read-ahead.ts).
+    this.unreadAhead = decidedThrough ? ReadAhead.register(ds, RUN_INTERRUPTS_READ_AHEAD) : undefined;
     this.seam = new CommandSeam<InterruptCommand>({
       consumer: ConsumerGroups.interrupt,
       parse: parseInterruptCommand,
@@ -121,6 +127,7 @@ export class InterruptCommandsConsumer implements OnApplicationBootstrap, OnAppl
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unreadAhead?.();
     await this.subscription?.stop();
   }
 

@@ -1,6 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { RunEventDoc } from '@openwop/contracts';
-import { chunksWithinParameterLimit, holdWrite, StatementBatch, valuesTuples } from '@openwop/platform-db';
+import {
+  chunksWithinParameterLimit,
+  holdWrite,
+  StatementBatch,
+  takeReadAhead,
+  valuesTuples,
+  type ReadAheadPart,
+} from '@openwop/platform-db';
 import {
   conversationIdOf,
   evolveConversation,
@@ -89,21 +96,8 @@ async function applyToRun(
   events: readonly RunEventDoc[],
   options: ApplyOptions,
 ): Promise<number | undefined> {
-  // One statement: the run's row, locked (absent before run.started), and which events are stored.
-  const [current] = await manager.query<
-    {
-      last_sequence: number | null;
-      snapshot: RunSnapshot | null;
-      projection_error: ProjectionError | null;
-      known: string[];
-    }[]
-  >(
-    `WITH run AS (SELECT last_sequence, snapshot, projection_error FROM runs WHERE run_id = $1 FOR UPDATE)
-     SELECT (SELECT last_sequence FROM run) AS last_sequence, (SELECT snapshot FROM run) AS snapshot,
-       (SELECT projection_error FROM run) AS projection_error,
-       ARRAY(SELECT event_id FROM run_events WHERE event_id = ANY($2::text[])) AS known`,
-    [runId, events.map((e) => e.eventId)],
-  );
+  const current = (readAheadRow(manager, runId, events) ?? { row: await readRunRow(manager, runId, events) })
+    .row;
   const seen = new Set(current?.known ?? []);
   const broken = current?.projection_error ?? null;
   if (broken && !options.repair) {
@@ -157,6 +151,69 @@ async function applyToRun(
   }
   await writes.settle();
   return fresh[fresh.length - 1]!.sequence;
+}
+
+interface RunRow {
+  readonly last_sequence: number | null;
+  readonly snapshot: RunSnapshot | null;
+  readonly projection_error: ProjectionError | null;
+  /** Which of the events are stored already. */
+  readonly known: readonly string[];
+}
+
+/** One statement: the run's row, locked (absent before run.started), and which events are stored. */
+async function readRunRow(
+  manager: EntityManager,
+  runId: string,
+  events: readonly RunEventDoc[],
+): Promise<RunRow | undefined> {
+  const [row] = await manager.query<RunRow[]>(
+    `WITH run AS (SELECT last_sequence, snapshot, projection_error FROM runs WHERE run_id = $1 FOR UPDATE)
+     SELECT (SELECT last_sequence FROM run) AS last_sequence, (SELECT snapshot FROM run) AS snapshot,
+       (SELECT projection_error FROM run) AS projection_error,
+       ARRAY(SELECT event_id FROM run_events WHERE event_id = ANY($2::text[])) AS known`,
+    [runId, events.map((e) => e.eventId)],
+  );
+  return row;
+}
+
+/** What {@link RUN_ROW_READ_AHEAD} reads: the run's row, and the highest sequence stored of it. */
+interface RunRowAhead {
+  readonly row: Omit<RunRow, 'known'> | null;
+  readonly stored: number | null;
+}
+
+/**
+ * The run's row, locked, and the highest sequence of its stored events, for the first statement of
+ * an engine decision in one process (ADR 0039): the projection in the decision takes them from there
+ * instead of reading them again ({@link readAheadRow}).
+ */
+export const RUN_ROW_READ_AHEAD: ReadAheadPart = {
+  table: 'runs',
+  reads: ['runs', 'run_events'],
+  select: (runId) =>
+    `json_build_object(
+       'row', (SELECT json_build_object('last_sequence', last_sequence, 'snapshot', snapshot, 'projection_error', projection_error)
+                 FROM runs WHERE run_id = ${runId} FOR UPDATE),
+       'stored', (SELECT max(sequence) FROM run_events WHERE run_id = ${runId}))`,
+};
+
+/**
+ * The run's row as {@link readRunRow} would read it, from what the decision's first statement read
+ * ahead; undefined when it read nothing, or when an event's sequence is not past the highest stored
+ * (which of them are stored is then for the read to say). An event past the highest stored sequence
+ * is not stored: a stored event keeps its sequence.
+ */
+function readAheadRow(
+  manager: EntityManager,
+  runId: string,
+  events: readonly RunEventDoc[],
+): { readonly row: RunRow | undefined } | undefined {
+  const ahead = takeReadAhead<RunRowAhead>(manager, RUN_ROW_READ_AHEAD.table, runId);
+  if (!ahead?.value) return undefined;
+  const { row, stored } = ahead.value;
+  if (stored !== null && events.some((e) => e.sequence <= stored)) return undefined;
+  return { row: row ? { ...row, known: [] } : undefined };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Bus, IncomingMessage, Subscription } from '@openwop/platform-bus';
 import {
   isTransientDatabaseFailure,
   PROJECTED_IN_DECISION,
+  ReadAhead,
   transaction,
   type DecisionProjection,
   type RunEventFeed,
@@ -31,6 +32,7 @@ import {
   applyRunEvents,
   groupByRun,
   markProjectionBroken,
+  RUN_ROW_READ_AHEAD,
   type ApplyOptions,
   type ProjectedRun,
 } from './run-event.projection';
@@ -80,10 +82,18 @@ export class RunEventsConsumer implements OnModuleInit, OnApplicationBootstrap, 
 
   /** Before any module's bootstrap: the engine's first decisions project already. */
   onModuleInit(): void {
-    this.unregister = this.inDecision?.register(
+    const inDecision = this.inDecision;
+    if (!inDecision) return;
+    const unproject = inDecision.register(
       (manager, events) => this.apply(manager, events),
       (events, error) => this.leftToConsumer(events, error),
     );
+    // The run's row, read by the engine decision's first statement (ADR 0039, read-ahead.ts).
+    const unreadAhead = ReadAhead.register(this.ds, RUN_ROW_READ_AHEAD);
+    this.unregister = () => {
+      unproject();
+      unreadAhead();
+    };
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { MAX_BIND_PARAMETERS } from './parameter-chunks';
+import { forgetNamedTables, mayReadAheadIn } from './read-ahead';
 
 /**
  * A decision's writes as one statement (ADR 0039, "a decision's statements are one data-modifying
@@ -52,7 +53,10 @@ export function holdWritesIn(manager: EntityManager): void {
   const send: EntityManager['query'] = manager.query.bind(manager);
   const held: Held = { writes: [], send };
   heldBy.set(manager, held);
+  mayReadAheadIn(manager);
   const query = async (sql: string, params?: unknown[]): Promise<unknown> => {
+    // Rows read ahead (read-ahead.ts) stand only until a statement touches their table.
+    forgetNamedTables(manager, (table) => tablePattern(table).test(sql));
     if (held.writes.length > 0 && namesHeldTable(sql, held.writes)) await flushHeldWrites(manager);
     return send<unknown>(sql, params);
   };
@@ -66,6 +70,7 @@ export async function holdWrite(manager: EntityManager, write: HeldWrite): Promi
     await manager.query(write.sql, [...write.params]);
     return;
   }
+  forgetNamedTables(manager, (table) => write.tables.includes(table));
   // Two writes of one table never share a statement: neither would see the other's rows. Nor do
   // more parameters than a statement may bind.
   if (

@@ -35,6 +35,7 @@ export { InProcessRunEventFeed, PgRunEventFeed, type RunEventFeed } from './run-
 export { isDatabaseUnavailable, isTransientDatabaseFailure } from './database-unavailable';
 export { afterCommit, transaction, isPipelined, StatementBatch } from './transaction';
 export { flushHeldWrites, holdWrite, type HeldWrite } from './held-writes';
+export { ReadAhead, takeReadAhead, type ReadAheadPart } from './read-ahead';
 export { chunksWithinParameterLimit, MAX_BIND_PARAMETERS, valuesTuples } from './parameter-chunks';
 export {
   CommandSeam,

@@ -28,19 +28,49 @@ import {
   DecisionProjection,
   holdWrite,
   PROJECTED_IN_DECISION,
+  ReadAhead,
+  takeReadAhead,
   type OutboxMessage,
+  type ReadAheadPart,
 } from '@openwop/platform-db';
 import { childRunMessages } from '../child-runs/child-run.messages';
 import { decidedAt } from './command-context';
 import { syncRunTimer } from '../timers/run-timer.store';
 import { oweAgentTurns } from '../agent-turn/agent-turn.store';
 
-/** Loads a run's engine state, locking its row until the transaction ends (commands of a run are decided one at a time). */
+/**
+ * The engine's row of a run, locked, for the first statement of a decision another step of the
+ * same transaction starts (in one process, the interrupt service's decision of a resolve the engine
+ * decides through, ADR 0038): its {@link loadRunForUpdate} takes it from there (ADR 0039).
+ */
+export const ENGINE_RUN_READ_AHEAD: ReadAheadPart = {
+  table: 'engine_runs',
+  reads: ['engine_runs'],
+  select: (runId) => `(SELECT state FROM engine_runs WHERE run_id = ${runId} FOR UPDATE)`,
+};
+
+/**
+ * The rows later steps of an engine decision read, in the decision's first statement: in one
+ * process, the run's projected row (ADR 0039, the projection applied in the decision).
+ */
+const AHEAD_OF_ENGINE = ['runs'] as const;
+
+/** A start's too: the run's interrupts, for the opens it decides through (one process). */
+const AHEAD_OF_START = ['runs', 'interrupts'] as const;
+
+/**
+ * Loads a run's engine state, locking its row until the transaction ends (commands of a run are
+ * decided one at a time); from what the transaction's first statement read ahead, when it did.
+ */
 export async function loadRunForUpdate(manager: EntityManager, runId: string): Promise<RunState> {
-  const rows = await manager.query<{ state: object }[]>(
-    'SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE',
+  const ahead = takeReadAhead<object>(manager, ENGINE_RUN_READ_AHEAD.table, runId);
+  if (ahead) return runStateFromDocument(ahead.value ?? undefined);
+  const more = ReadAhead.columns(manager, AHEAD_OF_ENGINE, '$1');
+  const rows = await manager.query<({ state: object } & Record<string, unknown>)[]>(
+    `SELECT state${more.sql} FROM engine_runs WHERE run_id = $1 FOR UPDATE`,
     [runId],
   );
+  more.keep(rows[0], runId);
   return runStateFromDocument(rows[0]?.state);
 }
 
@@ -54,12 +84,16 @@ export async function loadRunForStart(
   tenant: string,
   workflowId: string,
 ): Promise<{ state: RunState; registered: WorkflowDefinition | undefined }> {
-  const [row] = await manager.query<{ state: object | null; definition: WorkflowDefinition | null }[]>(
+  const more = ReadAhead.columns(manager, AHEAD_OF_START, '$1');
+  const [row] = await manager.query<
+    ({ state: object | null; definition: WorkflowDefinition | null } & Record<string, unknown>)[]
+  >(
     `WITH run AS (SELECT state FROM engine_runs WHERE run_id = $1 FOR UPDATE)
      SELECT (SELECT state FROM run) AS state,
-       (SELECT definition FROM workflows WHERE tenant = $2 AND workflow_id = $3) AS definition`,
+       (SELECT definition FROM workflows WHERE tenant = $2 AND workflow_id = $3) AS definition${more.sql}`,
     [runId, tenant, workflowId],
   );
+  more.keep(row, runId);
   return { state: runStateFromDocument(row?.state), registered: row?.definition ?? undefined };
 }
 

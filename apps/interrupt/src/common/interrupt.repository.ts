@@ -7,7 +7,14 @@ import {
   type InterruptState,
   type PendingInterrupt,
 } from '@openwop/interrupt-domain';
-import { chunksWithinParameterLimit, holdWrite, valuesTuples } from '@openwop/platform-db';
+import {
+  chunksWithinParameterLimit,
+  holdWrite,
+  ReadAhead,
+  takeReadAhead,
+  valuesTuples,
+  type ReadAheadPart,
+} from '@openwop/platform-db';
 
 /**
  * The timer's due columns: the deadline, the next escalation step (ADR 0034), and the end of the
@@ -17,6 +24,55 @@ export type DueColumn = 'deadline_at' | 'escalation_due_at' | 'claim_expires_at'
 
 /** A held interrupt (any state but `none`). */
 export type HeldInterrupt = Exclude<InterruptState, { status: 'none' }>;
+
+/**
+ * In one process, a resolve's decision reads in its first statement the rows of the run that the
+ * engine's resume (decided through, ADR 0038) and its projection lock next (ADR 0039, read-ahead.ts).
+ */
+const AHEAD_OF_RESOLVE = ['engine_runs', 'runs'] as const;
+
+/**
+ * A run's interrupts, locked, and the tenants that cancelled it, for the first statement of an engine
+ * decision in one process (its start): the opens it decides through take them from there
+ * ({@link InterruptRepository.lockByIdForOpen}, ADR 0039, read-ahead.ts).
+ */
+export const RUN_INTERRUPTS_READ_AHEAD: ReadAheadPart = {
+  table: 'interrupts',
+  reads: ['interrupts', 'interrupt_cancelled_runs'],
+  select: (runId) =>
+    `json_build_object(
+       'states', (SELECT coalesce(json_agg(i.state), '[]'::json)
+                    FROM (SELECT state FROM interrupts WHERE run_id = ${runId} FOR UPDATE) i),
+       'cancelledBy', (SELECT coalesce(json_agg(c.tenant), '[]'::json) FROM interrupt_cancelled_runs c WHERE c.run_id = ${runId}))`,
+};
+
+interface RunInterruptsAhead {
+  readonly states: readonly object[];
+  readonly cancelledBy: readonly string[];
+}
+
+/**
+ * What {@link InterruptRepository.lockByIdForOpen} would read, from the run's interrupts read ahead;
+ * undefined when none were. Only for an id of the run's own form (`<runId>:<nodeId>:<n>`, the engine's
+ * `interruptOpened`): run ids are UUID-shaped (the gateway's, `childRunIdFor`'s) and hold no `:`, so
+ * a row with such an id belongs to that run, and the run's rows hold it if it exists.
+ */
+function openReadAhead(
+  manager: EntityManager,
+  interruptId: string,
+  runId: string,
+  tenant: string,
+): { state: InterruptState; runCancelled: boolean } | undefined {
+  if (!interruptId.startsWith(`${runId}:`)) return undefined;
+  const ahead = takeReadAhead<RunInterruptsAhead>(manager, RUN_INTERRUPTS_READ_AHEAD.table, runId);
+  if (!ahead?.value) return undefined;
+  const state =
+    ahead.value.states
+      .map((doc) => interruptStateFromDocument(doc))
+      .find((s) => s.status !== 'none' && s.interrupt.interruptId === interruptId) ??
+    interruptStateFromDocument(undefined);
+  return { state, runCancelled: ahead.value.cancelledBy.includes(tenant) };
+}
 
 /** Saves held per transaction (see {@link InterruptRepository.holdSaves}). */
 const heldSaves = new WeakMap<EntityManager, Map<string, HeldInterrupt>>();
@@ -30,11 +86,16 @@ export class InterruptRepository {
   /** The interrupt with this id, or `none`. */
   async lockById(manager: EntityManager, interruptId: string): Promise<InterruptState> {
     await writeHeld(manager);
-    const rows = await manager.query<{ state: object }[]>(
-      'SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE',
+    const more = ReadAhead.columns(manager, AHEAD_OF_RESOLVE, '(SELECT run_id FROM held)');
+    const [row] = await manager.query<
+      ({ state: object | null; run_id: string | null } & Record<string, unknown>)[]
+    >(
+      `WITH held AS (SELECT state, run_id FROM interrupts WHERE interrupt_id = $1 FOR UPDATE)
+       SELECT (SELECT state FROM held) AS state, (SELECT run_id FROM held) AS run_id${more.sql}`,
       [interruptId],
     );
-    return interruptStateFromDocument(rows[0]?.state);
+    if (row?.run_id) more.keep(row, row.run_id);
+    return interruptStateFromDocument(row?.state ?? undefined);
   }
 
   /**
@@ -48,6 +109,8 @@ export class InterruptRepository {
     tenant: string,
   ): Promise<{ state: InterruptState; runCancelled: boolean }> {
     await writeHeld(manager);
+    const ahead = openReadAhead(manager, interruptId, runId, tenant);
+    if (ahead) return ahead;
     const [row] = await manager.query<{ state: object | null; run_cancelled: boolean }[]>(
       `WITH held AS (SELECT state FROM interrupts WHERE interrupt_id = $1 FOR UPDATE)
        SELECT (SELECT state FROM held) AS state,
@@ -65,12 +128,15 @@ export class InterruptRepository {
    */
   async lockForResolve(manager: EntityManager, runId: string, nodeId: string): Promise<InterruptState> {
     await writeHeld(manager);
-    const rows = await manager.query<{ state: object }[]>(
-      `SELECT state FROM interrupts WHERE run_id = $1 AND node_id = $2
-       ORDER BY (status = 'pending') DESC, created_at DESC, interrupt_id DESC LIMIT 1 FOR UPDATE`,
+    const more = ReadAhead.columns(manager, AHEAD_OF_RESOLVE, '$1');
+    const [row] = await manager.query<({ state: object | null } & Record<string, unknown>)[]>(
+      `WITH held AS (SELECT state FROM interrupts WHERE run_id = $1 AND node_id = $2
+         ORDER BY (status = 'pending') DESC, created_at DESC, interrupt_id DESC LIMIT 1 FOR UPDATE)
+       SELECT (SELECT state FROM held) AS state${more.sql}`,
       [runId, nodeId],
     );
-    return interruptStateFromDocument(rows[0]?.state);
+    more.keep(row, runId);
+    return interruptStateFromDocument(row?.state ?? undefined);
   }
 
   async lockPendingOfRun(manager: EntityManager, runId: string): Promise<PendingInterrupt[]> {
