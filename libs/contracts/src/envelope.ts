@@ -40,8 +40,18 @@ export interface CommandEnvelope<TType extends string = string, TData = unknown>
 
 /** A command's verdict, sent back on the requester's reply topic. */
 export type CommandReply<T = unknown> =
-  | { readonly ok: true; readonly data: T }
+  | { readonly ok: true; readonly data: T; readonly projected?: readonly ProjectedRunMark[] }
   | { readonly ok: false; readonly error: ReplyError };
+
+/**
+ * A run whose events a decision wrote and projected in its own transaction, with what it decided
+ * through (one process, ADR 0038/0039): once the reply is sent, the read model holds the run up to
+ * `lastSequence`, and the requester need not read it back to know.
+ */
+export interface ProjectedRunMark {
+  readonly runId: string;
+  readonly lastSequence: number;
+}
 
 export interface ReplyError {
   readonly code: string;

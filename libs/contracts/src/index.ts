@@ -1,5 +1,5 @@
 export { Topics, ConsumerGroups, Headers, replyTopic, type TopicName } from './topics';
-export type { Actor, CommandEnvelope, CommandReply, ReplyError } from './envelope';
+export type { Actor, CommandEnvelope, CommandReply, ProjectedRunMark, ReplyError } from './envelope';
 export {
   RUN_EVENT_TYPES,
   TERMINAL_RUN_EVENT_TYPES,

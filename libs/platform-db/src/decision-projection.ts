@@ -39,12 +39,20 @@ const byDataSource = new WeakMap<DataSource, DecisionProjection>();
 /** Transactions that may project: {@link transaction}'s, which take their work again without if it fails. */
 const projectable = new WeakSet<EntityManager>();
 
-/** Transactions whose decisions projected events. */
+/** Transactions whose decisions projected events (or chained audit facts). */
 const projected = new WeakSet<EntityManager>();
+
+/** Per transaction, the runs its decisions projected and the sequence each reached. */
+const projectedRuns = new WeakMap<EntityManager, Map<string, number>>();
 
 /** Whether a decision in the transaction of `manager` projected its events there. */
 export function projectedIn(manager: EntityManager): boolean {
   return projected.has(manager);
+}
+
+/** The runs the decisions of the transaction of `manager` projected in it, each at its highest sequence. */
+export function runsProjectedIn(manager: EntityManager): readonly ProjectedInDecision[] {
+  return [...(projectedRuns.get(manager) ?? [])].map(([runId, sequence]) => ({ runId, sequence }));
 }
 
 /**
@@ -172,6 +180,14 @@ export class DecisionProjection {
     try {
       const runs = await projector(manager, events);
       if (runs.length > 0) projected.add(manager);
+      for (const { runId, sequence } of runs) {
+        let byRun = projectedRuns.get(manager);
+        if (!byRun) {
+          byRun = new Map();
+          projectedRuns.set(manager, byRun);
+        }
+        byRun.set(runId, Math.max(sequence, byRun.get(runId) ?? -1));
+      }
       return runs;
     } catch (error) {
       this.leftToConsumer?.(events, error);

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { CommandReply } from '@openwop/contracts';
+import type { CommandReply, ProjectedRunMark } from '@openwop/contracts';
 import { ChainFailed, decideHeldThrough, type DecideThrough } from './decided-through';
-import { ProjectionFailedInDecision, projectedIn } from './decision-projection';
+import { ProjectionFailedInDecision, projectedIn, runsProjectedIn } from './decision-projection';
 import { dropHeldAppends, heldAppendsOf, holdAppends, writeHeldDecisions, type OutboxRelay } from './outbox';
 
 /**
@@ -98,7 +98,8 @@ export async function decideOnce(
           // events once the relay published them, after the command.
           throw new ProjectionFailedInDecision('a command to a module of this process goes through the bus');
         }
-        const records = [{ consumer, messageId: commandId, reply }, ...chained];
+        const answer = withProjectedRuns(reply, manager);
+        const records = [{ consumer, messageId: commandId, reply: answer }, ...chained];
         const keys = chained.map((c) => c.message);
         const written = await writeHeldDecisions(manager, records, keys).catch((e: unknown) => {
           throw chained.length > 0 ? new ChainFailed('the closing statement failed', { cause: e }) : e;
@@ -112,7 +113,7 @@ export async function decideOnce(
             throw new ChainFailed('an older message of a chained key is on the bus');
           }
         }
-        return reply;
+        return answer;
       } finally {
         dropHeldAppends(manager);
       }
@@ -137,4 +138,17 @@ export async function decideOnce(
     if (e instanceof Refusal) return e.reply;
     throw e;
   }
+}
+
+/**
+ * `reply` marked with the runs its transaction projected (one process: the decision's own events and
+ * those of what it decided through, ADR 0039), so the requester knows its read model holds them
+ * without reading it back.
+ */
+function withProjectedRuns(reply: CommandReply, manager: EntityManager): CommandReply {
+  if (!reply.ok) return reply;
+  const runs = runsProjectedIn(manager);
+  if (runs.length === 0) return reply;
+  const projected: ProjectedRunMark[] = runs.map((r) => ({ runId: r.runId, lastSequence: r.sequence }));
+  return { ...reply, projected };
 }

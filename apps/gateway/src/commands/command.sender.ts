@@ -5,6 +5,7 @@ import {
   versionedCommand,
   type CommandEnvelope,
   type CommandReply,
+  type ProjectedRunMark,
   type ResolveInterruptCommand,
 } from '@openwop/contracts';
 import { DomainError } from '@openwop/kernel';
@@ -73,6 +74,20 @@ export class CommandSender {
     onTimeout?: (timeoutMs: number) => { message: string; details: Record<string, unknown> },
     timeoutMs: number = this.config.commandTimeoutMs,
   ): Promise<TResult> {
+    return (await this.sendForVerdict<TResult>(topic, key, command, onTimeout, timeoutMs)).data;
+  }
+
+  /**
+   * As {@link send}, with the whole verdict: its data, and the runs its decision projected in its
+   * own transaction (`projected`, one process, ADR 0039).
+   */
+  async sendForVerdict<TResult>(
+    topic: string,
+    key: string,
+    command: CommandEnvelope,
+    onTimeout?: (timeoutMs: number) => { message: string; details: Record<string, unknown> },
+    timeoutMs: number = this.config.commandTimeoutMs,
+  ): Promise<{ readonly data: TResult; readonly projected: readonly ProjectedRunMark[] }> {
     const outgoing =
       command.type === 'interrupt.resolve'
         ? await this.attested(command as ResolveInterruptCommand)
@@ -101,7 +116,7 @@ export class CommandSender {
       throw new ApiError('unavailable', said.message, said.details, 1);
     }
     if (!reply.ok) throw new DomainError(reply.error.code, reply.error.message, reply.error.details);
-    return reply.data;
+    return { data: reply.data, projected: reply.projected ?? [] };
   }
 
   /** The resolve with the credential check's attestation, or without any when there is no check. */

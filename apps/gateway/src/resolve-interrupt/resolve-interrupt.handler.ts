@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   Topics,
+  type ProjectedRunMark,
   type ResolveInterruptCommand,
   type ResolveInterruptData,
   type ResolveInterruptResult,
@@ -13,7 +14,7 @@ import { CommandSender } from '../commands/command.sender';
 import { DomainError } from '@openwop/kernel';
 import { ApiError } from '../common/api.error';
 import { assertResumeValueWithinLimits } from '../common/resume-value.limits';
-import { RunNotices, waitForProjectedRun } from '../runs/run-change.waiter';
+import { noticeOf, RunNotices, waitForProjectedRun } from '../runs/run-change.waiter';
 import { RunReadRepository } from '../runs/run-read.repository';
 
 const READ_YOUR_WRITES_MS = 5_000;
@@ -72,8 +73,8 @@ export class ResolveInterruptHandler {
     // Watching before the command is sent: the projection's notice cannot come before we listen.
     const notices = new RunNotices(this.feed, runId);
     try {
-      const result = await this.commands
-        .send<ResolveInterruptResult>(Topics.interruptCommands, runId, command)
+      const { data: result, projected } = await this.commands
+        .sendForVerdict<ResolveInterruptResult>(Topics.interruptCommands, runId, command)
         .catch(async (error: unknown) => {
           if (error instanceof DomainError && error.code === 'interrupt_not_found') {
             await this.runs.requireVisible(runId, caller.tenant);
@@ -86,7 +87,11 @@ export class ResolveInterruptHandler {
         [Attr.interruptId]: result.interruptId,
         [Attr.interruptCount]: interruptCountOf(result.interruptId),
       });
-      if (result.status === 'resolved' && options.awaitProjection !== false) {
+      if (
+        result.status === 'resolved' &&
+        options.awaitProjection !== false &&
+        !(await projectedByDecision(notices, runId, projected))
+      ) {
         const waiting = { feed: this.feed, runId, timeoutMs: READ_YOUR_WRITES_MS, fallbackMs: 100, notices };
         await waitForProjectedRun(
           waiting,
@@ -101,4 +106,19 @@ export class ResolveInterruptHandler {
       notices.close();
     }
   }
+}
+
+/**
+ * Whether the resolve's own transaction projected the run's resume (one process: the engine decided
+ * it through and the projection applied it there, ADR 0039) and the feed told of it: then the
+ * snapshot no longer shows the interrupt pending, and reading it back would only repeat that.
+ */
+async function projectedByDecision(
+  notices: RunNotices,
+  runId: string,
+  projected: readonly ProjectedRunMark[],
+): Promise<boolean> {
+  const mark = projected.find((m) => m.runId === runId);
+  if (!mark) return false;
+  return noticeOf(notices, mark.lastSequence);
 }

@@ -154,6 +154,15 @@ export async function waitForProjectedRun<R extends ProjectedRow>(
 /** How long a command's answer waits for the feed's notice before it reads the run instead. */
 const NOTICE_FIRST_MS = 100;
 
+/**
+ * Whether the feed told (or tells within {@link NOTICE_FIRST_MS}) that the store holds the run up to
+ * `sequence`; from then on only such notices wake `notices`.
+ */
+export async function noticeOf(notices: RunNotices, sequence: number): Promise<boolean> {
+  await notices.atLeast(sequence).wait(NOTICE_FIRST_MS);
+  return notices.reached(sequence);
+}
+
 /** How long a command's events may take to reach the read model before the gateway answers anyway. */
 export const READ_YOUR_WRITES_MS = 5_000;
 
@@ -175,12 +184,9 @@ export async function projectedStatus(
   written: { readonly lastSequence: number; readonly status: string },
   notices?: RunNotices,
 ): Promise<string> {
-  if (notices) {
-    // The feed's notice says the store holds the run up to the command's last event: the status the
-    // command reported is the projected one, and reading it back would only repeat it (ADR 0039).
-    await notices.atLeast(written.lastSequence).wait(NOTICE_FIRST_MS);
-    if (notices.reached(written.lastSequence)) return written.status;
-  }
+  // The feed's notice says the store holds the run up to the command's last event: the status the
+  // command reported is the projected one, and reading it back would only repeat it (ADR 0039).
+  if (notices && (await noticeOf(notices, written.lastSequence))) return written.status;
   const found = await waitForProjectedRun(
     {
       feed: deps.feed,
