@@ -20,6 +20,7 @@ import { FireTimerHandler } from './timers/fire-timer.handler';
 import { RUN_TIMER_OPTIONS, RunTimerService, runTimerOptionsFromEnv } from './timers/run-timer.service';
 import { PauseRunHandler } from './pause-run/pause-run.handler';
 import { WorkflowRegistry } from './workflow-registry';
+import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 
 /** The engine: runs workflow definitions, single writer of the run event log. `WORKFLOWS_DIR` seeds global workflows at boot. */
 @Module({
@@ -39,12 +40,20 @@ import { WorkflowRegistry } from './workflow-registry';
     RecordEscalationHandler,
     AgentProviders,
     AgentTurnHandler,
-    { provide: AGENT_TURN_OPTIONS, useFactory: () => agentTurnOptionsFromEnv() },
+    {
+      provide: AGENT_TURN_OPTIONS,
+      useFactory: (config: HostConfig) => agentTurnOptionsFromEnv(process.env, config.mode),
+      inject: [HOST_CONFIG],
+    },
     AgentTurnWorker,
     FireTimerHandler,
     PauseRunHandler,
     ChildRunChangedHandler,
-    { provide: RUN_TIMER_OPTIONS, useFactory: () => runTimerOptionsFromEnv() },
+    {
+      provide: RUN_TIMER_OPTIONS,
+      useFactory: (config: HostConfig) => runTimerOptionsFromEnv(process.env, config.mode),
+      inject: [HOST_CONFIG],
+    },
     RunTimerService,
     EngineCommandsConsumer,
   ],

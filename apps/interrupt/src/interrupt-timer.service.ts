@@ -29,6 +29,7 @@ import {
   type Clock,
   type InterruptTimerOptions,
 } from './interrupt.di-tokens';
+import { INTERRUPT_DUE_TIMES } from './common/interrupt-due-times';
 
 /** How long a row that failed alone is left out of the timer's claims before it is tried again. */
 export const FAILED_ROW_BACKOFF_MS = 30_000;
@@ -55,6 +56,7 @@ type ApplyDue = (manager: EntityManager, state: PendingInterrupt, now: string) =
 export class InterruptTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InterruptTimerService.name);
   private readonly loop: PollLoop;
+  private unwatch: (() => void) | undefined;
   /** Rows that failed alone (interrupt id → epoch ms they may be tried again), per due column. */
   private readonly backoff = new Map<string, number>();
 
@@ -81,9 +83,14 @@ export class InterruptTimerService implements OnApplicationBootstrap, OnApplicat
 
   onApplicationBootstrap(): void {
     this.loop.start();
+    // A due time this process wrote: tick then, not at the next poll.
+    this.unwatch = INTERRUPT_DUE_TIMES.watch((dueAt) =>
+      this.loop.dueIn(Date.parse(dueAt) - Date.parse(this.clock.now())),
+    );
   }
 
   onApplicationShutdown(): Promise<void> {
+    this.unwatch?.();
     return this.loop.stop();
   }
 

@@ -1,3 +1,5 @@
+import { ONE_PROCESS_POLL_MS } from '@openwop/platform-db';
+
 /** DI tokens of the interrupt service's own ports. */
 export const CLOCK = Symbol('CLOCK');
 export const INTERRUPT_TIMER_OPTIONS = Symbol('INTERRUPT_TIMER_OPTIONS');
@@ -16,10 +18,16 @@ export interface InterruptTimerOptions {
   readonly batchSize: number;
 }
 
-/** Reads `INTERRUPT_TIMER_MS` (default 250 ms) and `INTERRUPT_TIMER_BATCH` (default 200 rows). */
-export function timerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): InterruptTimerOptions {
+/**
+ * Reads `INTERRUPT_TIMER_MS` (default 250 ms; in the one-process host, `ONE_PROCESS_POLL_MS`, since
+ * it is told of every due time it writes) and `INTERRUPT_TIMER_BATCH` (default 200 rows).
+ */
+export function timerOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  mode: 'embedded' | 'distributed' = 'distributed',
+): InterruptTimerOptions {
   return {
-    intervalMs: positiveInteger(env, 'INTERRUPT_TIMER_MS', 250),
+    intervalMs: positiveInteger(env, 'INTERRUPT_TIMER_MS', mode === 'embedded' ? ONE_PROCESS_POLL_MS : 250),
     batchSize: positiveInteger(env, 'INTERRUPT_TIMER_BATCH', 200),
   };
 }

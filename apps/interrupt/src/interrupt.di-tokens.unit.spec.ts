@@ -7,6 +7,11 @@ describe('timer options', () => {
     expect(timerOptionsFromEnv({ INTERRUPT_TIMER_BATCH: '500' }).batchSize).toBe(500);
   });
 
+  it('polls every second in the one-process host, which is told of every due time it writes; the setting still wins', () => {
+    expect(timerOptionsFromEnv({}, 'embedded').intervalMs).toBe(1_000);
+    expect(timerOptionsFromEnv({ INTERRUPT_TIMER_MS: '40' }, 'embedded').intervalMs).toBe(40);
+  });
+
   it.each(['0', '-5', 'soon', '1.5'])('refuses INTERRUPT_TIMER_MS=%s', (raw) => {
     expect(() => timerOptionsFromEnv({ INTERRUPT_TIMER_MS: raw })).toThrow(/INTERRUPT_TIMER_MS/);
   });

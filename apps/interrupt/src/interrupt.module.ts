@@ -11,6 +11,7 @@ import { InterruptTimerService } from './interrupt-timer.service';
 import { CLOCK, INTERRUPT_TIMER_OPTIONS, systemClock, timerOptionsFromEnv } from './interrupt.di-tokens';
 import { OpenInterruptHandler } from './open-interrupt/open-interrupt.handler';
 import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.handler';
+import { HOST_CONFIG, type HostConfig } from '@openwop/platform-nest';
 
 /**
  * The interrupt service: owns the interrupt aggregate and gates a run's external input (resolve,
@@ -19,7 +20,11 @@ import { ResolveInterruptHandler } from './resolve-interrupt/resolve-interrupt.h
 @Module({
   providers: [
     { provide: CLOCK, useValue: systemClock },
-    { provide: INTERRUPT_TIMER_OPTIONS, useFactory: () => timerOptionsFromEnv() },
+    {
+      provide: INTERRUPT_TIMER_OPTIONS,
+      useFactory: (config: HostConfig) => timerOptionsFromEnv(process.env, config.mode),
+      inject: [HOST_CONFIG],
+    },
     InterruptRepository,
     ConversationRepository,
     ConversationGate,

@@ -48,6 +48,7 @@ export {
   type UnappliedNotice,
 } from './command-seam';
 export { PollLoop } from './poll-loop';
+export { DueTimes, ONE_PROCESS_POLL_MS } from './due-times';
 export { returnedRows } from './returned-rows';
 export {
   DecidedThrough,

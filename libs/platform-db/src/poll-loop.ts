@@ -13,6 +13,10 @@ export class PollLoop {
   private again = false;
   /** Set before `tick` is called (a tick may kick synchronously, before `ticking` is assigned). */
   private inTick = false;
+  /** When the scheduled tick runs (epoch ms), while one is scheduled. */
+  private nextAt: number | undefined;
+  /** A due time told during a tick (epoch ms): the next tick is no later. */
+  private dueAt: number | undefined;
 
   constructor(
     private readonly tick: () => Promise<unknown>,
@@ -50,6 +54,29 @@ export class PollLoop {
     this.run();
   }
 
+  /**
+   * Ticks in `ms` (now, when not positive) if that is sooner than the next scheduled tick: the
+   * process itself wrote a due time and need not wait for a poll to find it. A tick in progress
+   * gets one more right after it when the time is already due.
+   */
+  dueIn(ms: number): void {
+    if (!this.active) return;
+    if (ms <= 0) {
+      this.kick();
+      return;
+    }
+    const at = Date.now() + ms;
+    if (this.inTick) {
+      // The tick in progress schedules the next one: no later than this.
+      this.dueAt = Math.min(this.dueAt ?? at, at);
+      return;
+    }
+    if (this.nextAt !== undefined && this.nextAt <= at) return;
+    clearTimeout(this.timer);
+    this.nextAt = at;
+    this.timer = setTimeout(() => this.run(), ms);
+  }
+
   /** Stops scheduling and waits for a tick in progress. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -60,10 +87,15 @@ export class PollLoop {
   private schedule(): void {
     if (this.stopping) return;
     const jittered = this.intervalMs * (0.75 + Math.random() * 0.5);
-    this.timer = setTimeout(() => this.run(), jittered);
+    const wait =
+      this.dueAt === undefined ? jittered : Math.max(0, Math.min(jittered, this.dueAt - Date.now()));
+    this.dueAt = undefined;
+    this.nextAt = Date.now() + wait;
+    this.timer = setTimeout(() => this.run(), wait);
   }
 
   private run(): void {
+    this.nextAt = undefined;
     this.inTick = true;
     this.ticking = this.tick()
       .then(() => undefined, this.onError)

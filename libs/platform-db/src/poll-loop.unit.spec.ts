@@ -88,3 +88,55 @@ describe('PollLoop.kick', () => {
     expect(ticks).toBe(3);
   });
 });
+
+describe('PollLoop.dueIn', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  it('ticks at a told due time sooner than the next poll, never later than the poll; one told during a tick bounds the next', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.5); // every poll at exactly the interval
+    let ticks = 0;
+    let release: () => void = () => undefined;
+    let hang = false;
+    const loop = new PollLoop(
+      async () => {
+        ticks++;
+        if (hang) await new Promise<void>((r) => (release = r));
+      },
+      1_000,
+      () => undefined,
+    );
+    loop.dueIn(10); // before start: nothing
+    loop.start();
+    loop.dueIn(300);
+    loop.dueIn(5_000); // later than the poll: the poll stays
+    await jest.advanceTimersByTimeAsync(299);
+    expect(ticks).toBe(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ticks).toBe(1); // at the due time, not the poll's 1,000 ms
+    await jest.advanceTimersByTimeAsync(999);
+    expect(ticks).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ticks).toBe(2); // then the interval again
+    hang = true;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(ticks).toBe(3); // in a tick now
+    loop.dueIn(200); // told during the tick
+    hang = false;
+    release();
+    await jest.advanceTimersByTimeAsync(199);
+    expect(ticks).toBe(3);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(ticks).toBe(4);
+    loop.dueIn(0); // already due: now
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ticks).toBe(5);
+    await loop.stop();
+    loop.dueIn(10);
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(ticks).toBe(5);
+  });
+});

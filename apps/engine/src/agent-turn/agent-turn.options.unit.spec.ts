@@ -5,6 +5,11 @@ describe('agentTurnOptionsFromEnv', () => {
     expect(agentTurnOptionsFromEnv({})).toMatchObject({ concurrency: 64, pollMs: 250, leaseMs: 30_000 });
   });
 
+  it('polls every second in the one-process host, where every owed turn kicks the worker', () => {
+    expect(agentTurnOptionsFromEnv({}, 'embedded').pollMs).toBe(1_000);
+    expect(agentTurnOptionsFromEnv({ AGENT_TURN_POLL_MS: '40' }, 'embedded').pollMs).toBe(40);
+  });
+
   it('reads the settings; 0 turns at once is an instance that runs none', () => {
     expect(
       agentTurnOptionsFromEnv({

@@ -7,7 +7,13 @@ import {
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { failRunCommandFor, Topics } from '@openwop/contracts';
-import { appendToOutbox, PollLoop, transaction, type OutboxRelay } from '@openwop/platform-db';
+import {
+  appendToOutbox,
+  ONE_PROCESS_POLL_MS,
+  PollLoop,
+  transaction,
+  type OutboxRelay,
+} from '@openwop/platform-db';
 import { DATA_SOURCE, HOST_CONFIG, OUTBOX_RELAY, type HostConfig } from '@openwop/platform-nest';
 import { AgentTurnHandler } from './agent-turn.handler';
 import {
@@ -42,11 +48,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return n;
 }
 
-/** Reads `AGENT_TURN_CONCURRENCY` (64), `AGENT_TURN_POLL_MS` (250), `AGENT_TURN_LEASE_MS` (30000). */
-export function agentTurnOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentTurnOptions {
+/**
+ * Reads `AGENT_TURN_CONCURRENCY` (64), `AGENT_TURN_POLL_MS` (250; in the one-process host
+ * `ONE_PROCESS_POLL_MS`: every turn owed there kicks the worker), `AGENT_TURN_LEASE_MS` (30000).
+ */
+export function agentTurnOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  mode: 'embedded' | 'distributed' = 'distributed',
+): AgentTurnOptions {
   return {
     concurrency: positiveInt(env, 'AGENT_TURN_CONCURRENCY', 64, 0),
-    pollMs: positiveInt(env, 'AGENT_TURN_POLL_MS', 250),
+    pollMs: positiveInt(env, 'AGENT_TURN_POLL_MS', mode === 'embedded' ? ONE_PROCESS_POLL_MS : 250),
     leaseMs: positiveInt(env, 'AGENT_TURN_LEASE_MS', 30_000, 100),
     maxAttempts: 5,
     retryMs: 1_000,

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { FireTimerCommand } from '@openwop/contracts';
 import type { RunRecord, RunState } from '@openwop/engine-domain';
 import { openDatabase, type OutboxRelay } from '@openwop/platform-db';
-import { createTestDatabase, type TestDatabase } from '@openwop/testing';
+import { createTestDatabase, waitFor, type TestDatabase } from '@openwop/testing';
 import { claimDueTimers, syncRunTimer } from './run-timer.store';
 import { RunTimerService } from './run-timer.service';
 
@@ -101,5 +101,27 @@ describe('run timers (Postgres)', () => {
     expect(await poller().tick(DUE)).toBe(0);
     expect(await fired()).toEqual([]);
     expect(await poller().tick(AFTER)).toBe(1);
+  });
+  it('a timer this process arms fires when due, long before the next poll (60 s here)', async () => {
+    // A real clock: the poller's due-time wake-up is measured against it.
+    const service = new RunTimerService(
+      ds,
+      relay,
+      { intervalMs: 60_000, batchSize: 50 },
+      {
+        now: () => new Date().toISOString(),
+      },
+    );
+    service.onApplicationBootstrap();
+    try {
+      await arm('r-told', new Date(Date.now() + 300).toISOString());
+      await waitFor(async () => (await fired()).length === 1, {
+        timeoutMs: 10_000,
+        what: 'the told timer to fire',
+      });
+      expect((await fired()).map((c) => c.data.runId)).toEqual(['r-told']);
+    } finally {
+      await service.onApplicationShutdown();
+    }
   });
 });

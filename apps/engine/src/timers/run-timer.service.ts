@@ -13,10 +13,10 @@ import {
   Topics,
   type FireTimerCommand,
 } from '@openwop/contracts';
-import { appendToOutbox, PollLoop, type OutboxRelay } from '@openwop/platform-db';
+import { appendToOutbox, ONE_PROCESS_POLL_MS, PollLoop, type OutboxRelay } from '@openwop/platform-db';
 import { DATA_SOURCE, OUTBOX_RELAY } from '@openwop/platform-nest';
 import { CLOCK, type Clock } from '../engine.di-tokens';
-import { anyTimerDue, claimDueTimers, type RunTimerRow } from './run-timer.store';
+import { anyTimerDue, claimDueTimers, RUN_TIMER_DUE_TIMES, type RunTimerRow } from './run-timer.store';
 
 /** DI token of {@link RunTimerOptions}. */
 export const RUN_TIMER_OPTIONS = Symbol('RUN_TIMER_OPTIONS');
@@ -28,10 +28,17 @@ export interface RunTimerOptions {
   readonly batchSize: number;
 }
 
-/** Reads `ENGINE_TIMER_MS` (default 250 ms). */
-export function runTimerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RunTimerOptions {
+/**
+ * Reads `ENGINE_TIMER_MS` (default 250 ms; in the one-process host, `ONE_PROCESS_POLL_MS`, since it
+ * is told of every due time it writes).
+ */
+export function runTimerOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  mode: 'embedded' | 'distributed' = 'distributed',
+): RunTimerOptions {
   const raw = env.ENGINE_TIMER_MS;
-  const intervalMs = raw === undefined || raw === '' ? 250 : Number(raw);
+  const fallback = mode === 'embedded' ? ONE_PROCESS_POLL_MS : 250;
+  const intervalMs = raw === undefined || raw === '' ? fallback : Number(raw);
   if (!Number.isInteger(intervalMs) || intervalMs < 1) {
     throw new Error(`ENGINE_TIMER_MS must be a positive integer, got ${raw}`);
   }
@@ -53,6 +60,7 @@ export const RUN_TIMER_PRINCIPAL = 'system:engine-timer';
 export class RunTimerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunTimerService.name);
   private readonly loop: PollLoop;
+  private unwatch: (() => void) | undefined;
 
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
@@ -72,9 +80,14 @@ export class RunTimerService implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     this.loop.start();
+    // A timer this process armed: tick when it is due, not at the next poll.
+    this.unwatch = RUN_TIMER_DUE_TIMES.watch((dueAt) =>
+      this.loop.dueIn(Date.parse(dueAt) - Date.parse(this.clock.now())),
+    );
   }
 
   onApplicationShutdown(): Promise<void> {
+    this.unwatch?.();
     return this.loop.stop();
   }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { PendingTimer, RunRecord, RunState } from '@openwop/engine-domain';
+import { DueTimes } from '@openwop/platform-db';
 
 /** A durable timer row (`run_timers`). */
 export interface RunTimerRow {
@@ -14,6 +15,9 @@ export interface RunTimerRow {
  * timer the decision started is armed, one it ended (fired or cancelled) is removed. So the row
  * exists exactly while the committed run waits on it, whichever process dies when.
  */
+/** The due times of the run timers this process writes, told to its timer once committed. */
+export const RUN_TIMER_DUE_TIMES = new DueTimes();
+
 export async function syncRunTimer(manager: EntityManager, prior: RunState, next: RunRecord): Promise<void> {
   const before: PendingTimer | undefined = prior.status === 'none' ? undefined : prior.timer;
   const after = next.timer;
@@ -24,6 +28,7 @@ export async function syncRunTimer(manager: EntityManager, prior: RunState, next
     ]);
   }
   if (after && before?.key !== after.key) {
+    RUN_TIMER_DUE_TIMES.wrote(manager, [after.dueAt]);
     await manager.query(
       `INSERT INTO run_timers (run_id, timer_key, tenant, due_at) VALUES ($1, $2, $3, $4::timestamptz)
        ON CONFLICT (run_id, timer_key) DO NOTHING`,

@@ -16,6 +16,7 @@ import {
   type HeldConversation,
   type SilentConversation,
 } from '@openwop/conversation-domain';
+import { INTERRUPT_DUE_TIMES } from './interrupt-due-times';
 
 /**
  * The `interrupt_conversations` / `interrupt_conversation_turns` tables (ADR 0011). A turn is one
@@ -61,6 +62,8 @@ export class ConversationRepository {
         [state.conversationId, t.turnIndex, t.messageId, JSON.stringify(t)],
       );
     }
+    const silenceDue = silenceDueAt(state, now);
+    INTERRUPT_DUE_TIMES.wrote(manager, [silenceDue]);
     await manager.query(
       `INSERT INTO interrupt_conversations (conversation_id, interrupt_id, run_id, node_id, tenant, status, state, silence_due_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz)
@@ -74,7 +77,7 @@ export class ConversationRepository {
         home.tenant,
         state.status,
         JSON.stringify(conversationDocument(storedConversationOf(state))),
-        silenceDueAt(state, now),
+        silenceDue,
       ],
     );
   }

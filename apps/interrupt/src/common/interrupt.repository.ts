@@ -15,6 +15,7 @@ import {
   valuesTuples,
   type ReadAheadPart,
 } from '@openwop/platform-db';
+import { INTERRUPT_DUE_TIMES } from './interrupt-due-times';
 
 /**
  * The timer's due columns: the deadline, the next escalation step (ADR 0034), and the end of the
@@ -303,6 +304,7 @@ async function writeHeld(manager: EntityManager): Promise<void> {
 
 /** One multi-row upsert of `states` (each interrupt once), chunked below the bind parameter limit. */
 async function writeStates(manager: EntityManager, states: readonly HeldInterrupt[]): Promise<void> {
+  INTERRUPT_DUE_TIMES.wrote(manager, states.flatMap(dueTimesOf));
   for (const chunk of chunksWithinParameterLimit(states, STATE_COLUMNS)) {
     const params: unknown[] = [];
     for (const state of chunk) params.push(...stateRow(state));
@@ -333,6 +335,12 @@ const STATE_CASTS = [
   '::timestamptz',
   '::timestamptz',
 ];
+
+/** When the timer has work on `state`: its deadline, its claim's lease, its next escalation step. */
+function dueTimesOf(state: HeldInterrupt): (string | undefined)[] {
+  if (state.status !== 'pending') return [];
+  return [state.interrupt.deadlineAt, state.claim?.expiresAt, escalationDueAt(state)];
+}
 
 function stateRow(state: HeldInterrupt): unknown[] {
   const i = state.interrupt;
