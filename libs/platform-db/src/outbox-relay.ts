@@ -191,8 +191,9 @@ export class OutboxRelay {
   }
 
   /**
-   * Waits for the direct publishes in flight: a pass of the relay must not publish a later row of
-   * a key before an earlier one whose direct send then fails (the relay sends it again, in order).
+   * Waits for the direct publishes in flight: a pass of the relay would otherwise read their rows
+   * (not deleted yet) and send them a second time. A direct send that failed leaves its rows to
+   * this pass, which sends them in order with the rows after them.
    */
   private async directSendsSettled(): Promise<void> {
     while (this.sending.size > 0) await Promise.all([...this.sending]);

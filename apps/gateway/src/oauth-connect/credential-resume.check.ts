@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { CredentialData, ResolveInterruptCommand } from '@openwop/contracts';
-import { ApiError } from '../common/api.error';
 import { RunReadRepository, type RunRow } from '../runs/run-read.repository';
 import { scopesCover } from './oauth-client';
 import { OAuthCredentialRepository } from './oauth-credential.repository';
@@ -33,8 +32,7 @@ export function pendingCredentialOf(row: RunRow, nodeId: string): PendingCredent
  * with this check's attestation, `credentialCheckedFor` naming the interrupt, which {@link attest}
  * adds to every `interrupt.resolve` the gateway sends (the command sender calls it, so every route
  * that resolves is covered). An `authorized` sent while the run snapshot does not show the
- * interrupt yet goes without it and is refused there; {@link assertResolvable} only refuses earlier
- * what the interrupt service would refuse anyway.
+ * interrupt yet goes without it and is refused there, as is one no credential backs.
  */
 @Injectable()
 export class CredentialResumeCheck {
@@ -67,21 +65,5 @@ export class CredentialResumeCheck {
       return plain;
     if (!(await this.resolves(tenant, pending))) return plain;
     return { ...command, data: { ...data, credentialCheckedFor: pending.interruptId } };
-  }
-
-  /** @throws {@link ApiError} `validation_error` for an `authorized` no credential backs. */
-  async assertResolvable(runId: string, nodeId: string, tenant: string, resumeValue: unknown): Promise<void> {
-    if ((resumeValue as { outcome?: unknown } | null)?.outcome !== 'authorized') return;
-    const row = await this.runs.findVisible(runId, tenant);
-    const pending = row && pendingCredentialOf(row, nodeId);
-    if (!pending || (await this.resolves(tenant, pending))) return;
-    const message = `no credential for ${pending.data.provider} resolves for the run's principal yet; authorize it through connectUrl first`;
-    throw ApiError.validation(
-      `resumeValue is refused: ${message}.`,
-      [{ path: '/resumeValue/outcome', message }],
-      {
-        field: 'resumeValue',
-      },
-    );
   }
 }
